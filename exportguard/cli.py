@@ -1,0 +1,214 @@
+"""The `exportguard` command line: parse, call, print. Heavy libraries are imported inside the
+commands so that `exportguard --help` starts fast."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+FILTER_OPTIONS = [
+    click.option("--round", "round_", multiple=True, help="Round, e.g. v5.1 (repeatable)."),
+    click.option("--division", multiple=True, type=click.Choice(["closed", "open", "n/a"]), help="Division."),
+    click.option("--model", multiple=True, help="Model, e.g. llama2-70b."),
+    click.option("--track", "accuracy_track", multiple=True, help="Accuracy track: 99 or 99.9."),
+    click.option("--scenario", multiple=True, type=click.Choice(["Offline", "Server", "Interactive"]),
+                 help="Scenario."),
+    click.option("--submitter", multiple=True, help="Submitter (case-insensitive)."),
+    click.option("--availability", multiple=True, type=click.Choice(["available", "preview", "rdi", "n/a"])),
+    click.option("--verified", multiple=True, type=click.Choice(["verified", "unverified"])),
+]
+
+
+def filter_options(fn):
+    for option in reversed(FILTER_OPTIONS):
+        fn = option(fn)
+    return fn
+
+
+def _filters(kwargs) -> dict:
+    return {"round": kwargs.pop("round_"), **{k: kwargs.pop(k) for k in
+            ("division", "model", "accuracy_track", "scenario", "submitter", "availability", "verified")}}
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", envvar="EXPORTGUARD_DB", metavar="URL",
+              help="Store URL: sqlite:///path.db or postgresql://host/db. Default: an SQLite file under "
+                   "$XDG_DATA_HOME/exportguard (~/.local/share/exportguard/exportguard.db); env EXPORTGUARD_DB.")
+@click.version_option(package_name="exportguard")
+@click.pass_context
+def main(ctx, db):
+    """MLPerf Inference LLM figures that keep their conditions: a store, exports and a checker."""
+    ctx.obj = {"db": db}
+
+
+def _open(ctx):
+    from .errors import StoreError
+    from .store import open_store
+
+    try:
+        return open_store(ctx.obj["db"])
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--retrieved", metavar="YYYY-MM-DD", help="Retrieval date to record (default: the files' date).")
+@click.option("--round", "round_", metavar="vX.Y", help="Round of a submission tree with no vX.Y folder above it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the per-source reports as JSON.")
+@click.pass_context
+def ingest(ctx, paths, retrieved, round_, as_json):
+    """Ingest MLCommons submission trees, summary_results.json tables and exportguard CSV files."""
+    reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json)
+    if as_json:
+        click.echo(json.dumps([_report_dict(r) for r in reports], indent=2))
+
+
+def _ingest(ctx, paths, retrieved, round_, quiet=False):
+    from .errors import SourceError
+    from .ingest import ingest_path
+
+    if retrieved:
+        _check_date(retrieved)
+    store = _open(ctx)
+    reports = []
+    with store:
+        for path in paths:
+            started = time.perf_counter()
+            progress = _Progress(path) if (sys.stderr.isatty() and not quiet) else None
+            try:
+                report = ingest_path(store, path, retrieved_on=retrieved, round=round_, progress=progress)
+            except SourceError as e:
+                raise click.ClickException(str(e)) from None
+            finally:
+                if progress:
+                    progress.done()
+            report.seconds = time.perf_counter() - started
+            reports.append(report)
+            if not quiet:
+                _print_report(report)
+    return reports
+
+
+class _Progress:
+    def __init__(self, label):
+        self.label, self.n, self.last = label, 0, 0.0
+
+    def __call__(self, k):
+        self.n += k
+        now = time.monotonic()
+        if now - self.last > 0.1:
+            click.echo(f"\r  ingesting {self.label}: {self.n} rows", nl=False, err=True)
+            self.last = now
+
+    def done(self):
+        click.echo(f"\r  ingesting {self.label}: {self.n} rows", err=True)
+
+
+def _print_report(report) -> None:
+    click.echo(report.summary_line() + f" in {report.seconds:.2f} s")
+    for reason, n in sorted(report.skip_reasons.items()):
+        click.echo(f"    skipped {n}: {reason}")
+    for reason, n in sorted(report.quarantine_reasons.items()):
+        click.echo(f"    quarantined {n}: {reason}")
+    for change in report.changes[:20]:
+        click.echo(f"    changed (not overwritten): {change}")
+    if len(report.changes) > 20:
+        click.echo(f"    ... and {len(report.changes) - 20} more changed rows (see `exportguard quarantine`)")
+
+
+def _report_dict(r) -> dict:
+    keys = ("rows_read", "added", "enriched", "unchanged", "changed", "quarantined", "skipped",
+            "skip_reasons", "quarantine_reasons", "changes")
+    return {"source": r.source.path, "kind": r.source.kind, "sha256": r.source.sha256,
+            "retrieved_on": r.source.retrieved_on, **{k: getattr(r, k) for k in keys},
+            "seconds": round(getattr(r, "seconds", 0.0), 3)}
+
+
+def _check_date(text: str) -> None:
+    import datetime as dt
+
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a date like 2025-09-09", param_hint="--retrieved") from None
+
+
+def _cohorts(ctx, filters):
+    from .model import group_into_cohorts
+
+    with _open(ctx) as store:
+        return group_into_cohorts(store.results(**filters))
+
+
+@main.command()
+@filter_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def cohorts(ctx, as_json, **kwargs):
+    """Per cohort: count, tokens-per-sample range, shape slack and band (or why not estimable)."""
+    from .textviews import cohort_header, cohort_row
+
+    found = _cohorts(ctx, _filters(kwargs))
+    if as_json:
+        click.echo(json.dumps([cohort_row(c) for c in found], indent=2))
+        return
+    if not found:
+        click.echo("no results match (ingest some first: exportguard ingest PATH)")
+    for c in found:
+        click.echo(cohort_header(c))
+
+
+@main.command("list")
+@filter_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: every figure with unit, band and conditions.")
+@click.pass_context
+def list_(ctx, as_json, **kwargs):
+    """Figures, grouped by cohort, each with unit, band and conditions."""
+    from .textviews import figure_record, listing_lines
+
+    found = _cohorts(ctx, _filters(kwargs))
+    if as_json:
+        click.echo(json.dumps([figure_record(r, c) for c in found for r in c.results], indent=2))
+        return
+    if not found:
+        click.echo("no results match (ingest some first: exportguard ingest PATH)")
+    for line in listing_lines(found):
+        click.echo(line)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def quarantine(ctx, as_json):
+    """Rows that could not be stored, with where they came from and why."""
+    with _open(ctx) as store:
+        rows = store.quarantined()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for q in rows:
+        click.echo(f"{q['locator']}: [{q['reason']}] {q['message']}")
+    click.echo(f"{len(rows)} quarantined row(s)")
+
+
+@main.command()
+@click.pass_context
+def demo(ctx):
+    """Ingest the real MLPerf v5.1 example data shipped with exportguard and show what it holds."""
+    from importlib import resources
+
+    from .textviews import cohort_header
+
+    examples = resources.files("exportguard").joinpath("data", "examples")
+    click.echo("exportguard demo: real MLPerf Inference v5.1 data (see exportguard/data/examples/SOURCES.md)")
+    with resources.as_file(examples) as folder:
+        paths = [str(folder / "v5.1_summary_results.llm.json"), str(folder / "v5.1")]
+        _ingest(ctx, paths, "2025-09-09", None)
+    found = _cohorts(ctx, {"round": ("v5.1",), "division": ("closed",)})
+    click.echo("\nCohorts of v5.1 closed (figures compare only inside a cohort):")
+    for c in found:
+        click.echo("  " + cohort_header(c))
+    click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")

@@ -1,0 +1,66 @@
+"""Build a stored Result from what a source gave, filling the rest from the reference conditions
+(and marking what was filled)."""
+from __future__ import annotations
+
+from ..model import (
+    LOAD_REFERENCE,
+    RESULT_ID_OFFICIAL,
+    RESULT_ID_PENDING,
+    TPS_NOT_REPORTED,
+    Benchmark,
+    Conditions,
+    Configuration,
+    Identity,
+    Load,
+    Provenance,
+    Result,
+    Shape,
+    arrival_for,
+)
+from ..reference import BenchmarkName, model_references
+
+CPU_ONLY = "none (CPU only)"
+NOT_STATED = "not stated by the source"
+
+
+def reference_load(model: str, scenario: str) -> Load:
+    ref = model_references()[model]
+    ttft, tpot = ref.bounds_ms.get(scenario, (None, None))
+    return Load(arrival_for(scenario), None, ttft, tpot, None, None, ref.min_duration_ms, LOAD_REFERENCE)
+
+
+def accelerator_text(name: str | None, per_node: int) -> str:
+    name = (name or "").strip()
+    if per_node == 0 or name.upper() in ("", "N/A", "NA", "NONE"):
+        return CPU_ONLY if per_node == 0 else (name or NOT_STATED)
+    return name
+
+
+def mlperf_result(*, provenance: Provenance, round: str, division: str, suite: str, availability: str,
+                  submitter: str, submitter_key: str, system_name: str, system_id: str, result_id: str,
+                  bench: BenchmarkName, scenario: str, value: float, unit: str, samples_per_s: float | None,
+                  tokens_per_sample: float | None, tps_basis: str, load: Load | None,
+                  accelerator: str | None, accelerators_per_node: int, nodes: int, framework: str | None,
+                  host_processor: str | None, raw_system: str = "", corrections: tuple[str, ...] = ()) -> Result:
+    ref = model_references()[bench.model]
+    official = bool(result_id)
+    identity = Identity(
+        round=round, division=division, suite=suite, availability=availability,
+        submitter=submitter, submitter_key=submitter_key, system_name=system_name or system_id,
+        system_id=system_id, result_id=result_id,
+        result_id_state=RESULT_ID_OFFICIAL if official else RESULT_ID_PENDING,
+        verified="verified" if official else "unverified", mlperf=True)
+    shape = Shape(
+        tokens_per_sample=tokens_per_sample,
+        tokens_per_sample_basis=tps_basis if tokens_per_sample is not None else TPS_NOT_REPORTED,
+        reference_max_output_tokens=ref.reference_max_output_tokens,
+        dataset=ref.dataset, dataset_samples=ref.dataset_samples)
+    configuration = Configuration(
+        accelerator=accelerator_text(accelerator, accelerators_per_node),
+        accelerators_per_node=accelerators_per_node, nodes=nodes,
+        accelerators_total=accelerators_per_node * nodes,
+        framework=(framework or "").strip() or NOT_STATED,
+        host_processor=(host_processor or "").strip() or NOT_STATED)
+    conditions = Conditions(identity, Benchmark(bench.benchmark, bench.model, bench.accuracy_track, scenario),
+                            shape, load or reference_load(bench.model, scenario), configuration, provenance)
+    return Result(conditions, value, unit, samples_per_s, corrections, raw_system)

@@ -1,0 +1,501 @@
+"""The conditions-carrying store: SQLite by default, PostgreSQL by URL, one code path (SQLAlchemy Core).
+
+The schema makes an unbound figure impossible to store: every condition is a NOT NULL column or an
+explicit state checked against its value (a pending result ID is the state "pending" with an empty
+ID, never a NULL). Writers are serialised (SQLite: BEGIN IMMEDIATE in WAL mode; PostgreSQL: a
+transaction-scoped advisory lock) so that concurrent ingests neither fail with "database is
+locked" nor insert duplicates.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterator, Mapping
+
+import sqlalchemy as sa
+from sqlalchemy import event
+
+from .errors import StoreError
+from .model import (
+    ARRIVAL_PROCESSES,
+    AVAILABILITIES,
+    DIVISIONS,
+    LOAD_BASES,
+    LOAD_RUN_LOG,
+    RESULT_ID_OFFICIAL,
+    RESULT_ID_STATES,
+    SCENARIOS,
+    SOURCE_KINDS,
+    SUITES,
+    TPS_BASES,
+    TPS_DERIVED,
+    TPS_NOT_REPORTED,
+    UNITS,
+    VERIFIED,
+    Benchmark,
+    Conditions,
+    Configuration,
+    Identity,
+    Load,
+    Provenance,
+    Result,
+    Shape,
+    same_at_published_precision,
+)
+
+SCHEMA_VERSION = 1
+_ADVISORY_LOCK_ID = 0x6578_706F  # "expo": serialises exportguard writers on one PostgreSQL database
+
+
+def _in(column: str, allowed) -> str:
+    quoted = ", ".join("'" + a.replace("'", "''") + "'" for a in allowed)
+    return f"{column} IN ({quoted})"
+
+
+metadata = sa.MetaData()
+
+meta_table = sa.Table(
+    "exportguard_meta",
+    metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+results_table = sa.Table(
+    "results",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    # identity
+    sa.Column("round", sa.String(16), nullable=False),
+    sa.Column("division", sa.String(16), nullable=False),
+    sa.Column("suite", sa.String(16), nullable=False),
+    sa.Column("availability", sa.String(16), nullable=False),
+    sa.Column("submitter", sa.Text, nullable=False),
+    sa.Column("submitter_key", sa.Text, nullable=False),
+    sa.Column("system_name", sa.Text, nullable=False),
+    sa.Column("system_id", sa.Text, nullable=False),
+    sa.Column("result_id", sa.String(32), nullable=False),
+    sa.Column("result_id_state", sa.String(16), nullable=False),
+    sa.Column("verified", sa.String(16), nullable=False),
+    sa.Column("mlperf", sa.Boolean, nullable=False),
+    # benchmark
+    sa.Column("benchmark", sa.String(64), nullable=False),
+    sa.Column("model", sa.String(64), nullable=False),
+    sa.Column("accuracy_track", sa.String(8), nullable=False),
+    sa.Column("scenario", sa.String(16), nullable=False),
+    # figure
+    sa.Column("value", sa.Float, nullable=False),
+    sa.Column("unit", sa.String(16), nullable=False),
+    sa.Column("samples_per_s", sa.Float, nullable=True),  # a second measurement, not a condition
+    # shape
+    sa.Column("tokens_per_sample", sa.Float, nullable=True),
+    sa.Column("tokens_per_sample_basis", sa.String(40), nullable=False),
+    sa.Column("reference_max_output_tokens", sa.Integer, nullable=False),
+    sa.Column("dataset", sa.Text, nullable=False),
+    sa.Column("dataset_samples", sa.Integer, nullable=False),
+    # load
+    sa.Column("arrival_process", sa.String(32), nullable=False),
+    sa.Column("target_qps", sa.Float, nullable=True),
+    sa.Column("ttft_bound_ms", sa.Float, nullable=True),
+    sa.Column("tpot_bound_ms", sa.Float, nullable=True),
+    sa.Column("p99_ttft_ms", sa.Float, nullable=True),
+    sa.Column("p99_tpot_ms", sa.Float, nullable=True),
+    sa.Column("min_duration_ms", sa.Integer, nullable=False),
+    sa.Column("load_basis", sa.String(16), nullable=False),
+    # configuration
+    sa.Column("accelerator", sa.Text, nullable=False),
+    sa.Column("accelerators_per_node", sa.Integer, nullable=False),
+    sa.Column("nodes", sa.Integer, nullable=False),
+    sa.Column("accelerators_total", sa.Integer, nullable=False),
+    sa.Column("framework", sa.Text, nullable=False),
+    sa.Column("host_processor", sa.Text, nullable=False),
+    sa.Column("raw_system", sa.Text, nullable=False),
+    # provenance (first source; every source is in result_sources)
+    sa.Column("source_kind", sa.String(16), nullable=False),
+    sa.Column("source_path", sa.Text, nullable=False),
+    sa.Column("source_sha256", sa.String(64), nullable=False),
+    sa.Column("source_locator", sa.Text, nullable=False),
+    sa.Column("source_url", sa.Text, nullable=False),
+    sa.Column("retrieved_on", sa.String(10), nullable=False),
+    sa.Column("ingested_at", sa.String(32), nullable=False),
+    sa.Column("corrections", sa.Text, nullable=False),
+    sa.UniqueConstraint("round", "division", "submitter_key", "system_id", "benchmark", "scenario",
+                        name="results_natural_key"),
+    sa.CheckConstraint("value > 0", name="value_positive"),
+    sa.CheckConstraint(_in("unit", UNITS), name="unit_known"),
+    sa.CheckConstraint(_in("scenario", SCENARIOS), name="scenario_known"),
+    sa.CheckConstraint(_in("division", DIVISIONS), name="division_known"),
+    sa.CheckConstraint(_in("availability", AVAILABILITIES), name="availability_known"),
+    sa.CheckConstraint(_in("suite", SUITES), name="suite_known"),
+    sa.CheckConstraint(_in("verified", VERIFIED), name="verified_known"),
+    sa.CheckConstraint(_in("source_kind", SOURCE_KINDS), name="source_kind_known"),
+    sa.CheckConstraint(_in("result_id_state", RESULT_ID_STATES), name="result_id_state_known"),
+    sa.CheckConstraint("(result_id_state = 'official') = (result_id <> '')", name="result_id_matches_state"),
+    sa.CheckConstraint("result_id_state <> 'official' OR verified = 'verified'", name="official_is_verified"),
+    sa.CheckConstraint("mlperf OR (division = 'n/a' AND result_id_state = 'none' AND verified = 'unverified')",
+                       name="non_mlperf_has_no_mlperf_identity"),
+    sa.CheckConstraint("NOT mlperf OR (round LIKE 'v%' AND division <> 'n/a' AND result_id_state <> 'none')",
+                       name="mlperf_has_round_and_division"),
+    sa.CheckConstraint(_in("tokens_per_sample_basis", TPS_BASES), name="tps_basis_known"),
+    sa.CheckConstraint(f"(tokens_per_sample_basis = '{TPS_NOT_REPORTED}') = (tokens_per_sample IS NULL)",
+                       name="tps_matches_basis"),
+    sa.CheckConstraint("tokens_per_sample IS NULL OR tokens_per_sample > 0", name="tps_positive"),
+    sa.CheckConstraint("reference_max_output_tokens > 0", name="max_tokens_positive"),
+    sa.CheckConstraint("dataset_samples > 0 AND dataset <> ''", name="dataset_named"),
+    sa.CheckConstraint(_in("arrival_process", ARRIVAL_PROCESSES), name="arrival_known"),
+    sa.CheckConstraint(_in("load_basis", LOAD_BASES), name="load_basis_known"),
+    sa.CheckConstraint("scenario = 'Offline' OR (ttft_bound_ms > 0 AND tpot_bound_ms > 0)",
+                       name="latency_bounds_outside_offline"),
+    sa.CheckConstraint("target_qps IS NULL OR target_qps > 0", name="target_qps_positive"),
+    sa.CheckConstraint("min_duration_ms > 0", name="min_duration_positive"),
+    sa.CheckConstraint("accelerators_per_node >= 0 AND nodes >= 1 AND accelerators_total >= 0",
+                       name="counts_sane"),
+    sa.CheckConstraint("submitter <> '' AND submitter_key <> '' AND system_id <> '' AND system_name <> ''",
+                       name="identity_named"),
+    sa.CheckConstraint("accelerator <> '' AND framework <> ''", name="configuration_named"),
+    sa.CheckConstraint("length(source_sha256) = 64 AND source_path <> '' AND source_url <> ''",
+                       name="provenance_complete"),
+    sa.CheckConstraint("retrieved_on <> '' AND ingested_at <> ''", name="dates_present"),
+)
+
+ingest_runs_table = sa.Table(
+    "ingest_runs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("source_kind", sa.String(16), nullable=False),
+    sa.Column("source_path", sa.Text, nullable=False),
+    sa.Column("source_sha256", sa.String(64), nullable=False),
+    sa.Column("retrieved_on", sa.String(10), nullable=False),
+    sa.Column("started_at", sa.String(32), nullable=False),
+    sa.Column("rows_read", sa.Integer, nullable=False),
+    sa.Column("added", sa.Integer, nullable=False),
+    sa.Column("enriched", sa.Integer, nullable=False),
+    sa.Column("unchanged", sa.Integer, nullable=False),
+    sa.Column("changed", sa.Integer, nullable=False),
+    sa.Column("quarantined", sa.Integer, nullable=False),
+    sa.Column("skipped", sa.Integer, nullable=False),
+    sa.CheckConstraint("rows_read = added + enriched + unchanged + changed + quarantined + skipped",
+                       name="counts_reconcile"),
+)
+
+result_sources_table = sa.Table(
+    "result_sources",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("result_pk", sa.Integer, sa.ForeignKey("results.id"), nullable=False),
+    sa.Column("source_kind", sa.String(16), nullable=False),
+    sa.Column("source_path", sa.Text, nullable=False),
+    sa.Column("source_sha256", sa.String(64), nullable=False),
+    sa.Column("source_locator", sa.Text, nullable=False),
+    sa.Column("role", sa.String(16), nullable=False),  # added / enriched / unchanged
+    sa.Column("ingested_at", sa.String(32), nullable=False),
+    sa.UniqueConstraint("result_pk", "source_sha256", "source_locator", name="result_source_once"),
+)
+
+quarantine_table = sa.Table(
+    "quarantine",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("source_kind", sa.String(16), nullable=False),
+    sa.Column("source_path", sa.Text, nullable=False),
+    sa.Column("source_sha256", sa.String(64), nullable=False),
+    sa.Column("locator", sa.Text, nullable=False),
+    sa.Column("raw", sa.Text, nullable=False),
+    sa.Column("reason", sa.String(64), nullable=False),
+    sa.Column("message", sa.Text, nullable=False),
+    sa.Column("ingested_at", sa.String(32), nullable=False),
+    sa.CheckConstraint("reason <> '' AND message <> ''", name="quarantine_explained"),
+    sa.UniqueConstraint("source_sha256", "locator", "reason", name="quarantine_once"),
+)
+
+RAW_LIMIT = 4000  # characters of offending input kept in quarantine: enough to see, not a copy of a bomb
+
+
+def default_url() -> str:
+    """EXPORTGUARD_DB, else an SQLite file under $XDG_DATA_HOME/exportguard (~/.local/share)."""
+    if os.environ.get("EXPORTGUARD_DB"):
+        return os.environ["EXPORTGUARD_DB"]
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return f"sqlite:///{base / 'exportguard' / 'exportguard.db'}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: str  # added / enriched / unchanged / changed
+    message: str = ""
+
+
+class Store:
+    """An open store. Reads are plain; writes go through ``writing()``, one transaction each."""
+
+    def __init__(self, engine: sa.Engine, url: str):
+        self.engine = engine
+        self.url = url
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @contextmanager
+    def writing(self) -> Iterator[sa.Connection]:
+        with self.engine.begin() as conn:
+            if not self.is_sqlite:
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _ADVISORY_LOCK_ID})
+            yield conn
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def put_result(self, conn: sa.Connection, result: Result) -> Outcome:
+        """Store a result, or merge it into the stored one with the same natural key.
+
+        A value that disagrees with the stored one beyond published rounding is reported as
+        changed and NOT written. A second source may fill what the first could not give (an
+        official result ID, measured load, tokens per sample, a more precise log value): that
+        is "enriched", recorded in result_sources.
+        """
+        row = _result_to_row(result)
+        existing = conn.execute(sa.select(results_table).where(*_natural_key_clause(result))).mappings().first()
+        if existing is None:
+            pk = conn.execute(results_table.insert().values(**row)).inserted_primary_key[0]
+            self._note_source(conn, pk, result, "added")
+            return Outcome("added")
+        if existing["unit"] != row["unit"] or not same_at_published_precision(existing["value"], row["value"]):
+            return Outcome(
+                "changed",
+                f"stored {existing['value']:g} {existing['unit']}, source says {row['value']:g} {row['unit']}; "
+                "kept the stored value",
+            )
+        updates = _enrichment(existing, row)
+        if updates:
+            conn.execute(results_table.update().where(results_table.c.id == existing["id"]).values(**updates))
+        kind = "enriched" if updates else "unchanged"
+        self._note_source(conn, existing["id"], result, kind)
+        return Outcome(kind, ", ".join(sorted(updates)))
+
+    def _note_source(self, conn, pk: int, result: Result, role: str) -> None:
+        p = result.conditions.provenance
+        exists = conn.execute(
+            sa.select(result_sources_table.c.id).where(
+                result_sources_table.c.result_pk == pk,
+                result_sources_table.c.source_sha256 == p.source_sha256,
+                result_sources_table.c.source_locator == p.source_locator,
+            )
+        ).first()
+        if exists is None:
+            conn.execute(result_sources_table.insert().values(
+                result_pk=pk, source_kind=p.source_kind, source_path=p.source_path,
+                source_sha256=p.source_sha256, source_locator=p.source_locator, role=role,
+                ingested_at=p.ingested_at,
+            ))
+
+    def put_quarantine(self, conn, *, source_kind, source_path, source_sha256, locator, raw, reason,
+                       message, ingested_at) -> None:
+        values = dict(source_kind=source_kind, source_path=source_path, source_sha256=source_sha256,
+                      locator=locator, raw=_printable(raw)[:RAW_LIMIT], reason=reason, message=message,
+                      ingested_at=ingested_at)
+        exists = conn.execute(sa.select(quarantine_table.c.id).where(
+            quarantine_table.c.source_sha256 == source_sha256, quarantine_table.c.locator == locator,
+            quarantine_table.c.reason == reason)).first()
+        if exists is None:
+            conn.execute(quarantine_table.insert().values(**values))
+
+    def put_ingest_run(self, conn, **counts) -> None:
+        conn.execute(ingest_runs_table.insert().values(**counts))
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def results(self, **filters) -> list[Result]:
+        query = sa.select(results_table).where(*_filter_clauses(filters)).order_by(
+            results_table.c.round, results_table.c.division, results_table.c.benchmark,
+            results_table.c.scenario, results_table.c.value.desc(), results_table.c.id)
+        with self.engine.connect() as conn:
+            return [_row_to_result(r) for r in conn.execute(query).mappings()]
+
+    def count(self, table: sa.Table = results_table) -> int:
+        with self.engine.connect() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
+
+    def quarantined(self) -> list[Mapping]:
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(sa.select(quarantine_table).order_by(quarantine_table.c.id)).mappings()]
+
+    def ingest_runs(self) -> list[Mapping]:
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(sa.select(ingest_runs_table).order_by(ingest_runs_table.c.id)).mappings()]
+
+
+FILTERABLE = ("round", "division", "model", "accuracy_track", "scenario", "submitter", "availability",
+              "verified", "benchmark", "unit", "system_id", "suite")
+
+
+def _filter_clauses(filters: Mapping) -> list:
+    clauses = []
+    for name, wanted in filters.items():
+        if wanted is None or wanted == () or wanted == []:
+            continue
+        if name == "mlperf":
+            clauses.append(results_table.c.mlperf == bool(wanted))
+            continue
+        if name not in FILTERABLE:
+            raise ValueError(f"unknown filter {name!r}; known: {', '.join(FILTERABLE + ('mlperf',))}")
+        values = [wanted] if isinstance(wanted, str) else list(wanted)
+        column = results_table.c[name]
+        if name == "submitter":
+            clauses.append(sa.func.lower(column).in_([v.lower() for v in values]))
+        else:
+            clauses.append(column.in_(values))
+    return clauses
+
+
+def _natural_key_clause(result: Result) -> list:
+    c = results_table.c
+    names = ("round", "division", "submitter_key", "system_id", "benchmark", "scenario")
+    return [c[n] == v for n, v in zip(names, result.natural_key)]
+
+
+def _enrichment(existing: Mapping, new: Mapping) -> dict:
+    """Fields a second source may fill or refine without contradicting the first."""
+    updates = {}
+    if existing["result_id_state"] != RESULT_ID_OFFICIAL and new["result_id_state"] == RESULT_ID_OFFICIAL:
+        updates.update(result_id=new["result_id"], result_id_state=RESULT_ID_OFFICIAL, verified=new["verified"])
+        if existing["source_url"].startswith("file:"):
+            updates["source_url"] = new["source_url"]
+    if _tps_rank(new) > _tps_rank(existing):
+        updates.update(tokens_per_sample=new["tokens_per_sample"],
+                       tokens_per_sample_basis=new["tokens_per_sample_basis"])
+    if existing["load_basis"] != LOAD_RUN_LOG and new["load_basis"] == LOAD_RUN_LOG:
+        for name in ("target_qps", "ttft_bound_ms", "tpot_bound_ms", "p99_ttft_ms", "p99_tpot_ms",
+                     "min_duration_ms", "load_basis"):
+            updates[name] = new[name]
+        # The run log carries more digits than the summary's rounded figure: keep the measurement.
+        if new["value"] != existing["value"]:
+            updates["value"] = new["value"]
+        if existing["samples_per_s"] is None and new["samples_per_s"] is not None:
+            updates["samples_per_s"] = new["samples_per_s"]
+    if new["corrections"] and new["corrections"] not in existing["corrections"]:
+        updates["corrections"] = "; ".join(filter(None, [existing["corrections"], new["corrections"]]))
+    return updates
+
+
+def _tps_rank(row: Mapping) -> int:
+    basis = row["tokens_per_sample_basis"]
+    return 0 if basis == TPS_NOT_REPORTED else 1 if basis == TPS_DERIVED else 2
+
+
+def _result_to_row(r: Result) -> dict:
+    c = r.conditions
+    row = {}
+    for part in (c.identity, c.benchmark, c.shape, c.configuration):
+        row.update(vars(part))
+    load = dict(vars(c.load))
+    load["load_basis"] = load.pop("basis")
+    row.update(load)
+    row.update(vars(c.provenance))
+    row.update(value=r.value, unit=r.unit, samples_per_s=r.samples_per_s,
+               corrections="; ".join(r.corrections), raw_system=r.raw_system)
+    return row
+
+
+def _row_to_result(row: Mapping) -> Result:
+    pick = lambda cls, **renames: cls(**{f: row[renames.get(f, f)] for f in cls.__dataclass_fields__})  # noqa: E731
+    conditions = Conditions(
+        identity=pick(Identity),
+        benchmark=pick(Benchmark),
+        shape=pick(Shape),
+        load=pick(Load, basis="load_basis"),
+        configuration=pick(Configuration),
+        provenance=pick(Provenance),
+    )
+    corrections = tuple(x for x in row["corrections"].split("; ") if x)
+    return Result(conditions, row["value"], row["unit"], row["samples_per_s"], corrections, row["raw_system"])
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else "\ufffd" for ch in text[: RAW_LIMIT * 2])
+
+
+def open_store(url: str | None = None, *, create: bool = True) -> Store:
+    """Open (and create, on first use) the store at ``url``; default: see ``default_url``."""
+    url = url or default_url()
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    try:
+        sa_url = sa.engine.make_url(url)
+    except sa.exc.ArgumentError as e:
+        raise StoreError(f"not a database URL: {url!r} ({e})") from None
+    if sa_url.get_backend_name() == "sqlite":
+        engine = _sqlite_engine(sa_url)
+    elif sa_url.get_backend_name() == "postgresql":
+        engine = sa.create_engine(sa_url, pool_pre_ping=True)
+    else:
+        raise StoreError(f"unsupported database {sa_url.get_backend_name()!r} in {url!r}: use sqlite:/// or postgresql://")
+    store = Store(engine, url)
+    try:
+        _ensure_schema(store, create)
+    except sa.exc.OperationalError as e:
+        engine.dispose()
+        raise StoreError(f"cannot open the store at {_safe(sa_url)}: {e.orig}") from None
+    return store
+
+
+def _safe(sa_url) -> str:
+    return sa_url.render_as_string(hide_password=True)
+
+
+def _sqlite_engine(sa_url) -> sa.Engine:
+    if sa_url.database and sa_url.database != ":memory:":
+        Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(sa_url, connect_args={"timeout": 60})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record):
+        # Let us issue BEGIN ourselves: pysqlite's implicit BEGIN is DEFERRED, and a deferred
+        # reader that later writes is what produces "database is locked" under concurrency.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout = 60000")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _ensure_schema(store: Store, create: bool) -> None:
+    with store.writing() as conn:
+        inspector = sa.inspect(conn)
+        tables = set(inspector.get_table_names())
+        if meta_table.name in tables:
+            found = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
+            if found != str(SCHEMA_VERSION):
+                raise StoreError(
+                    f"the store at {store.url} has schema version {found}; this exportguard uses version "
+                    f"{SCHEMA_VERSION}. Export what you need with the exportguard that made it, or point "
+                    "--db / EXPORTGUARD_DB at a new store."
+                )
+            return
+        if tables & {t.name for t in metadata.sorted_tables}:
+            raise StoreError(f"the store at {store.url} has exportguard tables but no schema version: not a store this version can use")
+        if not create:
+            raise StoreError(f"no exportguard store at {store.url}")
+        metadata.create_all(conn)
+        conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+
+
+def with_provenance(result: Result, **fields) -> Result:
+    return result.with_conditions(provenance=replace(result.conditions.provenance, **fields))
