@@ -146,7 +146,8 @@ results_table = sa.Table(
     sa.CheckConstraint("dataset_samples > 0 AND dataset <> ''", name="dataset_named"),
     sa.CheckConstraint(_in("arrival_process", ARRIVAL_PROCESSES), name="arrival_known"),
     sa.CheckConstraint(_in("load_basis", LOAD_BASES), name="load_basis_known"),
-    sa.CheckConstraint("scenario = 'Offline' OR (ttft_bound_ms > 0 AND tpot_bound_ms > 0)",
+    sa.CheckConstraint("scenario = 'Offline' OR (ttft_bound_ms IS NOT NULL AND tpot_bound_ms IS NOT NULL"
+                       " AND ttft_bound_ms > 0 AND tpot_bound_ms > 0)",
                        name="latency_bounds_outside_offline"),
     sa.CheckConstraint("target_qps IS NULL OR target_qps > 0", name="target_qps_positive"),
     sa.CheckConstraint("min_duration_ms > 0", name="min_duration_positive"),

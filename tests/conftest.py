@@ -1,0 +1,75 @@
+"""Shared fixtures: the real MLPerf data in shared/mlperf, and stores on SQLite and PostgreSQL.
+
+PostgreSQL: EXPORTGUARD_TEST_PG_URL names a server (e.g. postgresql://postgres@127.0.0.1:5432/test);
+each test gets a database of its own there. Without it the PostgreSQL cases skip with that reason,
+except under CI (CI=true), where a missing server is a failure, not a skip.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("EXPORTGUARD_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+MLPERF = SHARED / "mlperf"
+TREE_V51 = MLPERF / "submissions" / "v5.1"
+SUMMARY_V51 = MLPERF / "summaries" / "v5.1_summary_results.json"
+SUMMARY_V41 = MLPERF / "summaries" / "v4.1_summary_results.json"
+PG_URL = os.environ.get("EXPORTGUARD_TEST_PG_URL", "")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not MLPERF.is_dir():
+        skip = pytest.mark.skip(reason=f"real MLPerf data not found at {MLPERF} (set EXPORTGUARD_SHARED)")
+        for item in items:
+            if "real_data" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:
+    return f"sqlite:///{tmp_path / 'store.db'}"
+
+
+@pytest.fixture
+def pg_url():
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    if not PG_URL:
+        if IN_CI:
+            pytest.fail("CI=true but EXPORTGUARD_TEST_PG_URL is not set: the PostgreSQL store tests must run in CI")
+        pytest.skip("no PostgreSQL server configured (set EXPORTGUARD_TEST_PG_URL)")
+    import psycopg
+
+    admin = PG_URL.replace("postgresql+psycopg://", "postgresql://")
+    name = f"eg_test_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.OperationalError as e:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL at {PG_URL} is not reachable under CI: {e}")
+        pytest.skip(f"PostgreSQL at {PG_URL} is not reachable: {e}")
+    base, _, _ = admin.rpartition("/")
+    yield f"{base}/{name}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path):
+    """Each store test runs on both backends."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def store(store_url):
+    from exportguard.store import open_store
+
+    s = open_store(store_url)
+    yield s
+    s.close()
