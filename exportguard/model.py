@@ -213,8 +213,9 @@ def estimate_slack(results: Iterable[Result]) -> Slack:
     if len(results) == 1:
         only = known[0] if known else None
         return Slack(None, only, only, len(known), 1, "1 result")
-    if len(known) < 2:
-        why = "no tokens-per-sample" if not known else "tokens-per-sample for 1 result only"
+    if len(known) < 2 or 2 * len(known) < len(results):
+        # A spread seen in a minority of the cohort does not bound the rest of it.
+        why = "no tokens-per-sample" if not known else f"tokens-per-sample for {len(known)} of {len(results)} results only"
         return Slack(None, min(known, default=None), max(known, default=None), len(known), len(results), why)
     lo, hi = min(known), max(known)
     if hi == lo:

@@ -1,0 +1,93 @@
+"""The command line as a user meets it: demo, ingest, cohorts, list; no bare numbers anywhere."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from exportguard.cli import main
+from tests.conftest import SUMMARY_V51, TREE_V51
+
+pytestmark = pytest.mark.real_data
+
+
+@pytest.fixture
+def run(sqlite_url):
+    runner = CliRunner()
+
+    def invoke(*args):
+        result = runner.invoke(main, ["--db", sqlite_url, *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    return invoke
+
+
+def test_help_starts_without_importing_heavy_libraries():
+    code = ("import sys, exportguard.cli; heavy = [m for m in ('sqlalchemy', 'openpyxl', 'pptx', 'reportlab') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_demo_ingests_the_shipped_real_data_and_shows_the_cohorts(run):
+    out = run("demo")
+    assert "v5.1_summary_results.llm.json (mlperf_summary): 373 read = 351 added" in out
+    assert "MLPerf v5.1 closed llama2-70b-99 Offline (tokens/s): 47 results" in out
+    assert "slack 10.8%, band ±5.4%" in out
+    again = run("demo")
+    assert "0 added" in again and "351 unchanged" in again
+
+
+def test_ingest_prints_a_reconciled_summary_per_source(run):
+    out = run("ingest", str(TREE_V51), str(SUMMARY_V51))
+    assert "51 read = 51 added" in out
+    assert "1448 read = 300 added + 51 enriched + 0 unchanged + 0 changed + 0 quarantined + 1097 skipped by rule" in out
+    assert "skipped 1032: not an LLM benchmark" in out
+
+
+def test_ingest_json_report(run):
+    (report,) = json.loads(run("ingest", "--json", str(SUMMARY_V51)))
+    assert report["rows_read"] == 1448 and report["added"] == 351 and len(report["sha256"]) == 64
+
+
+def test_cohorts_say_why_slack_is_not_estimable(run):
+    run("ingest", str(SUMMARY_V51))
+    out = run("cohorts", "--round", "v5.1", "--division", "open")
+    assert "llama3.1-405b Interactive (tokens/s): 1 result; slack not estimable: 1 result" in out
+    assert "±0%" not in out and "±0.0%" not in out
+    rows = json.loads(run("cohorts", "--json", "--division", "closed"))
+    offline = next(r for r in rows if r["cohort"] == "MLPerf v5.1 closed llama2-70b-99 Offline (tokens/s)")
+    assert offline["count"] == 47 and offline["band_text"] == "±5.4%"
+
+
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\d.%])")
+
+
+def test_list_never_prints_a_figure_without_unit_and_band(run):
+    run("ingest", str(TREE_V51), str(SUMMARY_V51))
+    out = run("list", "--model", "llama2-70b", "--scenario", "Offline")
+    figure_lines = [line for line in out.splitlines() if re.search(r"\d tok/s", line)]
+    assert len(figure_lines) >= 94
+    for line in figure_lines:
+        assert re.search(r"[\d,]+ tok/s (±\d+\.\d%|\(slack not estimable: [^)]+\))", line), line
+
+
+def test_list_json_carries_unit_band_and_conditions_with_every_value(run):
+    run("ingest", str(SUMMARY_V51))
+    records = json.loads(run("list", "--json", "--submitter", "nvidia"))
+    assert records
+    for r in records:
+        assert r["unit"] and r["band_text"] and r["cohort"]
+        assert r["figure"].startswith(f"{r['value']:,.0f}") or r["value"] < 100
+        c = r["conditions"]
+        assert c["benchmark"]["scenario"] and c["shape"]["dataset"] and c["identity"]["result_id"]
+
+
+def test_a_bad_store_url_is_a_clear_error(tmp_path):
+    result = CliRunner().invoke(main, ["--db", "nosuch://x", "cohorts"])
+    assert result.exit_code != 0 and "unsupported database" in result.output

@@ -1,0 +1,56 @@
+"""Slack and band: computed from tokens per sample, and never a silent ±0%."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from exportguard.ingest import ingest_path
+from exportguard.model import estimate_slack, percent, same_at_published_precision
+from tests.conftest import TREE_V51
+
+pytestmark = pytest.mark.real_data
+
+
+@pytest.fixture
+def real_result(store):
+    ingest_path(store, TREE_V51)
+    return store.results(benchmark="llama2-70b-99", scenario="Offline")[0]
+
+
+def _with_tps(result, tps):
+    shape = replace(result.conditions.shape, tokens_per_sample=tps,
+                    tokens_per_sample_basis="not reported" if tps is None else "accuracy log")
+    return result.with_conditions(shape=shape)
+
+
+def test_slack_is_the_relative_spread_and_the_band_half_of_it(real_result):
+    s = estimate_slack([_with_tps(real_result, t) for t in (272.6, 290.0, 302.0)])
+    assert s.fraction == pytest.approx((302.0 - 272.6) / 272.6)
+    assert (s.slack_text(), s.band_text()) == ("10.8%", "±5.4%")
+
+
+@pytest.mark.parametrize("tps, reason", [
+    ([301.1], "1 result"),
+    ([None, None], "no tokens-per-sample"),
+    ([300.0, None, None, None], "tokens-per-sample for 1 of 4 results only"),
+    ([128.0, 129.0, None, None, None], "tokens-per-sample for 2 of 5 results only"),
+    ([301.1, 301.1], "all tokens-per-sample equal"),
+])
+def test_slack_not_estimable_says_why_in_words(real_result, tps, reason):
+    s = estimate_slack([_with_tps(real_result, t) for t in tps])
+    assert not s.estimable and s.band_text() == f"slack not estimable: {reason}"
+
+
+@given(st.floats(min_value=1e-9, max_value=10))
+def test_a_positive_spread_never_prints_as_zero(fraction):
+    assert percent(fraction) not in ("0.0%", "0%")
+
+
+def test_published_precision_matches_log_and_summary_roundings():
+    assert same_at_published_precision(128786.8, 128787.0)
+    assert same_at_published_precision(450.84, 450.836)
+    assert not same_at_published_precision(2019.04, 1942.15)
+    assert not same_at_published_precision(101527.0, 101253.0)
