@@ -212,3 +212,52 @@ def demo(ctx):
     for c in found:
         click.echo("  " + cohort_header(c))
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
+
+
+@main.command()
+@click.option("--spec", "spec_path", type=click.Path(exists=True, dir_okay=False), help="Report spec (TOML).")
+@filter_options
+@click.option("--split-by-cohort", is_flag=True, help="One table per cohort instead of refusing a mixed selection.")
+@click.option("--columns", help="Comma-separated columns (without --spec); see the README for the list.")
+@click.option("--derived", multiple=True, type=click.Choice(["per_accelerator", "cost_per_million_tokens"]),
+              help="Add a derived column (labelled derived, with its basis).")
+@click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (TOML) for cost per 1M tokens.")
+@click.option("--title", help="Report title (without --spec).")
+@click.option("--to", "targets", multiple=True, metavar="FILE",
+              help="Output file; the format follows the extension (.csv .md .xlsx). Repeatable.")
+@click.option("--text-cells", is_flag=True, help="XLSX: figure cells hold the bound text, with a numeric sort column.")
+@click.pass_context
+def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, **kwargs):
+    """Export bound figures to CSV, Markdown or XLSX: from a spec, or from the filters."""
+    from pathlib import Path
+
+    from .errors import ExportguardError
+    from .guard import DEFAULT_COLUMNS, GuardError
+    from .render import export as export_report
+    from .spec import build_report, load_prices, load_spec, spec_from_filters
+
+    filters = _filters(kwargs)
+    try:
+        if spec_path:
+            if any(filters.values()) or columns or title:
+                raise click.UsageError("give either --spec or filters/--columns/--title, not both")
+            spec = load_spec(spec_path)
+            targets = targets or tuple(str(Path(spec_path).parent / t) for t in spec.targets)
+        else:
+            cols = tuple(c.strip() for c in columns.split(",")) if columns else DEFAULT_COLUMNS
+            spec = spec_from_filters(filters, split_by_cohort, cols + tuple(d for d in derived if d not in cols), title or "")
+        if not targets:
+            raise click.UsageError("no output: give --to FILE (or outputs.targets in the spec)")
+        price_table = load_prices(prices) if prices else None
+        with _open(ctx) as store:
+            report = build_report(store, spec, price_table)
+        written = export_report(report, targets, text_cells=text_cells)
+    except GuardError as e:
+        click.echo(str(e), err=True)
+        sys.exit(1)
+    except ExportguardError as e:
+        raise click.ClickException(str(e)) from None
+    figures = sum(1 for _ in report.figures())
+    for path in written:
+        click.echo(f"wrote {path}")
+    click.echo(f"{figures} figures in {len(report.sections)} sections, each bound to its conditions")

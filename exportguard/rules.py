@@ -1,0 +1,80 @@
+"""The guard's rules, one registry shared by the exporters (which refuse what breaks them) and the
+checker (which reports it in documents made by anyone). IDs are stable: never renumber."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: str
+    title: str
+    description: str
+
+
+RULES = {r.id: r for r in (
+    Rule("EG001", "bare-figure", ERROR, "Figure without its binding",
+         "A throughput figure appears without its unit, band and a footnote mark that resolves to its "
+         "scenario, shape and citation."),
+    Rule("EG002", "missing-band", ERROR, "Figure without a band",
+         "A figure shows no shape-slack band and no words saying why there is none "
+         "(\"slack not estimable: 1 result\"). A band is never printed as ±0%."),
+    Rule("EG003", "mixed-cohort", ERROR, "Figures of different cohorts in one comparison",
+         "A table column, chart series or ranking holds figures of different round, division, model, "
+         "accuracy track, scenario or unit: different shape or load, never one comparison. Split by cohort."),
+    Rule("EG004", "lead-within-slack", ERROR, "A lead inside shape slack shown as an order",
+         "A ranking orders two neighbouring figures of one cohort whose ratio is inside 1 + the cohort's "
+         "slack; it must show them as a tie within slack."),
+    Rule("EG005", "missing-citation-field", ERROR, "Footnote lacks a required citation field",
+         "MLCommons' messaging rules require, for each result: suite, version and division; benchmark and "
+         "scenario; retrieval date and source; result ID; verified status; and the trademark legend."),
+    Rule("EG006", "unverified-not-labelled", ERROR, "Unverified figure not labelled",
+         "An unverified figure must say \"unverified\" next to the number, and its footnote must say "
+         "\"Result not verified by MLCommons Association.\""),
+    Rule("EG007", "derived-not-labelled", ERROR, "Derived figure not labelled",
+         "A derived figure (per accelerator, cost per million tokens, an estimate) must be labelled derived, "
+         "state its basis and the MLPerf shape it comes from, and never sit in an official column unlabelled."),
+    Rule("EG008", "hidden-difference", ERROR, "Compared rows differ in a way the table does not show",
+         "Rows compared in one table differ in version, division, availability, verified status, scenario "
+         "or accelerator count, and the table has no column that shows it."),
+    Rule("EG009", "mlperf-vs-non-mlperf", ERROR, "MLPerf figure compared with a non-MLPerf figure",
+         "MLPerf results may not be compared with results that are not MLPerf results."),
+    Rule("EG010", "caveat-missing", ERROR, "Caveat missing",
+         "The artifact must carry the caveat, and every page, slide or sheet that shows figures its short form."),
+    Rule("EG011", "mlperf-without-mark", WARNING, "\"MLPerf\" without the registered mark",
+         "The first mention of MLPerf in a text should read MLPerf®."),
+)}
+
+
+def rule(name_or_id: str) -> Rule:
+    for r in RULES.values():
+        if name_or_id in (r.id, r.name):
+            return r
+    raise KeyError(name_or_id)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule_id: str
+    location: str
+    message: str
+
+    @property
+    def rule(self) -> Rule:
+        return RULES[self.rule_id]
+
+    @property
+    def severity(self) -> str:
+        return self.rule.severity
+
+    def __str__(self) -> str:
+        r = self.rule
+        return f"{self.location}: {r.id} {r.name} ({r.severity}): {self.message}"
+
+
+def finding(name: str, location: str, message: str) -> Finding:
+    return Finding(rule(name).id, location, message)

@@ -1,0 +1,281 @@
+"""Report specs (TOML) -> Report. A spec error names the line and the key.
+
+    title = "..."            audience = "..."
+    [filters]                # defaults for every section: round, division, model, accuracy_track,
+                             # scenario, submitter, availability, verified, benchmark, mlperf
+    [[section]]              # kind = "table" | "chart" | "kpi" | "text"
+    title, filters, columns, sort, limit, split_by_cohort, derived, pick, text
+    [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml"
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .caveat import FULL, SHORT, TRADEMARK_LEGEND
+from .errors import ExportguardError
+from .guard import DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort, kpi
+from .model import CohortKey, estimate_slack, group_into_cohorts
+from .report import ChartSection, Report, TableSection, TextSection
+from .store import FILTERABLE, Store
+
+
+class SpecError(ExportguardError):
+    pass
+
+
+SECTION_KINDS = ("table", "chart", "kpi", "text")
+SECTION_KEYS = {"kind", "title", "filters", "columns", "sort", "limit", "split_by_cohort", "derived", "pick", "text"}
+TOP_KEYS = {"title", "audience", "filters", "section", "outputs"}
+FILTER_KEYS = set(FILTERABLE) | {"mlperf"}
+DERIVED = ("per_accelerator", "cost_per_million_tokens")
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    kind: str
+    title: str
+    filters: dict
+    columns: tuple[str, ...] = DEFAULT_COLUMNS
+    sort: str = "throughput"
+    limit: int | None = None
+    split_by_cohort: bool = False
+    pick: str = "top"
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class ReportSpec:
+    title: str
+    audience: str
+    sections: tuple[SectionSpec, ...]
+    targets: tuple[str, ...] = ()
+    prices: str | None = None
+    name: str = ""
+    base_dir: Path = field(default=Path("."), compare=False)
+
+
+def load_spec(path: str | Path) -> ReportSpec:
+    path = Path(path)
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise SpecError(f"{path}: cannot read the spec: {e}") from None
+    return parse_spec(text, name=str(path), base_dir=path.parent)
+
+
+def parse_spec(text: str, name: str = "<spec>", base_dir: Path = Path(".")) -> ReportSpec:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{name}: {e}") from None
+    where = _Locator(text, name)
+    for key in data:
+        if key not in TOP_KEYS:
+            raise where.error(key, None, f"unknown key {key!r}; known: {', '.join(sorted(TOP_KEYS))}")
+    title = _str(data, "title", where, None, required=True)
+    defaults = _filters(data.get("filters", {}), where, None)
+    raw_sections = data.get("section", [])
+    if not isinstance(raw_sections, list) or not raw_sections:
+        raise where.error("section", None, "a spec needs at least one [[section]]")
+    sections = tuple(_section(s, i, defaults, where) for i, s in enumerate(raw_sections))
+    outputs = data.get("outputs", {})
+    targets = outputs.get("targets", [])
+    if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+        raise where.error("targets", None, "outputs.targets must be a list of file names")
+    prices = outputs.get("prices")
+    return ReportSpec(title, _str(data, "audience", where, None) or "general", sections, tuple(targets),
+                      prices, name, base_dir)
+
+
+class _Locator:
+    """Finds the line of a key so that errors point at it."""
+
+    def __init__(self, text: str, name: str):
+        self.lines = text.splitlines()
+        self.name = name
+
+    def line_of(self, key: str, section: int | None) -> int | None:
+        start = 0
+        if section is not None:
+            headers = [i for i, line in enumerate(self.lines) if line.strip() == "[[section]]"]
+            if section < len(headers):
+                start = headers[section]
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=|[{{,]\s*{re.escape(key)}\s*=|^\s*\[{re.escape(key)}\]")
+        for i in range(start, len(self.lines)):
+            if pattern.search(self.lines[i]):
+                return i + 1
+        return None
+
+    def error(self, key: str, section: int | None, message: str) -> SpecError:
+        line = self.line_of(key, section)
+        at = f"line {line}" if line else "(line not found)"
+        where = f"section {section + 1}, " if section is not None else ""
+        return SpecError(f"{self.name}, {at}, {where}key {key!r}: {message}")
+
+
+def _str(data: dict, key: str, where: _Locator, section, required: bool = False) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise where.error(key, section, "must be a non-empty text" if required else "must be text")
+    return value
+
+
+def _filters(raw: Any, where: _Locator, section) -> dict:
+    if not isinstance(raw, dict):
+        raise where.error("filters", section, "filters must be a table of key = value")
+    out = {}
+    for key, value in raw.items():
+        name = "accuracy_track" if key == "track" else key
+        if name not in FILTER_KEYS:
+            raise where.error(key, section, f"unknown filter; known: {', '.join(sorted(FILTER_KEYS))}")
+        if name == "mlperf":
+            if not isinstance(value, bool):
+                raise where.error(key, section, "mlperf must be true or false")
+            out[name] = value
+            continue
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise where.error(key, section, "a filter is a text or a list of texts")
+        out[name] = tuple(values)
+    return out
+
+
+def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
+    if not isinstance(raw, dict):
+        raise where.error("section", i, "each [[section]] must be a table")
+    for key in raw:
+        if key not in SECTION_KEYS:
+            raise where.error(key, i, f"unknown key; known: {', '.join(sorted(SECTION_KEYS))}")
+    kind = raw.get("kind", "")
+    if kind not in SECTION_KINDS:
+        raise where.error("kind", i, f"kind must be one of {', '.join(SECTION_KINDS)}")
+    title = _str(raw, "title", where, i, required=True)
+    if kind == "text":
+        return SectionSpec(kind, title, {}, text=_str(raw, "text", where, i, required=True))
+    columns = raw.get("columns", list(DEFAULT_COLUMNS))
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise where.error("columns", i, "columns must be a list of column names")
+    unknown = [c for c in columns if c not in KNOWN_COLUMNS]
+    if unknown:
+        raise where.error("columns", i, f"unknown column(s) {', '.join(unknown)}; known: {', '.join(KNOWN_COLUMNS)}")
+    derived = raw.get("derived", [])
+    if not isinstance(derived, list) or any(d not in DERIVED for d in derived):
+        raise where.error("derived", i, f"derived must be a list of {', '.join(DERIVED)}")
+    columns = [*columns, *(d for d in derived if d not in columns)]
+    sort = raw.get("sort", "throughput")
+    if sort != "throughput":
+        raise where.error("sort", i, "tables sort by throughput, highest first (rankings need that order)")
+    limit = raw.get("limit")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise where.error("limit", i, "limit must be a positive whole number")
+    split = raw.get("split_by_cohort", False)
+    if not isinstance(split, bool):
+        raise where.error("split_by_cohort", i, "split_by_cohort must be true or false")
+    pick = raw.get("pick", "top")
+    if pick != "top":
+        raise where.error("pick", i, "pick must be \"top\" (the highest figure of one cohort)")
+    filters = {**defaults, **_filters(raw.get("filters", {}), where, i)}
+    return SectionSpec(kind, title, filters, tuple(columns), sort, limit, split, pick)
+
+
+def load_prices(path: str | Path) -> PriceTable:
+    """Price table (TOML): currency, source, [[price]] with system_id or accelerator and per_hour
+    (for a system: the whole system's hourly price; for an accelerator: per accelerator-hour)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise SpecError(f"{path}: cannot read the price table: {e}") from None
+    where = _Locator(path.read_text("utf-8"), str(path))
+    by_system, by_accelerator = {}, {}
+    for entry in data.get("price", []):
+        hourly = entry.get("per_hour")
+        if not isinstance(hourly, (int, float)) or isinstance(hourly, bool) or hourly <= 0:
+            raise where.error("per_hour", None, "per_hour must be a positive number")
+        if "system_id" in entry:
+            by_system[entry["system_id"]] = float(hourly)
+        elif "accelerator" in entry:
+            by_accelerator[entry["accelerator"]] = float(hourly)
+        else:
+            raise where.error("price", None, "each [[price]] names a system_id or an accelerator")
+    if not data.get("source"):
+        raise where.error("source", None, "a price table must say where its prices come from")
+    return PriceTable(data.get("currency", "USD"), data["source"], by_system, by_accelerator)
+
+
+def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = None) -> Report:
+    """Query, bind and assemble. Raises GuardError naming the rows and the way out."""
+    if prices is None and spec.prices:
+        prices = load_prices(spec.base_dir / spec.prices)
+    sections = []
+    problems = []
+    slack_cache: dict[CohortKey, object] = {}
+    for n, s in enumerate(spec.sections, 1):
+        where = f"section {n} ({s.title})"
+        if s.kind == "text":
+            sections.append(TextSection(s.title, tuple(p.strip() for p in s.text.split("\n\n") if p.strip())))
+            continue
+        results = store.results(**s.filters)
+        if not results:
+            problems += [_no_results(where, s.filters)]
+            continue
+        groups = group_into_cohorts(results)
+        if len(groups) > 1 and not s.split_by_cohort or s.kind == "kpi":
+            found = check_one_cohort(results, where)
+            if found:
+                problems += found
+                continue
+        for cohort in groups:
+            slack = slack_cache.get(cohort.key) or _cohort_slack(store, cohort.key)
+            slack_cache[cohort.key] = slack
+            title = s.title if len(groups) == 1 else f"{s.title}: {cohort.key.label()}"
+            rows = cohort.results
+            if s.kind == "kpi":
+                top = max(rows, key=lambda r: r.value)
+                sections.append(kpi(top, slack, title))
+                continue
+            rows = sorted(rows, key=lambda r: -r.value)[: s.limit]
+            try:
+                table = bind_table(rows, title=title, slack=slack, columns=s.columns, prices=prices, where=where)
+            except GuardError as e:
+                problems += e.findings
+                continue
+            sections.append(TableSection(title, table) if s.kind == "table" else
+                            ChartSection(f"{title} ({_shape_title(rows[0])})", table))
+    if problems:
+        raise GuardError(problems)
+    return Report(spec.title, spec.audience, tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
+                  spec_name=spec.name, generated_on=dt.date.today().isoformat())
+
+
+def _cohort_slack(store: Store, key: CohortKey):
+    """The band belongs to the whole cohort, not to the rows a table happens to show."""
+    results = store.results(round=key.round, division=key.division, model=key.model,
+                            accuracy_track=key.accuracy_track, scenario=key.scenario, unit=key.unit, mlperf=key.mlperf)
+    return estimate_slack(r for r in results if r.cohort_key == key)
+
+
+def _shape_title(r) -> str:
+    s = r.conditions.shape
+    return f"{r.conditions.benchmark.benchmark} {r.conditions.benchmark.scenario}, {s.dataset}, max {s.reference_max_output_tokens} output tokens"
+
+
+def _no_results(where: str, filters: dict):
+    from .rules import finding
+
+    shown = ", ".join(f"{k}={'/'.join(v) if isinstance(v, tuple) else v}" for k, v in filters.items())
+    return finding("bare-figure", where, f"no stored results match {shown or 'the filters'}; ingest them or widen the filters")
+
+
+def spec_from_filters(filters: dict, split_by_cohort: bool, columns=DEFAULT_COLUMNS, title: str = "") -> ReportSpec:
+    """The command line's filters as a one-table spec."""
+    shown = " ".join(v if isinstance(v, str) else "/".join(v) for v in filters.values() if v)
+    return ReportSpec(title or f"MLPerf® Inference LLM results {shown}".strip(), "general",
+                      (SectionSpec("table", "Results", {k: v for k, v in filters.items() if v}, tuple(columns),
+                                   split_by_cohort=split_by_cohort),))
+
