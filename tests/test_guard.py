@@ -219,3 +219,11 @@ def test_EG011_mlperf_without_the_registered_mark_is_a_warning():
     findings = validate(_report(TextSection("About", ("MLPerf results are fixed-shape.",))))
     assert [(f.rule_id, f.severity) for f in findings] == [("EG011", "warning")]
     assert validate(_report(TextSection("About", ("MLPerf® results are fixed-shape.",)))) == []
+
+
+def test_the_rule_list_is_documented():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    for r in RULES.values():
+        assert f"| {r.id} | `{r.name}` | {r.severity} | **{r.title}.**" in doc
