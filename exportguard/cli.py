@@ -195,22 +195,33 @@ def quarantine(ctx, as_json):
 
 
 @main.command()
+@click.option("--out", "out_dir", default="exportguard-demo", show_default=True, type=click.Path(file_okay=False),
+              help="Folder for the artifacts the demo writes.")
 @click.pass_context
-def demo(ctx):
-    """Ingest the real MLPerf v5.1 example data shipped with exportguard and show what it holds."""
+def demo(ctx, out_dir):
+    """Ingest the real MLPerf v5.1 example data shipped with exportguard and export a bound report."""
     from importlib import resources
+    from pathlib import Path
 
+    from .render import export as export_report
+    from .spec import build_report, parse_spec
     from .textviews import cohort_header
 
-    examples = resources.files("exportguard").joinpath("data", "examples")
+    data = resources.files("exportguard").joinpath("data")
     click.echo("exportguard demo: real MLPerf Inference v5.1 data (see exportguard/data/examples/SOURCES.md)")
-    with resources.as_file(examples) as folder:
-        paths = [str(folder / "v5.1_summary_results.llm.json"), str(folder / "v5.1")]
-        _ingest(ctx, paths, "2025-09-09", None)
+    with resources.as_file(data.joinpath("examples")) as folder:
+        _ingest(ctx, [str(folder / "v5.1_summary_results.llm.json"), str(folder / "v5.1")], "2025-09-09", None)
     found = _cohorts(ctx, {"round": ("v5.1",), "division": ("closed",)})
     click.echo("\nCohorts of v5.1 closed (figures compare only inside a cohort):")
     for c in found:
         click.echo("  " + cohort_header(c))
+    spec = parse_spec(data.joinpath("demo.toml").read_text("utf-8"), name="demo.toml")
+    with _open(ctx) as store:
+        report = build_report(store, spec)
+    written = export_report(report, [Path(out_dir) / t for t in spec.targets])
+    click.echo(f"\nWrote {sum(1 for _ in report.figures())} bound figures:")
+    for path in written:
+        click.echo(f"  {path}")
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
 
 

@@ -34,12 +34,13 @@ def test_help_starts_without_importing_heavy_libraries():
     assert out.strip() == "[]"
 
 
-def test_demo_ingests_the_shipped_real_data_and_shows_the_cohorts(run):
-    out = run("demo")
+def test_demo_ingests_the_shipped_real_data_shows_the_cohorts_and_writes_a_bound_report(run, tmp_path):
+    out = run("demo", "--out", str(tmp_path))
     assert "v5.1_summary_results.llm.json (mlperf_summary): 373 read = 351 added" in out
     assert "MLPerf v5.1 closed llama2-70b-99 Offline (tokens/s): 47 results" in out
     assert "slack 10.8%, band ±5.4%" in out
-    again = run("demo")
+    assert (tmp_path / "vendor-comparison.md").is_file() and (tmp_path / "vendor-comparison.csv").is_file()
+    again = run("demo", "--out", str(tmp_path))
     assert "0 added" in again and "351 unchanged" in again
 
 

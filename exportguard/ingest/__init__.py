@@ -10,9 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Union
+
+import sqlalchemy as sa
 
 from ..errors import SourceError
 from ..model import Result
@@ -142,6 +145,7 @@ def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = No
     from . import csv_rows, mlperf_summary, mlperf_tree
 
     path = Path(path)
+    round = _round_argument(round)
     try:
         kind = detect_kind(path)
     except SourceError as err:
@@ -163,6 +167,16 @@ def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = No
     return _write(store, source, _guarded(reader, path), progress)
 
 
+def _round_argument(round: str | None) -> str | None:
+    """The round a caller names for a tree, as the store spells it ("5.1" and "v5.1" both give "v5.1")."""
+    if round is None:
+        return None
+    m = re.fullmatch(r"v?(\d+\.\d+)", str(round).strip(), re.IGNORECASE)
+    if not m:
+        raise SourceError("bad_round", f"the round {round!r} is not a round like v5.1")
+    return "v" + m.group(1)
+
+
 def _guarded(reader: Callable[[], Iterable[Item]], path: Path) -> Iterator[Item]:
     """A reader that fails as a whole (truncated JSON, unreadable file) yields one quarantine row."""
     try:
@@ -178,6 +192,15 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
     with store.writing() as conn:
         for item in items:
             report.rows_read += 1
+            outcome = None
+            if isinstance(item, Result):
+                try:
+                    with conn.begin_nested():
+                        outcome = store.put_result(conn, item)
+                except (sa.exc.IntegrityError, sa.exc.DataError, UnicodeEncodeError) as err:
+                    # The store's constraints are the last guard: a row that a reader let through and that
+                    # breaks one is quarantined in the constraint's words, not a crash that loses the run.
+                    item = _store_refusal(item, err)
             if isinstance(item, Skipped):
                 report.skipped += 1
                 report.skip_reasons[item.reason] = report.skip_reasons.get(item.reason, 0) + 1
@@ -186,7 +209,6 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
                 report.quarantined += 1
                 report.quarantine_reasons[item.reason] = report.quarantine_reasons.get(item.reason, 0) + 1
             else:
-                outcome = store.put_result(conn, item)
                 setattr(report, outcome.kind, getattr(report, outcome.kind) + 1)
                 if outcome.kind == "changed":
                     locator = item.conditions.provenance.source_locator
@@ -201,6 +223,14 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
             added=report.added, enriched=report.enriched, unchanged=report.unchanged, changed=report.changed,
             quarantined=report.quarantined, skipped=report.skipped)
     return report
+
+
+def _store_refusal(item: Result, err: Exception) -> Quarantined:
+    detail = str(getattr(err, "orig", None) or err).strip().splitlines()[0]
+    return Quarantined(item.conditions.provenance.source_locator, "store_refused",
+                       f"the store refused this row ({detail}): a condition is missing, empty or out of range; "
+                       "correct the source row and ingest it again",
+                       json.dumps({"key": item.natural_key, "value": item.value, "unit": item.unit}))
 
 
 def _quarantine(store: Store, conn, source: Source, q: Quarantined) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from pathlib import Path
 from typing import Iterator
 
@@ -66,8 +67,11 @@ def read_csv(path: Path, source: Source) -> Iterator[Item]:
         except StopIteration:
             return
         except csv.Error as e:
-            line = reader.line_num
-            yield Quarantined(locator, "malformed_csv", str(e))
+            line = reader.reader.line_num  # DictReader.line_num is not updated when a row fails
+            message = str(e)
+            if "field limit" in message:
+                message = f"a cell is longer than {FIELD_LIMIT:,} characters, more than any condition needs: shorten it"
+            yield Quarantined(locator, "malformed_csv", message)
             continue
         line = reader.line_num
         try:
@@ -106,6 +110,13 @@ def _row_result(row: dict, locator: str, source: Source) -> Result:
         for key in REQUIRED_MLPERF:
             if not get(key):
                 raise SourceError("missing_field", f"column {key} is required for an MLPerf row", f"column {key}")
+        if not re.fullmatch(r"v?\d+\.\d+", get("round")):
+            raise SourceError("bad_field", f"column round must be a round like v5.1, found {get('round')!r}",
+                              "column round")
+        for key, allowed in (("division", ("closed", "open")), ("availability", ("available", "preview", "rdi"))):
+            if get(key).lower() not in allowed:
+                raise SourceError("bad_field", f"column {key} must be one of {', '.join(allowed)}, found {get(key)!r}",
+                                  f"column {key}")
         bench = parse_benchmark(get("model") + (f"-{get('accuracy_track')}" if get("accuracy_track") else ""))
         if bench is None:
             raise SourceError("unknown_benchmark", f"{get('model')!r} is not an MLPerf LLM benchmark exportguard knows",
@@ -125,7 +136,8 @@ def _row_result(row: dict, locator: str, source: Source) -> Result:
     identity = Identity("n/a", "n/a", "n/a", "n/a", get("submitter"), get("submitter"), get("system_name"),
                         system_id, "", RESULT_ID_NONE, "unverified", False)
     shape = Shape(tps, TPS_CSV if tps is not None else TPS_NOT_REPORTED,
-                  _count(get, "reference_max_output_tokens"), get("dataset"), _count(get, "dataset_samples"))
+                  _count(get, "reference_max_output_tokens", least=1), get("dataset"),
+                  _count(get, "dataset_samples", least=1))
     configuration = Configuration(accelerator_text(get("accelerator"), per_node), per_node, nodes, per_node * nodes,
                                   get("framework"), get("host_processor") or "not stated by the source")
     benchmark = Benchmark(get("model") if track == "n/a" else f"{get('model')}-{track}", get("model"), track, scenario)
@@ -147,7 +159,7 @@ def _load(get, scenario: str, required: bool) -> Load | None:
                 None if scenario == "Offline" else bounds[0], None if scenario == "Offline" else bounds[1],
                 _number(get, "p99_ttft_ms", positive=True, required=False),
                 _number(get, "p99_tpot_ms", positive=True, required=False),
-                _count(get, "min_duration_ms") if get("min_duration_ms") else 600000, LOAD_CSV)
+                _count(get, "min_duration_ms", least=1) if get("min_duration_ms") else 600000, LOAD_CSV)
 
 
 def _number(get, key: str, positive: bool, required: bool = True) -> float | None:
@@ -165,8 +177,11 @@ def _number(get, key: str, positive: bool, required: bool = True) -> float | Non
     return value
 
 
-def _count(get, key: str) -> int:
+def _count(get, key: str, least: int = 0) -> int:
     value = _number(get, key, positive=False)
     if value < 0 or value != int(value):
         raise SourceError("non_numeric_field", f"column {key} must be a whole number, found {get(key)!r}", f"column {key}")
+    if value < least:
+        raise SourceError("non_positive_value", f"column {key} must be at least {least}, found {get(key)!r}",
+                          f"column {key}")
     return int(value)

@@ -27,12 +27,24 @@ RESULTS_REPO = "https://github.com/mlcommons/inference_results_{round}"
 
 
 def read_summary(path: Path, source: Source) -> Iterator[Item]:
-    text = decode_utf8(read_bounded(path, MAX_SOURCE_BYTES), str(path))
+    data = read_bounded(path, MAX_SOURCE_BYTES)
+    try:
+        text = decode_utf8(data, str(path))
+    except SourceError:
+        # A stray byte inside one row's text costs that row, not the table: keep it as a surrogate
+        # escape, and _row_item quarantines the row that holds it (a byte outside a string is invalid JSON).
+        text = data.decode("utf-8-sig", errors="surrogateescape")
     try:
         rows = json.loads(text)
     except json.JSONDecodeError as e:
-        raise SourceError("invalid_json", f"not valid JSON at line {e.lineno} column {e.colno}: {e.msg}",
+        ends_early = e.msg.startswith("Unterminated string") or not text[e.pos:].strip()
+        truncated = "; the file ends before the JSON does (truncated?)" if ends_early else ""
+        raise SourceError("invalid_json", f"not valid JSON at line {e.lineno} column {e.colno}: {e.msg}{truncated}",
                           str(path), raw=text[max(0, e.pos - 200): e.pos + 200]) from None
+    except RecursionError:
+        raise SourceError("invalid_json", "not usable JSON: nested deeper than the JSON parser goes", str(path)) from None
+    except ValueError as e:  # a number of thousands of digits (Python's int limit)
+        raise SourceError("invalid_json", f"not usable JSON: {str(e).partition(':')[0]}", str(path)) from None
     if not isinstance(rows, list):
         raise SourceError("not_a_summary_table", f"expected a JSON list of result rows, found {type(rows).__name__}",
                           str(path))
@@ -48,6 +60,7 @@ def read_summary(path: Path, source: Source) -> Iterator[Item]:
 def _row_item(row, locator: str, source: Source) -> Item:
     if not isinstance(row, dict):
         raise SourceError("not_a_result_row", f"expected an object, found {type(row).__name__}")
+    _check_text(row)
     model = _text(row, "Model", required=False)
     bench = parse_benchmark(model)
     if bench is None:
@@ -58,7 +71,7 @@ def _row_item(row, locator: str, source: Source) -> Item:
     units_text = _text(row, "Performance_Units")
     if scenario_text.lower() in _NON_THROUGHPUT_SCENARIOS or units_text.lower().startswith("latency"):
         return Skipped(locator, "latency metric, not throughput")
-    missing = [k for k in _REQUIRED if row.get(k) in (None, "")]
+    missing = [k for k in _REQUIRED if row.get(k) is None or str(row.get(k)).strip() == ""]
     if missing:
         raise SourceError("missing_field", f"field {missing[0]} is missing or empty", f"field {missing[0]}")
     scenario = canonical_scenario(scenario_text)
@@ -85,6 +98,9 @@ def _row_item(row, locator: str, source: Source) -> Item:
         raise SourceError("unknown_availability", f"availability {availability!r} is not available, preview or rdi",
                           "field Availability")
     submitter_key, system_id, folder = _location_keys(row)
+    if not system_id:
+        raise SourceError("missing_field", "field Platform is missing or empty and Location names no system folder",
+                          "field Platform")
     folder_bench = parse_benchmark(folder) if folder else bench
     if folder_bench is None or folder_bench.benchmark != bench.benchmark:
         # The open division files other models under LLM names (llama3_1-70b-fp8_pre as llama2-70b-99.9).
@@ -121,6 +137,8 @@ def _text(row: dict, key: str, required: bool = True) -> str:
 def _positive(row: dict, key: str) -> float:
     raw = row.get(key)
     try:
+        if isinstance(raw, bool):  # JSON true would otherwise read as 1.0
+            raise TypeError
         value = float(raw)
     except (TypeError, ValueError):
         raise SourceError("non_numeric_field", f"field {key} is not a number: {raw!r}", f"field {key}") from None
@@ -128,6 +146,27 @@ def _positive(row: dict, key: str) -> float:
         raise SourceError("non_positive_value", f"field {key} must be a positive number, found {raw!r}",
                           f"field {key}")
     return value
+
+
+def _check_text(row: dict) -> None:
+    """Refuse a row whose keys or texts hold a byte that is not UTF-8, or a lone \\ud800-style escape:
+    neither is text, and neither can be stored."""
+    for key, value in row.items():
+        for text in (key, value):
+            if not isinstance(text, str):
+                continue
+            try:
+                text.encode("utf-8")
+                continue
+            except UnicodeEncodeError:
+                pass
+            field = f"field {key}" if key.isprintable() else f"field {key!r}"
+            try:
+                shown = text.encode("utf-8", "surrogateescape")[:80]
+                message = f"{field} holds bytes that are not UTF-8 ({shown!r}): save the table as UTF-8"
+            except UnicodeEncodeError:
+                message = f"{field} holds an unpaired surrogate escape ({text[:80]!r}), which is not text"
+            raise SourceError("not_utf8", message, field)
 
 
 def _count(row: dict, key: str, default: int) -> int:

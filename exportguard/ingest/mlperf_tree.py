@@ -27,6 +27,8 @@ SYSTEM_LIMIT = 1024 * 1024
 _ROUND = re.compile(r"(?:^|[_-])v?(\d+\.\d+)$")
 _KNOWN_SCENARIOS = ("offline", "server", "interactive", "singlestream", "multistream")
 _MAX_DEPTH = 4
+PERF_LOG = "performance/run_1/mlperf_log_summary.txt"
+ACCURACY_LOG = "accuracy/accuracy.txt"
 
 
 def find_submitters(root: Path) -> list[Path]:
@@ -47,7 +49,7 @@ def _files_of_interest(root: Path) -> Iterator[Path]:
     for sub in find_submitters(root):
         yield from sorted((sub / "systems").glob("*.json"))
         for scenario_dir in _scenario_dirs(sub):
-            for rel in ("performance/run_1/mlperf_log_summary.txt", "accuracy/accuracy.txt"):
+            for rel in (PERF_LOG, ACCURACY_LOG):
                 if (scenario_dir / rel).is_file():
                     yield scenario_dir / rel
 
@@ -121,19 +123,16 @@ def _scenario_item(sub: Path, scenario_dir: Path, locator: str, division: str, r
             raise SourceError("unknown_scenario", f"{bench_name} holds only Server runs (v5.0 Interactive), found {scenario}")
         scenario = "Interactive"
 
-    perf_path = scenario_dir / "performance" / "run_1" / "mlperf_log_summary.txt"
-    if not perf_path.is_file():
-        raise SourceError("missing_performance_log", "no performance/run_1/mlperf_log_summary.txt")
-    perf_text = decode_utf8(read_bounded(perf_path, LOG_LIMIT), str(perf_path))
-    perf = parse_performance_summary(perf_text)
+    if not (scenario_dir / PERF_LOG).is_file():
+        raise SourceError("missing_performance_log", f"no {PERF_LOG}")
+    perf_text, perf = _parse_file(scenario_dir, PERF_LOG, parse_performance_summary)
     if not perf.valid:
         raise SourceError("invalid_result", "the run log says the result is INVALID: only VALID results are stored",
-                          raw=_excerpt(perf_text, "Result is"))
+                          f"{PERF_LOG} line {_line_of(perf_text, 'Result is')}", raw=_excerpt(perf_text, "Result is"))
 
     tokens_per_sample, tps_basis = None, TPS_ACCURACY_LOG
-    accuracy_path = scenario_dir / "accuracy" / "accuracy.txt"
-    if accuracy_path.is_file():
-        accuracy = parse_accuracy(decode_utf8(read_bounded(accuracy_path, LOG_LIMIT), str(accuracy_path)))
+    if (scenario_dir / ACCURACY_LOG).is_file():
+        _, accuracy = _parse_file(scenario_dir, ACCURACY_LOG, parse_accuracy)
         tokens_per_sample = accuracy.tokens_per_sample
     if tokens_per_sample is None:
         # llama3.1-8b's accuracy log has no tokens per sample: derive it from the run's throughputs.
@@ -193,19 +192,40 @@ def _build(provenance, round_, division, suite, availability, system, submitter_
         framework=system.framework, host_processor=system.host_processor_model_name, raw_system=system.raw_text)
 
 
+def _parse_file(scenario_dir: Path, rel: str, parse):
+    """(text, parsed) of one file of a scenario folder; an error's locator names the file and the line."""
+    try:
+        text = decode_utf8(read_bounded(scenario_dir / rel, LOG_LIMIT, rel), rel)
+        return text, parse(text)
+    except SourceError as err:
+        raise _in_file(err, rel) from None
+
+
+def _in_file(err: SourceError, rel: str) -> SourceError:
+    where = err.locator if err.locator.startswith(rel) else " ".join(x for x in (rel, err.locator) if x)
+    return SourceError(err.reason, err.message, where, err.raw)
+
+
 def _system(sub: Path, system_id: str, cache: dict):
     if system_id not in cache:
         path = sub / "systems" / f"{system_id}.json"
+        rel = str(path.relative_to(sub.parent.parent))  # closed/<Sub>/systems/<id>.json, as the row locators
         try:
             if not path.is_file():
-                raise SourceError("missing_system_description", f"no systems/{system_id}.json")
-            cache[system_id] = parse_system_description(decode_utf8(read_bounded(path, SYSTEM_LIMIT), str(path)))
+                raise SourceError("missing_system_description",
+                                  f"the submitter's systems/ folder has no {system_id}.json describing this system")
+            cache[system_id] = parse_system_description(decode_utf8(read_bounded(path, SYSTEM_LIMIT, rel), rel))
         except SourceError as err:
-            cache[system_id] = err
+            cache[system_id] = _in_file(err, rel)
     found = cache[system_id]
     if isinstance(found, SourceError):
-        raise SourceError(found.reason, f"systems/{system_id}.json: {found.message}")
+        raise SourceError(found.reason, found.message, found.locator, found.raw)
     return found
+
+
+def _line_of(text: str, needle: str) -> int:
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
 def _excerpt(text: str, needle: str) -> str:

@@ -1,0 +1,647 @@
+"""Hostile and broken input to the ingest: every row ends stored, quarantined with its reason, or
+skipped by rule and counted; nothing crashes, nothing is lost, and the counts reconcile.
+
+Each bad input is made from the real MLCommons v5.1 publications (shared/mlperf): a copy of a real
+submitter tree (its results/ and systems/ folders), a slice of the real summary table, or CSV rows
+written from real summary rows, with exactly one thing broken. The matrix runs on SQLite; the cases
+that use the ``store`` fixture run on PostgreSQL too.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import struct
+import time
+import zlib
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from exportguard.errors import SourceError
+from exportguard.ingest import IngestReport, csv_rows, ingest_path
+from exportguard.store import open_store
+from tests.conftest import SUMMARY_V51, TREE_V51
+
+pytestmark = pytest.mark.real_data
+
+SYSTEM = "8xMI300X_2xEPYC_9575F"
+SCENARIO = f"results/{SYSTEM}/llama2-70b-99/Offline"  # the scenario folder the tree cases break
+PERF = "performance/run_1/mlperf_log_summary.txt"
+ACCURACY = "accuracy/accuracy.txt"
+BAD = 1  # index of the row the summary and CSV cases break; its neighbours must still be stored
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@pytest.fixture
+def db(sqlite_url):
+    s = open_store(sqlite_url)
+    yield s
+    s.close()
+
+
+def assert_reconciles(report: IngestReport, rows_in_input: int) -> None:
+    assert report.reconciles, report.summary_line()
+    assert report.rows_read == rows_in_input, report.summary_line()
+
+
+def assert_actionable(message: str, *fragments: str) -> None:
+    """A sentence a person can act on: words, not a traceback or a bare code, naming what is wrong."""
+    assert len(message.split()) >= 4, message
+    assert "Traceback" not in message and "Error(" not in message, message
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+
+
+def stored_locators(store) -> set[str]:
+    return {r.conditions.provenance.source_locator for r in store.results()}
+
+
+def only_quarantined(store) -> dict:
+    (q,) = store.quarantined()
+    return q
+
+
+# The summary table: four real LLM rows (AMD's 8xMI300X, result 5.1-0001) and one real row of a
+# benchmark that is not an LLM one (skipped by rule, counted).
+@cache
+def _summary() -> tuple:
+    return tuple(json.loads(SUMMARY_V51.read_text()))
+
+
+def summary_slice() -> list[dict]:
+    rows = _summary()
+    llm = [r for r in rows if r["Location"].startswith(f"closed/AMD/results/{SYSTEM}/llama2-70b")][:4]
+    other = next(r for r in rows if r["Category"] == "closed" and r["Model"].startswith("resnet"))
+    assert [r["Scenario"] for r in llm] == ["Interactive", "Offline", "Server", "Interactive"]
+    return [dict(r) for r in llm] + [dict(other)]
+
+
+def write_summary(tmp_path: Path, rows, name: str = "v5.1_summary_results.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(rows, indent=1))
+    return path
+
+
+def summary_locator(path: Path, index: int) -> str:
+    return f"{path} row {index + 1}"
+
+
+# Submission trees: real submitter folders copied below tmp_path/v5.1/closed/.
+def copy_submitter(tmp_path: Path, submitter: str = "AMD", top: str | None = "v5.1") -> Path:
+    """Copy results/ and systems/ of a real submitter; returns the copy (the shared files are read-only,
+    so contents are copied, not modes)."""
+    src = TREE_V51 / "closed" / submitter
+    dst = (tmp_path / top if top else tmp_path) / "closed" / submitter
+    for part in ("results", "systems"):
+        for folder, _, files in os.walk(src / part):
+            target = dst / Path(folder).relative_to(src)
+            target.mkdir(parents=True, exist_ok=True)
+            for f in files:
+                shutil.copyfile(Path(folder) / f, target / f)
+    return dst
+
+
+def scenario_locators(sub: Path) -> set[str]:
+    """Each scenario folder of a copied submitter: one input row each, named as the ingest names it."""
+    return {str(p.relative_to(sub.parent.parent)) for p in sub.glob("results/*/*/*") if p.is_dir()}
+
+
+def replace_once(path: Path, old: bytes, new: bytes) -> None:
+    data = path.read_bytes()
+    assert data.count(old) == 1, (old, path)
+    path.write_bytes(data.replace(old, new))
+
+
+# CSV in exportguard's documented format, written from real summary rows.
+def csv_slice() -> list[dict]:
+    interactive, offline, server = summary_slice()[:3]
+
+    def mlperf_row(r: dict) -> dict:
+        model, _, track = r["Model"].rpartition("-")
+        return {"mlperf": "yes", "submitter": r["Submitter"], "system_name": r["System"], "model": model,
+                "accuracy_track": track, "scenario": r["Scenario"], "value": str(r["Performance_Result"]),
+                "unit": "tokens/s", "accelerator": r["Accelerator"], "accelerators_per_node": str(r["a#"]),
+                "nodes": str(r["Nodes"]), "framework": r["Software"], "source_url": r["Details"],
+                "round": r["version"], "division": r["Category"], "availability": r["Availability"],
+                "system_id": r["Platform"]}
+
+    # An in-house re-run of the same system (not an MLPerf result): it must state its own shape and load.
+    own = mlperf_row(server) | {"mlperf": "no", "submitter": "AMD (in-house re-run)", "round": "", "division": "",
+                                "availability": "", "accuracy_track": "", "dataset": "OpenOrca",
+                                "dataset_samples": "24576", "reference_max_output_tokens": "1024",
+                                "arrival_process": "Poisson", "min_duration_ms": "600000", "target_qps": "80",
+                                "ttft_bound_ms": "2000", "tpot_bound_ms": "200"}
+    return [mlperf_row(offline), own, mlperf_row(interactive)]
+
+
+def write_csv(tmp_path: Path, rows: list[dict], extra_cells: dict[int, list[str]] | None = None,
+              name: str = "results.csv") -> Path:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(csv_rows.COLUMNS)
+    for i, row in enumerate(rows):
+        w.writerow([row.get(c, "") for c in csv_rows.COLUMNS] + (extra_cells or {}).get(i, []))
+    path = tmp_path / name
+    path.write_text(buf.getvalue())
+    return path
+
+
+def csv_locator(path: Path, index: int) -> str:
+    return f"{path} line {index + 2}"  # line 1 is the header
+
+
+def tiny_png() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
+
+
+# --------------------------------------------------------------------------- summary table: one bad row
+
+
+def _without(key):
+    return lambda r: {k: v for k, v in r.items() if k != key}
+
+
+def _with(**changes):
+    return lambda r: r | changes
+
+
+SUMMARY_ROW_CASES = [
+    # id, break the row, reason, field in the locator (None: the row as a whole), words the message must hold
+    ("missing_throughput", _without("Performance_Result"), "missing_field", "Performance_Result",
+     ["Performance_Result", "missing"]),
+    ("text_throughput", _with(Performance_Result="fast"), "non_numeric_field", "Performance_Result", ["'fast'"]),
+    ("negative_throughput", _with(Performance_Result=-5), "non_positive_value", "Performance_Result", ["-5"]),
+    ("zero_throughput", _with(Performance_Result=0), "non_positive_value", "Performance_Result", ["positive"]),
+    ("boolean_throughput", _with(Performance_Result=True), "non_numeric_field", "Performance_Result", ["True"]),
+    ("unknown_scenario", _with(Scenario="Batch"), "unknown_scenario", "Scenario", ["'Batch'", "Offline"]),
+    ("unknown_unit", _with(Performance_Units="Furlongs/s"), "unknown_unit", "Performance_Units",
+     ["'Furlongs/s'", "tokens/s"]),
+    ("blank_submitter", _with(Submitter="   "), "missing_field", "Submitter", ["Submitter"]),
+    ("no_system", _with(Platform="", Location=""), "missing_field", "Platform", ["Platform", "Location"]),
+    ("unknown_division", _with(Category="closedd"), "unknown_division", "Category", ["'closedd'"]),
+    ("lone_surrogate_escape", _with(System="Supermicro \ud800"), "not_utf8", "System", ["System", "surrogate"]),
+    ("list_instead_of_object", lambda r: list(r.values()), "not_a_result_row", None, ["object", "list"]),
+]
+
+
+@pytest.mark.parametrize("break_row, reason, field, words",
+                         [pytest.param(*c[1:], id=c[0]) for c in SUMMARY_ROW_CASES])
+def test_summary_row_that_breaks_a_rule_is_quarantined_and_its_neighbours_stored(db, tmp_path, break_row, reason,
+                                                                                field, words):
+    rows = summary_slice()
+    rows[BAD] = break_row(rows[BAD])
+    path = write_summary(tmp_path, rows)
+
+    report = ingest_path(db, path)
+
+    assert_reconciles(report, len(rows))
+    assert (report.added, report.quarantined, report.skipped) == (3, 1, 1)
+    q = only_quarantined(db)
+    assert q["reason"] == reason
+    assert q["locator"] == summary_locator(path, BAD) + (f", field {field}" if field else "")
+    assert_actionable(q["message"], *words)
+    assert q["raw"]  # the offending row is kept to look at
+    assert stored_locators(db) == {summary_locator(path, i) for i in (0, 2, 3)}
+
+
+def test_summary_row_with_non_utf8_bytes_costs_that_row_not_the_table(db, tmp_path):
+    rows = summary_slice()
+    system = rows[BAD]["System"]
+    rows[BAD]["System"] = "@@here@@"
+    path = write_summary(tmp_path, rows)
+    replace_once(path, b"@@here@@", system.encode() + b" \xff\xfe")  # Latin-1-ish garbage inside one string
+
+    report = ingest_path(db, path)
+
+    assert_reconciles(report, len(rows))
+    q = only_quarantined(db)
+    assert q["reason"] == "not_utf8"
+    assert q["locator"] == summary_locator(path, BAD) + ", field System"
+    assert_actionable(q["message"], "System", "UTF-8", r"\xff")
+    assert stored_locators(db) == {summary_locator(path, i) for i in (0, 2, 3)}
+    assert all("\ufffd" not in r.conditions.identity.system_name for r in db.results())
+
+
+# --------------------------------------------------------------------------- summary table: the file itself
+
+
+def _truncated(tmp_path):
+    path = tmp_path / "v5.1_summary_results.json"
+    path.write_text(json.dumps(summary_slice(), indent=1)[:-300])
+    return path
+
+
+def _object_not_list(tmp_path):
+    path = tmp_path / "v5.1_summary_results.json"
+    path.write_text(json.dumps({"results": summary_slice()}))
+    return path
+
+
+def _csv_named_json(tmp_path):
+    text = write_csv(tmp_path, csv_slice()).read_text()
+    path = tmp_path / "v5.1_summary_results.json"
+    path.write_text(text)
+    return path
+
+
+def _nested_too_deep(tmp_path):
+    path = tmp_path / "v5.1_summary_results.json"
+    path.write_text("[" * 200_000 + "]" * 200_000)
+    return path
+
+
+def _number_of_5000_digits(tmp_path):
+    rows = summary_slice()
+    rows[BAD]["Performance_Result"] = "@@n@@"
+    path = write_summary(tmp_path, rows)
+    replace_once(path, b'"@@n@@"', b"9" * 5000)
+    return path
+
+
+@pytest.mark.parametrize("make, reason, words", [
+    pytest.param(_truncated, "invalid_json", ["line", "column", "truncated"], id="truncated_json"),
+    pytest.param(_object_not_list, "not_a_summary_table", ["JSON list", "{"], id="object_not_list"),
+    pytest.param(_csv_named_json, "not_a_summary_table", ["JSON list", "mlperf,submitter"], id="csv_text_named_json"),
+    pytest.param(_nested_too_deep, "invalid_json", ["nested"], id="nested_200000_deep"),
+    pytest.param(_number_of_5000_digits, "invalid_json", ["digits"], id="number_of_5000_digits"),
+])
+def test_summary_file_that_is_not_a_table_is_quarantined_whole_as_one_row(db, tmp_path, make, reason, words):
+    path = make(tmp_path)
+
+    report = ingest_path(db, path)
+
+    # The file cannot be split into rows, so the file is the one input row.
+    assert_reconciles(report, 1)
+    assert report.quarantined == 1 and db.count() == 0
+    q = only_quarantined(db)
+    assert (q["reason"], q["locator"], q["source_path"]) == (reason, str(path), str(path))
+    assert_actionable(q["message"], *words)
+
+
+def test_truncated_summary_message_names_the_line_and_column_where_the_json_stops(db, tmp_path):
+    path = _truncated(tmp_path)
+    text = path.read_text()
+    last_line = text.count("\n") + 1
+
+    ingest_path(db, path)
+
+    message = only_quarantined(db)["message"]
+    assert f"at line {last_line} column " in message
+
+
+def test_png_renamed_csv_is_quarantined_as_not_a_csv(db, tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_bytes(tiny_png())
+
+    report = ingest_path(db, path)
+
+    assert_reconciles(report, 1)
+    q = only_quarantined(db)
+    assert (q["reason"], q["locator"], q["source_kind"]) == ("not_a_csv", str(path), "csv")
+    assert_actionable(q["message"], ".csv")
+
+
+def test_path_that_does_not_exist_is_a_clear_error_naming_it(db, tmp_path):
+    missing = tmp_path / "v5.1_summary_results.json"
+    with pytest.raises(SourceError) as info:
+        ingest_path(db, missing)
+    assert info.value.reason == "not_found"
+    assert str(missing) in str(info.value) and "no such file" in str(info.value)
+    assert db.quarantined() == [] and db.ingest_runs() == []
+
+
+# --------------------------------------------------------------------------- submission tree: one bad scenario
+
+
+def _log_says(old: bytes, new: bytes):
+    return lambda scenario: replace_once(scenario / PERF, old, new)
+
+
+def _accuracy_line(line: str):
+    """Put ``line`` where the real accuracy dict was (line 4, between the tool's noise and hash=...)."""
+    def write(scenario: Path):
+        lines = (scenario / ACCURACY).read_text().splitlines()
+        (at,) = [i for i, x in enumerate(lines) if x.startswith("{")]
+        (scenario / ACCURACY).write_text("\n".join(lines[:at] + [line] + lines[at + 1:]) + "\n")
+    return write
+
+
+ONE_MB_DICT = "{'tokens_per_sample': 301.1, " + ", ".join(f"'k{i}': {i}" for i in range(90_000)) + "}"
+
+TREE_CASES = [
+    # id, break the Offline scenario folder, reason, where in the folder (file and line), words of the message
+    ("invalid_result", _log_says(b"Result is : VALID", b"Result is : INVALID"), "invalid_result",
+     f"{PERF} line 9", ["INVALID", "VALID"]),
+    ("text_tokens_per_second", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: abc"),
+     "non_numeric_field", f"{PERF} line 8", ["Tokens per second", "'abc'", "not a number"]),
+    ("negative_tokens_per_second", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: -27803.9"),
+     "negative_value", f"{PERF} line 8", ["Tokens per second", "-27803.9"]),
+    ("non_utf8_log", _log_says(b"SUT name : PySUT", b"SUT name : PySUT \xff\xfe"), "not_utf8", PERF,
+     ["line 4", "UTF-8"]),
+    ("accuracy_holds_code", _accuracy_line("{'tokens_per_sample': __import__('os').system('touch /tmp/pwned')}"),
+     "accuracy_not_a_dict_literal", f"{ACCURACY} line 4", ["tokens_per_sample", "__import__"]),
+    ("accuracy_one_megabyte_line", _accuracy_line(ONE_MB_DICT), "accuracy_line_too_long", f"{ACCURACY} line 4",
+     ["characters"]),
+]
+
+
+@pytest.mark.parametrize("break_scenario, reason, where, words", [pytest.param(*c[1:], id=c[0]) for c in TREE_CASES])
+def test_tree_scenario_that_breaks_a_rule_is_quarantined_and_its_neighbours_stored(db, tmp_path, break_scenario,
+                                                                                 reason, where, words):
+    sub = copy_submitter(tmp_path)
+    scenarios = scenario_locators(sub)
+    bad = f"closed/AMD/{SCENARIO}"
+    break_scenario(sub / SCENARIO)
+
+    report = ingest_path(db, tmp_path / "v5.1")
+
+    assert_reconciles(report, len(scenarios))
+    assert (report.added, report.quarantined) == (len(scenarios) - 1, 1)
+    q = only_quarantined(db)
+    assert q["reason"] == reason
+    assert q["locator"] == f"{bad}, {where}"
+    assert_actionable(q["message"], *words)
+    assert stored_locators(db) == scenarios - {bad}
+
+
+def test_accuracy_holding_code_is_never_run(db, tmp_path):
+    pwned = Path("/tmp/pwned")
+    existed = pwned.exists()
+    sub = copy_submitter(tmp_path)
+    _accuracy_line("{'tokens_per_sample': __import__('os').system('touch /tmp/pwned')}")(sub / SCENARIO)
+
+    ingest_path(db, tmp_path / "v5.1")
+
+    assert pwned.exists() == existed
+    assert only_quarantined(db)["reason"] == "accuracy_not_a_dict_literal"
+
+
+def test_accuracy_of_one_20_mb_line_is_refused_quickly(db, tmp_path):
+    sub = copy_submitter(tmp_path)
+    line = "{'tokens_per_sample': 301.1, " + "'k': 1, " * (20 * 1024 * 1024 // 8) + "}"
+    (sub / SCENARIO / ACCURACY).write_text(line)
+
+    started = time.perf_counter()
+    report = ingest_path(db, tmp_path / "v5.1")
+    elapsed = time.perf_counter() - started
+
+    assert elapsed < 3, f"{elapsed:.1f} s for one oversized accuracy.txt"
+    assert_reconciles(report, len(scenario_locators(sub)))
+    q = only_quarantined(db)
+    assert q["reason"] == "file_too_large"
+    assert q["locator"] == f"closed/AMD/{SCENARIO}, {ACCURACY}"
+    assert_actionable(q["message"], "bytes")
+    assert len(q["raw"]) <= 4000
+
+
+def test_tree_scenario_folder_named_batch_is_quarantined_as_unknown_scenario(db, tmp_path):
+    sub = copy_submitter(tmp_path)
+    (sub / SCENARIO).rename(sub / SCENARIO.replace("Offline", "Batch"))
+    scenarios = scenario_locators(sub)
+
+    report = ingest_path(db, tmp_path / "v5.1")
+
+    assert_reconciles(report, len(scenarios))
+    q = only_quarantined(db)
+    assert (q["reason"], q["locator"]) == ("unknown_scenario", f"closed/AMD/{SCENARIO.replace('Offline', 'Batch')}")
+    assert_actionable(q["message"], "'Batch'", "Offline, Server or Interactive")
+    assert len(stored_locators(db)) == len(scenarios) - 1
+
+
+def test_lowercase_offline_folder_is_stored_as_offline(db, tmp_path):
+    sub = copy_submitter(tmp_path)
+    lower = SCENARIO.replace("Offline", "offline")
+    (sub / SCENARIO).rename(sub / lower)
+    scenarios = scenario_locators(sub)
+
+    report = ingest_path(db, tmp_path / "v5.1")
+
+    assert_reconciles(report, len(scenarios))
+    assert report.added == len(scenarios) and db.quarantined() == []
+    (offline,) = [r for r in db.results() if r.conditions.provenance.source_locator == f"closed/AMD/{lower}"]
+    assert offline.conditions.benchmark.scenario == "Offline"
+    assert offline.value == 27803.9
+    assert offline.conditions.load.arrival_process == "closed-loop drain"
+
+
+def _delete(path: Path) -> None:
+    path.unlink()
+
+
+def _truncate(path: Path) -> None:
+    path.write_text(path.read_text()[:200])
+
+
+@pytest.mark.parametrize("break_system, reason, where, words", [
+    pytest.param(_delete, "missing_system_description", "", ["systems/", "C885_H200x8_TRT.json"], id="missing"),
+    pytest.param(_truncate, "invalid_json", " line 6", ["line 6", "column"], id="truncated"),
+])
+def test_tree_with_a_broken_system_description_quarantines_that_systems_rows_only(db, tmp_path, break_system,
+                                                                                  reason, where, words):
+    amd = copy_submitter(tmp_path, "AMD")
+    cisco = copy_submitter(tmp_path, "Cisco")
+    break_system(cisco / "systems" / "C885_H200x8_TRT.json")
+
+    report = ingest_path(db, tmp_path / "v5.1")
+
+    assert_reconciles(report, len(scenario_locators(amd)) + len(scenario_locators(cisco)))
+    quarantined = db.quarantined()
+    assert {q["locator"] for q in quarantined} == {
+        f"{s}, closed/Cisco/systems/C885_H200x8_TRT.json{where}" for s in scenario_locators(cisco)}
+    for q in quarantined:
+        assert q["reason"] == reason
+        assert_actionable(q["message"], *words)
+    assert stored_locators(db) == scenario_locators(amd)
+
+
+def test_empty_folder_is_quarantined_as_one_empty_tree_row(db, tmp_path):
+    empty = tmp_path / "v5.1"
+    empty.mkdir()
+
+    report = ingest_path(db, empty)
+
+    # Pinned: an empty folder is one quarantine row (the folder), so a batch of paths keeps going.
+    assert_reconciles(report, 1)
+    assert report.quarantined == 1 and db.count() == 0
+    q = only_quarantined(db)
+    assert (q["reason"], q["locator"], q["source_kind"]) == ("empty_tree", str(empty), "mlperf_tree")
+    assert_actionable(q["message"], "results/")
+
+
+def test_tree_without_a_round_folder_is_quarantined_until_the_round_is_given(db, tmp_path):
+    sub = copy_submitter(tmp_path, top=None)
+    scenarios = scenario_locators(sub)
+
+    unknown = ingest_path(db, tmp_path)
+
+    assert_reconciles(unknown, len(scenarios))
+    assert unknown.quarantined == len(scenarios) and db.count() == 0
+    assert {q["locator"] for q in db.quarantined()} == scenarios
+    for q in db.quarantined():
+        assert q["reason"] == "unknown_round"
+        assert_actionable(q["message"], "vX.Y", "--round")
+
+    given = ingest_path(db, tmp_path, round="v5.1")
+
+    assert_reconciles(given, len(scenarios))
+    assert given.added == len(scenarios)
+    assert {r.conditions.identity.round for r in db.results()} == {"v5.1"}
+    assert stored_locators(db) == scenarios
+
+
+def test_round_given_without_its_v_is_stored_as_the_same_round(db, tmp_path):
+    sub = copy_submitter(tmp_path, top=None)
+
+    report = ingest_path(db, tmp_path, round="5.1")
+
+    assert report.added == len(scenario_locators(sub)) and report.reconciles
+    assert {r.conditions.identity.round for r in db.results()} == {"v5.1"}
+
+
+def test_round_that_is_not_a_round_is_a_clear_error_before_anything_is_written(db, tmp_path):
+    copy_submitter(tmp_path, top=None)
+    with pytest.raises(SourceError) as info:
+        ingest_path(db, tmp_path, round="latest")
+    assert info.value.reason == "bad_round"
+    assert "'latest'" in str(info.value) and "v5.1" in str(info.value)
+    assert db.count() == 0 and db.ingest_runs() == []
+
+
+def test_row_the_store_refuses_is_quarantined_in_the_constraints_words(store, tmp_path):
+    """The readers let through a system name holding an unpaired surrogate escape (valid JSON, not text);
+    the store cannot hold it on either backend. Its rows are quarantined; the rest of the run is kept."""
+    amd = copy_submitter(tmp_path, "AMD")
+    cisco = copy_submitter(tmp_path, "Cisco")
+    replace_once(cisco / "systems" / "C885_H200x8_TRT.json", b'"system_name": "', b'"system_name": "\\ud800')
+
+    report = ingest_path(store, tmp_path / "v5.1")
+
+    assert_reconciles(report, len(scenario_locators(amd)) + len(scenario_locators(cisco)))
+    assert {q["locator"] for q in store.quarantined()} == scenario_locators(cisco)
+    for q in store.quarantined():
+        assert q["reason"] == "store_refused"
+        assert_actionable(q["message"], "refused", "surrogate")
+    assert stored_locators(store) == scenario_locators(amd)
+
+
+# --------------------------------------------------------------------------- CSV: one bad row
+
+
+CSV_CASES = [
+    # id, row to break, its new cells, reason, column in the locator (None: the line), words of the message
+    ("missing_value", BAD, {"value": ""}, "missing_field", "value", ["value", "empty"]),
+    ("negative_value", BAD, {"value": "-24593.8"}, "non_positive_value", "value", ["'-24593.8'", "positive"]),
+    ("text_value", BAD, {"value": "fast"}, "non_numeric_field", "value", ["'fast'", "not a number"]),
+    ("bad_unit", BAD, {"unit": "tok/sec"}, "unknown_unit", "unit", ["'tok/sec'", "tokens/s"]),
+    ("mlperf_maybe", BAD, {"mlperf": "maybe"}, "bad_field", "mlperf", ["yes or no", "'maybe'"]),
+    ("server_row_without_latency_bounds", BAD, {"ttft_bound_ms": "", "tpot_bound_ms": ""}, "missing_field",
+     "ttft_bound_ms", ["ttft_bound_ms", "tpot_bound_ms"]),
+    ("non_mlperf_row_without_dataset", BAD, {"dataset": ""}, "missing_field", "dataset", ["dataset", "non-MLPerf"]),
+    ("zero_dataset_samples", BAD, {"dataset_samples": "0"}, "non_positive_value", "dataset_samples",
+     ["dataset_samples", "at least 1"]),
+    ("zero_min_duration", BAD, {"min_duration_ms": "0"}, "non_positive_value", "min_duration_ms",
+     ["min_duration_ms", "at least 1"]),
+    ("unknown_scenario", BAD, {"scenario": "Batch"}, "unknown_scenario", "scenario", ["'Batch'"]),
+    ("unknown_division", 0, {"division": "closedd"}, "bad_field", "division", ["'closedd'", "closed, open"]),
+    ("unknown_availability", 0, {"availability": "released"}, "bad_field", "availability",
+     ["'released'", "available"]),
+    ("round_that_is_not_a_round", 0, {"round": "five"}, "bad_field", "round", ["'five'", "v5.1"]),
+    ("one_megabyte_cell", BAD, {"framework": "vLLM " * 210_000}, "malformed_csv", None, ["10,000 characters"]),
+]
+
+
+@pytest.mark.parametrize("index, cells, reason, column, words", [pytest.param(*c[1:], id=c[0]) for c in CSV_CASES])
+def test_csv_row_that_breaks_a_rule_is_quarantined_and_its_neighbours_stored(db, tmp_path, index, cells, reason,
+                                                                             column, words):
+    rows = csv_slice()
+    rows[index] = rows[index] | cells
+    path = write_csv(tmp_path, rows)
+
+    report = ingest_path(db, path)
+
+    assert_reconciles(report, len(rows))
+    assert (report.added, report.quarantined) == (len(rows) - 1, 1)
+    q = only_quarantined(db)
+    assert q["reason"] == reason
+    assert q["locator"] == csv_locator(path, index) + (f", column {column}" if column else "")
+    assert_actionable(q["message"], *words)
+    assert len(q["raw"]) <= 4000
+    assert stored_locators(db) == {csv_locator(path, i) for i in range(len(rows)) if i != index}
+
+
+def test_csv_row_with_more_cells_than_the_header_is_quarantined_and_its_neighbours_stored(db, tmp_path):
+    rows = csv_slice()
+    path = write_csv(tmp_path, rows, extra_cells={BAD: ["surplus", "cells"]})
+
+    report = ingest_path(db, path)
+
+    assert_reconciles(report, len(rows))
+    q = only_quarantined(db)
+    assert (q["reason"], q["locator"]) == ("extra_cells", csv_locator(path, BAD))
+    assert_actionable(q["message"], "more cells", "header")
+    assert stored_locators(db) == {csv_locator(path, i) for i in (0, 2)}
+
+
+def test_csv_rows_as_written_are_all_stored(db, tmp_path):
+    """The control for the CSV matrix: the unbroken rows are valid, so each case's quarantine is its break."""
+    rows = csv_slice()
+    report = ingest_path(db, write_csv(tmp_path, rows))
+    assert report.added == len(rows) and report.reconciles and db.quarantined() == []
+    own = next(r for r in db.results() if not r.conditions.identity.mlperf)
+    assert own.conditions.load.ttft_bound_ms == 2000 and own.conditions.shape.dataset == "OpenOrca"
+
+
+# --------------------------------------------------------------------------- the same bad file twice
+
+
+def _summary_with_bad_row(tmp_path):
+    rows = summary_slice()
+    rows[BAD]["Performance_Result"] = "fast"
+    return write_summary(tmp_path, rows), len(rows)
+
+
+def _tree_with_invalid_result(tmp_path):
+    sub = copy_submitter(tmp_path)
+    _log_says(b"Result is : VALID", b"Result is : INVALID")(sub / SCENARIO)
+    return tmp_path / "v5.1", len(scenario_locators(sub))
+
+
+def _csv_with_bad_row(tmp_path):
+    rows = csv_slice()
+    rows[BAD]["unit"] = "tok/sec"
+    return write_csv(tmp_path, rows), len(rows)
+
+
+def _png_named_csv(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_bytes(tiny_png())
+    return path, 1
+
+
+@pytest.mark.parametrize("make", [_summary_with_bad_row, _tree_with_invalid_result, _csv_with_bad_row,
+                                  _png_named_csv], ids=["summary", "tree", "csv", "png_named_csv"])
+def test_ingesting_the_same_bad_source_twice_adds_no_duplicate_quarantine_rows(store, tmp_path, make):
+    path, rows_in_input = make(tmp_path)
+
+    first = ingest_path(store, path)
+    quarantined = store.quarantined()
+    stored = store.count()
+    again = ingest_path(store, path)
+
+    assert_reconciles(first, rows_in_input)
+    assert_reconciles(again, rows_in_input)
+    assert again.quarantined == first.quarantined == len(quarantined) == 1
+    assert again.added == 0 and again.unchanged == first.added
+    assert store.quarantined() == quarantined
+    assert store.count() == stored
+    assert [r["rows_read"] for r in store.ingest_runs()] == [rows_in_input, rows_in_input]
