@@ -266,6 +266,7 @@ class Store:
         is "enriched", recorded in result_sources.
         """
         row = _result_to_row(result)
+        _check_text(row)
         existing = conn.execute(sa.select(results_table).where(*_natural_key_clause(result))).mappings().first()
         if existing is None:
             pk = conn.execute(results_table.insert().values(**row)).inserted_primary_key[0]
@@ -363,6 +364,21 @@ def _natural_key_clause(result: Result) -> list:
     c = results_table.c
     names = ("round", "division", "submitter_key", "system_id", "benchmark", "scenario")
     return [c[n] == v for n, v in zip(names, result.natural_key)]
+
+
+def _check_text(row: Mapping) -> None:
+    """Refuse what one backend would store and the other would not (NUL bytes, over-long values), so
+    that SQLite and PostgreSQL stores hold the same rows."""
+    for column in results_table.columns:
+        value = row.get(column.name)
+        if not isinstance(value, str):
+            continue
+        if "\x00" in value:
+            raise sa.exc.DataError(f"column {column.name}", None, ValueError(f"{column.name} holds a NUL character"))
+        limit = getattr(column.type, "length", None)
+        if limit and len(value) > limit:
+            raise sa.exc.DataError(f"column {column.name}", None,
+                                   ValueError(f"{column.name} is {len(value)} characters, more than its {limit}"))
 
 
 def _enrichment(existing: Mapping, new: Mapping) -> dict:

@@ -189,6 +189,7 @@ SUMMARY_ROW_CASES = [
     ("blank_submitter", _with(Submitter="   "), "missing_field", "Submitter", ["Submitter"]),
     ("no_system", _with(Platform="", Location=""), "missing_field", "Platform", ["Platform", "Location"]),
     ("unknown_division", _with(Category="closedd"), "unknown_division", "Category", ["'closedd'"]),
+    ("zero_nodes", _with(Nodes=0), "non_positive_value", "Nodes", ["Nodes", "at least 1"]),
     ("lone_surrogate_escape", _with(System="Supermicro \ud800"), "not_utf8", "System", ["System", "surrogate"]),
     ("list_instead_of_object", lambda r: list(r.values()), "not_a_result_row", None, ["object", "list"]),
 ]
@@ -532,6 +533,25 @@ def test_row_the_store_refuses_is_quarantined_in_the_constraints_words(store, tm
         assert q["reason"] == "store_refused"
         assert_actionable(q["message"], "refused", "surrogate")
     assert stored_locators(store) == scenario_locators(amd)
+
+
+@pytest.mark.parametrize("poison, words", [(b"\\u0000", "NUL"), (b"x" * 40, "more than its 32")],
+                         ids=["nul_character", "overlong_result_id"])
+def test_sqlite_and_postgresql_refuse_the_same_rows(store, tmp_path, poison, words):
+    """What one backend would store and the other refuse is refused by both, with the same reason."""
+    cisco = copy_submitter(tmp_path, "Cisco")
+    if words == "NUL":
+        replace_once(cisco / "systems" / "C885_H200x8_TRT.json", b'"system_name": "', b'"system_name": "' + poison)
+        report = ingest_path(store, tmp_path / "v5.1")
+        assert report.quarantined == len(scenario_locators(cisco))
+    else:
+        rows = [r for r in json.loads(SUMMARY_V51.read_text()) if r["Model"] == "llama2-70b-99"][:2]
+        rows[0]["ID"] = poison.decode()
+        path = tmp_path / "summary.json"
+        path.write_text(json.dumps(rows))
+        report = ingest_path(store, path)
+        assert (report.added, report.quarantined) == (1, 1)
+    assert all(q["reason"] == "store_refused" and words in q["message"] for q in store.quarantined())
 
 
 # --------------------------------------------------------------------------- CSV: one bad row

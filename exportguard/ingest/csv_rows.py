@@ -52,9 +52,8 @@ COLUMNS = REQUIRED + REQUIRED_MLPERF + REQUIRED_OTHER + OPTIONAL
 
 def read_csv(path: Path, source: Source) -> Iterator[Item]:
     text = decode_utf8(read_bounded(path, CSV_LIMIT), str(path))
-    csv.field_size_limit(FIELD_LIMIT)
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = reader.fieldnames or []
+    header = _bounded(lambda: reader.fieldnames) or []
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise SourceError("missing_column", f"the header lacks column(s) {', '.join(missing)}; see templates/results.csv",
@@ -63,7 +62,7 @@ def read_csv(path: Path, source: Source) -> Iterator[Item]:
     while True:
         locator = f"{path} line {line + 1}"
         try:
-            row = next(reader)
+            row = _bounded(lambda: next(reader))
         except StopIteration:
             return
         except csv.Error as e:
@@ -78,6 +77,15 @@ def read_csv(path: Path, source: Source) -> Iterator[Item]:
             yield _row_result(row, locator, source)
         except SourceError as err:
             yield Quarantined.from_error(err, locator, raw=",".join(f"{k}={v}" for k, v in row.items() if v)[:4000])
+
+
+def _bounded(read):
+    """Run one read of the csv module under our cell limit; the limit is process-wide, so restore it."""
+    previous = csv.field_size_limit(FIELD_LIMIT)
+    try:
+        return read()
+    finally:
+        csv.field_size_limit(previous)
 
 
 def _row_result(row: dict, locator: str, source: Source) -> Result:

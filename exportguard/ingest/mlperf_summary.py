@@ -107,7 +107,9 @@ def _row_item(row, locator: str, source: Source) -> Item:
         return Skipped(locator, "folder names another model than the benchmark it is filed under")
     tps_match = _TPS.search(str(row.get("Accuracy") or ""))
     per_node = _count(row, "a#", default=0)
-    nodes = _count(row, "Nodes", default=1) or 1
+    nodes = _count(row, "Nodes", default=1)
+    if nodes < 1:
+        raise SourceError("non_positive_value", f"field Nodes must be at least 1, found {row.get('Nodes')!r}", "field Nodes")
     provenance = Provenance(
         source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
         source_locator=locator, source_url=_text(row, "Details", required=False) or RESULTS_REPO.format(round=round_),
