@@ -17,7 +17,7 @@ EMBEDS_MANIFEST = False
 HEADER = ("section", "table", "figure", "unit", "band", "marks", "notes", "verified", "derived", "submitter",
           "system", "accelerator", "accelerators_total", "round", "division", "availability", "benchmark",
           "scenario", "result_id", "tokens_per_sample", "shape", "load", "citation", "source_url", "retrieved_on",
-          "caveat")
+          "caveat", "trademark_legend")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 
 
@@ -57,4 +57,5 @@ def _row(report, n, title, fig, table_note, notes):
             i.verified, fig.derivation.label if fig.derivation else "", i.submitter, i.system_name, c.accelerator,
             c.accelerators_total, i.round, i.division, i.availability, b.benchmark, b.scenario,
             result_id_words(r), tps_words(r), shape_words(r), table_note, identity_words(r),
-            r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short)
+            r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short,
+            report.legend)
