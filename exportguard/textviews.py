@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from .citation import result_id_words, tps_words
 from .model import Cohort, Result, Slack
 
 UNIT_SHORT = {"tokens/s": "tok/s", "samples/s": "samples/s", "queries/s": "queries/s"}
@@ -22,19 +23,6 @@ def figure_text(result: Result, slack: Slack) -> str:
     if result.conditions.identity.verified != "verified":
         text += " unverified"
     return text
-
-
-def result_id_text(result: Result) -> str:
-    i = result.conditions.identity
-    return {"official": i.result_id, "pending": "ID pending (not matched to a published summary)",
-            "none": "no ID (not an MLPerf result)"}[i.result_id_state]
-
-
-def tps_text(result: Result) -> str:
-    s = result.conditions.shape
-    if s.tokens_per_sample is None:
-        return "tokens/sample not reported"
-    return f"{s.tokens_per_sample:.1f} tokens/sample ({s.tokens_per_sample_basis})"
 
 
 def load_text(result: Result) -> str:
@@ -68,7 +56,7 @@ def figure_record(result: Result, cohort: Cohort) -> dict:
     """A figure for machine consumers: the value never appears without unit, band and conditions."""
     return {"figure": figure_text(result, cohort.slack), "value": result.value, "unit": result.unit,
             "band": cohort.slack.band_fraction, "band_text": cohort.slack.band_text(),
-            "cohort": cohort.key.label(), "result_id": result_id_text(result),
+            "cohort": cohort.key.label(), "result_id": result_id_words(result),
             "corrections": list(result.corrections),
             "conditions": dataclasses.asdict(result.conditions)}
 
@@ -80,8 +68,8 @@ def listing_lines(cohorts: list[Cohort]) -> list[str]:
         for r in cohort.results:
             i, c = r.conditions.identity, r.conditions.configuration
             lines.append(f"  {figure_text(r, cohort.slack):<34} {i.submitter} | {i.system_name} | "
-                         f"{c.accelerators_total} x {c.accelerator} | {i.availability} | {result_id_text(r)} | "
-                         f"{tps_text(r)}")
+                         f"{c.accelerators_total} x {c.accelerator} | {i.availability} | {result_id_words(r)} | "
+                         f"{tps_words(r)}")
             lines.append(f"  {'':<34} {load_text(r)}")
             if r.corrections:
                 lines.append(f"  {'':<34} corrected: {'; '.join(r.corrections)}")
