@@ -92,3 +92,15 @@ def test_list_json_carries_unit_band_and_conditions_with_every_value(run):
 def test_a_bad_store_url_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(main, ["--db", "nosuch://x", "cohorts"])
     assert result.exit_code != 0 and "unsupported database" in result.output
+
+
+def test_the_csv_template_has_every_documented_column():
+    from pathlib import Path
+
+    from exportguard.ingest.csv_rows import COLUMNS
+
+    root = Path(__file__).resolve().parents[1]
+    header = (root / "templates" / "results.csv").read_text().strip().split(",")
+    assert header == list(COLUMNS)
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{c}`" in readme for c in COLUMNS)

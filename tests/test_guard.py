@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -208,11 +209,18 @@ def test_EG008_hidden_availability_difference_is_refused_and_shown_when_asked(of
     _table([a, preview], slack, columns=("submitter", "accelerators", "availability", "throughput"))
 
 
-def test_EG009_mlperf_and_non_mlperf_in_one_comparison(offline, slack, sqlite_url):
-    from pathlib import Path
-
+def test_EG009_mlperf_and_non_mlperf_in_one_comparison(offline, slack, sqlite_url, tmp_path):
+    # An own load test in the CSV format, next to the real MLPerf rows.
+    template = (Path(__file__).resolve().parents[1] / "templates" / "results.csv").read_text()
+    own_test = dict(mlperf="no", submitter="our lab", system_name="8x H200 replica", model="llama2-70b",
+                    scenario="Offline", value="20000", unit="tokens/s", accelerator="NVIDIA H200-SXM-141GB",
+                    accelerators_per_node="8", nodes="1", framework="vLLM", source_url="file:///lab/run-1",
+                    dataset="chat replay", dataset_samples="5000", reference_max_output_tokens="4096",
+                    arrival_process="closed-loop drain", min_duration_ms="900000")
+    header = template.strip().split(",")
+    (tmp_path / "own.csv").write_text(template + ",".join(own_test.get(c, "") for c in header) + "\n")
     with open_store(sqlite_url) as own_store:
-        ingest_path(own_store, Path(__file__).resolve().parents[1] / "templates" / "results.csv")
+        assert ingest_path(own_store, tmp_path / "own.csv").added == 1
         own = own_store.results(mlperf=False)
     with pytest.raises(GuardError) as e:
         _table([offline[0], *own], slack)
