@@ -10,9 +10,12 @@ import hashlib
 import hmac
 import json
 import os
-from typing import Iterable
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Iterator
 
 from . import __version__
+from .model import Conditions
 from .report import BoundFigure, Report
 
 SCHEMA = "exportguard-manifest/1"
@@ -20,6 +23,7 @@ SIGNING_KEY_ENV = "EXPORTGUARD_SIGNING_KEY"
 
 
 def figure_entry(location: str, fig: BoundFigure) -> dict:
+    c = fig.result.conditions
     return {
         "location": location,
         "text": fig.text(),
@@ -34,19 +38,70 @@ def figure_entry(location: str, fig: BoundFigure) -> dict:
         "verified": fig.verified,
         "cohort": fig.cohort.label(),
         "cohort_key": dataclasses.asdict(fig.cohort),
-        "conditions": dataclasses.asdict(fig.result.conditions),
+        # Shallow copies of flat dataclasses: asdict's deep recursion costs more than the export itself.
+        "conditions": {part: dict(vars(getattr(c, part))) for part in _CONDITION_PARTS},
     }
 
 
-def canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+_CONDITION_PARTS = tuple(f.name for f in dataclasses.fields(Conditions))
 
 
-def _signed_part(manifest: dict) -> dict:
+class Figures(Sequence):
+    """The manifest's figure entries, computed when read rather than held: a 100,000-figure export
+    keeps only its placements (references into the report), not 100,000 entry dicts."""
+
+    def __init__(self, placements: Sequence[tuple[str, BoundFigure]]):
+        self._placements = placements
+
+    def __len__(self):
+        return len(self._placements)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [figure_entry(*p) for p in self._placements[i]]
+        return figure_entry(*self._placements[i])
+
+    def __iter__(self):
+        return (figure_entry(*p) for p in self._placements)
+
+    def __eq__(self, other):
+        return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+
+def json_pieces(manifest: Mapping, canonical_form: bool = False) -> Iterator[str]:
+    """The manifest as JSON text, piece by piece (figures one at a time). The canonical form (sorted
+    keys, no spaces, no digest or hmac) is what the digest and the signature are computed over."""
+    items = sorted(_signed_part(manifest).items()) if canonical_form else manifest.items()
+    dump = partial(json.dumps, sort_keys=canonical_form, separators=(",", ":"), ensure_ascii=not canonical_form)
+    yield "{"
+    for n, (key, value) in enumerate(items):
+        yield ("," if n else "") + json.dumps(key) + ":"
+        if key == "figures":
+            yield "["
+            for m, entry in enumerate(value):
+                yield ("," if m else "") + dump(entry)
+            yield "]"
+        else:
+            yield dump(value)
+    yield "}"
+
+
+def _digests(manifest: Mapping, key: bytes | None) -> tuple[str, str | None]:
+    sha = hashlib.sha256()
+    mac = hmac.new(key, digestmod=hashlib.sha256) if key else None
+    for piece in json_pieces(manifest, canonical_form=True):
+        data = piece.encode("utf-8")
+        sha.update(data)
+        if mac:
+            mac.update(data)
+    return sha.hexdigest(), (mac.hexdigest() if mac else None)
+
+
+def _signed_part(manifest: Mapping) -> dict:
     return {k: v for k, v in manifest.items() if k not in ("digest", "hmac")}
 
 
-def build(report: Report, placements: Iterable[tuple[str, BoundFigure]], artifact_format: str,
+def build(report: Report, placements: Sequence[tuple[str, BoundFigure]], artifact_format: str,
           key: bytes | None = None) -> dict:
     if key is None and os.environ.get(SIGNING_KEY_ENV):
         key = os.environ[SIGNING_KEY_ENV].encode("utf-8")
@@ -58,12 +113,12 @@ def build(report: Report, placements: Iterable[tuple[str, BoundFigure]], artifac
         "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "caveat_short": report.caveat_short,
         "warnings": [{"rule": w.rule_id, "location": w.location, "message": w.message} for w in report.warnings],
-        "figures": [figure_entry(loc, fig) for loc, fig in placements],
+        "figures": Figures(list(placements)),
     }
-    body = canonical(_signed_part(manifest))
-    manifest["digest"] = {"algorithm": "sha256", "value": hashlib.sha256(body).hexdigest()}
-    if key:
-        manifest["hmac"] = {"algorithm": "HMAC-SHA256", "value": hmac.new(key, body, hashlib.sha256).hexdigest()}
+    digest, mac = _digests(manifest, key)
+    manifest["digest"] = {"algorithm": "sha256", "value": digest}
+    if mac:
+        manifest["hmac"] = {"algorithm": "HMAC-SHA256", "value": mac}
     return manifest
 
 
@@ -73,15 +128,13 @@ def verify(manifest: dict, key: bytes | None = None) -> list[str]:
     problems = []
     if manifest.get("schema") != SCHEMA:
         problems.append(f"unknown manifest schema {manifest.get('schema')!r}")
-    body = canonical(_signed_part(manifest))
-    if manifest.get("digest", {}).get("value") != hashlib.sha256(body).hexdigest():
+    digest, mac = _digests(manifest, key)
+    if manifest.get("digest", {}).get("value") != digest:
         problems.append("manifest digest does not match its content: the manifest was edited")
-    if key is not None:
-        mac = manifest.get("hmac", {}).get("value", "")
-        if not hmac.compare_digest(mac, hmac.new(key, body, hashlib.sha256).hexdigest()):
-            problems.append("manifest signature does not match the signing key")
+    if key is not None and not hmac.compare_digest(manifest.get("hmac", {}).get("value", ""), mac):
+        problems.append("manifest signature does not match the signing key")
     return problems
 
 
-def dumps(manifest: dict) -> str:
-    return json.dumps(manifest, indent=1, ensure_ascii=False)
+def dumps(manifest: Mapping) -> str:
+    return "".join(json_pieces(manifest))

@@ -4,6 +4,7 @@ band (or the words for its absence), verified status and footnote mark."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Iterator, Union
 
 from .model import CohortKey, Result, Slack
@@ -53,9 +54,13 @@ class BoundFigure:
     def band_text(self) -> str:
         return self.slack.band_text()
 
+    def _digits(self) -> int:
+        return 0 if self.magnitude >= 100 else 2 if self.magnitude >= 1 else 4
+
     def _number(self) -> str:
-        v = self.magnitude
-        return f"{v:,.0f}" if v >= 100 else f"{v:,.2f}" if v >= 1 else f"{v:,.4f}"
+        # Half away from zero, as spreadsheets round a number format: the text and the cell agree.
+        places = Decimal(1).scaleb(-self._digits())
+        return f"{Decimal(repr(self.magnitude)).quantize(places, ROUND_HALF_UP):,}"
 
     def _suffix(self) -> str:
         """Everything after the number: unit, band, marks, labels (the binding)."""
@@ -73,8 +78,9 @@ class BoundFigure:
 
     def number_format(self) -> str:
         """A spreadsheet number format whose literal text carries the binding."""
-        digits = "#,##0" if self.magnitude >= 100 else "#,##0.00" if self.magnitude >= 1 else "0.0000"
-        literal = " " + self._suffix().replace('"', "'")
+        digits = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}[self._digits()]
+        # A quote would end the literal and a semicolon would start another format section.
+        literal = " " + self._suffix().replace('"', "'").replace(";", ",")
         return f'{digits}"{literal}"'
 
     def spreadsheet_cell(self) -> tuple[float, str]:

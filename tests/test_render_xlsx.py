@@ -1,0 +1,494 @@
+"""XLSX export (issue 4): every throughput cell carries its binding, read back with openpyxl and
+rendered by LibreOffice.
+
+The LibreOffice cases convert the workbook to PDF with ``soffice --headless`` and read the text with
+``pdftotext``; they skip when LibreOffice is not installed, except under CI (CI=true), where that is
+a failure. The first rendered page is left as artifacts/xlsx/*.png for a person to look at.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import uuid
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from openpyxl import load_workbook
+
+from exportguard import manifest as manifest_mod
+from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
+from exportguard.guard import GuardError, bind_table
+from exportguard.ingest import ingest_path
+from exportguard.model import estimate_slack
+from exportguard.render import export
+from exportguard.render import xlsx
+from exportguard.report import Report, TableSection
+from exportguard.spec import build_report, parse_spec, spec_from_filters
+from exportguard.store import open_store
+from tests.conftest import IN_CI, SUMMARY_V51, TREE_V51
+
+pytestmark = pytest.mark.real_data
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "artifacts" / "xlsx"
+MARKS = re.compile(r"\[([a-z]+)\]")
+NOTE_ROW = re.compile(r"^\[([a-z]+)\] ")
+LOCATION = re.compile(r"^'((?:[^']|'')+)'!([A-Z]+[0-9]+)$")
+
+VENDOR_SPEC = '''
+title = "Vendor comparison: llama2-70b-99 Offline"
+audience = "procurement"
+[filters]
+round = "v5.1"
+division = "closed"
+[[section]]
+kind = "kpi"
+title = "Highest llama2-70b-99 Offline throughput"
+filters = { model = "llama2-70b", track = "99", scenario = "Offline" }
+[[section]]
+kind = "text"
+title = "How to read this workbook"
+text = """Each figure carries its unit, band and note mark.
+
+=cmd|' /C calc'!A0 stays text: a paragraph that looks like a formula."""
+[[section]]
+kind = "table"
+title = "llama2-70b-99 Offline, per accelerator"
+filters = { model = "llama2-70b", track = "99", scenario = "Offline" }
+derived = ["per_accelerator"]
+[[section]]
+kind = "chart"
+title = "llama3.1-8b Server"
+filters = { model = "llama3.1-8b", scenario = "Server" }
+'''
+
+
+# -- fixtures ----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def v51_store(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("xlsx_store")
+    store = open_store(f"sqlite:///{folder / 'store.db'}")
+    ingest_path(store, SUMMARY_V51)
+    ingest_path(store, TREE_V51)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def v51_report(v51_store):
+    return build_report(v51_store, spec_from_filters({"round": ("v5.1",), "division": ("closed",)},
+                                                     split_by_cohort=True))
+
+
+@pytest.fixture(scope="module")
+def v51_workbook(v51_report, tmp_path_factory):
+    target = tmp_path_factory.mktemp("xlsx_out") / "v51-closed.xlsx"
+    [path] = export(v51_report, [target])
+    return path
+
+
+@pytest.fixture(scope="module")
+def vendor_report(v51_store):
+    return build_report(v51_store, parse_spec(VENDOR_SPEC, name="vendor.toml"))
+
+
+@pytest.fixture(scope="module")
+def vendor_workbooks(vendor_report, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("xlsx_vendor")
+    [numeric] = export(vendor_report, [folder / "vendor.xlsx"])
+    [text] = export(vendor_report, [folder / "vendor-text.xlsx"], text_cells=True)
+    return numeric, text
+
+
+def _cell(wb, location: str):
+    m = LOCATION.match(location)
+    assert m, location
+    return wb[m.group(1).replace("''", "'")][m.group(2)]
+
+
+def _all_cells(wb):
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value is not None:
+                    yield ws, c
+
+
+def _notes_on(ws) -> dict[str, str]:
+    """The notes block: '[a] text' rows in column A."""
+    notes = {}
+    for (value,) in ws.iter_rows(min_col=1, max_col=1, values_only=True):
+        if isinstance(value, str) and NOTE_ROW.match(value):
+            notes[NOTE_ROW.match(value).group(1)] = value
+    return notes
+
+
+def _assert_no_formulas(wb):
+    for ws, c in _all_cells(wb):
+        assert c.data_type != "f", f"{ws.title}!{c.coordinate} is a formula: {c.value!r}"
+        if isinstance(c.value, str) and c.value.startswith("="):
+            assert c.data_type == "s", f"{ws.title}!{c.coordinate}"
+
+
+# -- read back with openpyxl -------------------------------------------------------------------
+
+def test_every_throughput_cell_is_bound(v51_report, v51_workbook):
+    manifest = xlsx.read_manifest(v51_workbook)
+    assert manifest_mod.verify(manifest) == []
+    figures = [f for _, f in v51_report.figures()]
+    assert len(manifest["figures"]) == len(figures) > 300
+    assert len({e["location"] for e in manifest["figures"]}) == len(figures)
+    wb = load_workbook(v51_workbook)
+    for entry in manifest["figures"]:
+        cell = _cell(wb, entry["location"])
+        fmt = cell.number_format
+        assert cell.data_type == "n" and cell.value == pytest.approx(entry["value"])
+        assert "tok/s" in fmt, fmt
+        assert re.search(r"±\d+(\.\d+)?%", fmt) or "slack not estimable" in fmt, fmt
+        assert entry["band_text"] in fmt
+        marks = MARKS.findall(fmt)
+        assert marks == entry["marks"]
+        notes = _notes_on(cell.parent)
+        for m in marks:
+            assert m in notes, f"{entry['location']}: mark [{m}] has no note on sheet {cell.parent.title}"
+        assert cell.comment is not None and cell.comment.text.startswith(entry["text"])
+        for m in marks:
+            assert notes[m] in cell.comment.text
+        assert "Closed division" in cell.comment.text and "Shape:" in cell.comment.text
+    _assert_no_formulas(wb)
+
+
+def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_workbook):
+    wb = load_workbook(v51_workbook)
+    tables = [s.table for s in v51_report.sections]
+    assert len(tables) == 12
+    visible = [ws for ws in wb.worksheets if ws.sheet_state == "visible"]
+    assert [ws.title for ws in visible][-2:] == ["Caveat", "Sources"]
+    sheets = visible[:-2]
+    assert len(sheets) == len(tables)
+    assert "llama2-70b-99 Offline" in wb.sheetnames
+    for ws, table in zip(sheets, tables):
+        assert len(ws.title) <= 31 and not re.search(r"[\[\]:*?/\\]", ws.title)
+        column_a = [v for (v,) in ws.iter_rows(min_col=1, max_col=1, values_only=True) if v is not None]
+        assert column_a[1] == table.table_note and column_a[2] == SHORT
+        assert column_a[-1] == TRADEMARK_LEGEND
+        header_row = 4
+        headers = [c.value for c in ws[header_row]]
+        assert "Throughput, tok/s" in headers and "Band low, tok/s" in headers and "Band high, tok/s" in headers
+        assert "Verified" in headers
+        assert ws.freeze_panes == f"A{header_row + 1}"
+        assert ws.auto_filter.ref.startswith(f"A{header_row}:")
+        assert ws.print_title_rows.replace("$", "") == f"1:{header_row}"
+        assert ws.page_setup.orientation == "landscape"
+        assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0
+        assert ws.sheet_properties.pageSetUpPr.fitToPage
+        assert ws.oddFooter.center.text == SHORT
+        for letter, dim in ws.column_dimensions.items():
+            assert 5 <= dim.width <= 250
+        # the notes block: each note its own row, merged across the table, tall enough to wrap
+        merged = {str(r) for r in ws.merged_cells.ranges}
+        last = ws.cell(header_row, len(headers)).column_letter
+        note_rows = [c.row for c in ws["A"] if isinstance(c.value, str) and NOTE_ROW.match(c.value)]
+        assert len(note_rows) == len(table.notes)
+        for r in note_rows:
+            assert f"A{r}:{last}{r}" in merged and ws.row_dimensions[r].height >= 15
+        # band columns: numeric and within the figure's band
+        fig_col = headers.index("Throughput, tok/s") + 1
+        for r in range(header_row + 1, header_row + 1 + len(table.rows)):
+            value = ws.cell(r, fig_col).value
+            low, high = ws.cell(r, fig_col + 1), ws.cell(r, fig_col + 2)
+            if table.slack.estimable:
+                b = table.slack.band_fraction
+                assert low.value == pytest.approx(value * (1 - b)) and high.value == pytest.approx(value * (1 + b))
+                assert "tok/s band low" in low.number_format and "tok/s band high" in high.number_format
+            else:
+                assert low.data_type == "s" and low.value.startswith("slack not estimable")
+    assert wb["exportguard_manifest"].sheet_state == "veryHidden"
+
+
+def test_caveat_and_sources_sheets(v51_report, v51_workbook):
+    wb = load_workbook(v51_workbook)
+    caveat = [v for (v,) in wb["Caveat"].iter_rows(min_col=1, max_col=1, values_only=True) if v]
+    for paragraph in FULL:
+        assert paragraph in caveat
+    sources = wb["Sources"]
+    rows = list(sources.iter_rows(values_only=True))
+    header = rows[2]
+    assert header[:4] == ("Result ID", "Suite", "Round", "Division")
+    assert {"Verified", "Retrieved", "Source URL", "Source kind", "Source locator"} <= set(header)
+    ids = {r[0] for r in rows[3:] if r[0]}
+    shown = {f.result.conditions.identity.result_id for _, f in v51_report.figures()}
+    assert shown <= ids
+    assert rows[-1][0] == TRADEMARK_LEGEND
+
+
+def test_manifest_survives_a_resave_and_reveals_edits(v51_workbook, tmp_path):
+    # Excel (here openpyxl) re-saving turns inline strings into shared strings: still readable
+    wb = load_workbook(v51_workbook)
+    resaved = tmp_path / "resaved.xlsx"
+    wb.save(resaved)
+    manifest = xlsx.read_manifest(resaved)
+    assert manifest_mod.verify(manifest) == []
+    ws = wb["exportguard_manifest"]
+    ws["A1"].value = ws["A1"].value.replace('"format":"xlsx"', '"format":"xlsX"')
+    wb.save(resaved)
+    assert manifest_mod.verify(xlsx.read_manifest(resaved))
+    with pytest.raises(xlsx.ManifestNotFound):
+        del wb["exportguard_manifest"]
+        wb.save(resaved)
+        xlsx.read_manifest(resaved)
+
+
+def test_manifest_chunks(v51_report, tmp_path, monkeypatch):
+    monkeypatch.setattr(xlsx, "MANIFEST_CHUNK", 1000)
+    returned = xlsx.render(v51_report, tmp_path / "chunks.xlsx")
+    wb = load_workbook(tmp_path / "chunks.xlsx")
+    chunks = [v for (v,) in wb["exportguard_manifest"].iter_rows(values_only=True)]
+    assert len(chunks) > 100 and all(len(c) <= 1000 for c in chunks)
+    assert xlsx.read_manifest(tmp_path / "chunks.xlsx") == returned
+
+
+# -- the guard at export -----------------------------------------------------------------------
+
+def test_mixed_cohorts_are_refused_with_the_way_out(v51_store):
+    with pytest.raises(GuardError) as e:
+        build_report(v51_store, spec_from_filters({"round": ("v5.1",), "division": ("closed",)}, split_by_cohort=False))
+    assert any(f.rule_id == "EG003" and "split" in f.message for f in e.value.findings)
+    spec = parse_spec('''
+title = "llama2-70b against llama3.1-8b"
+[[section]]
+kind = "table"
+title = "Offline"
+filters = { round = "v5.1", division = "closed", model = ["llama2-70b", "llama3.1-8b"], scenario = "Offline" }
+''')
+    with pytest.raises(GuardError) as e:
+        build_report(v51_store, spec)
+    found = [f for f in e.value.findings if f.rule_id == "EG003"]
+    assert found and "split" in found[0].message and "llama3.1-8b" in found[0].message
+
+
+# -- text cells, derived columns, KPI and text sections ----------------------------------------
+
+def test_vendor_spec_numeric(vendor_report, vendor_workbooks):
+    path, _ = vendor_workbooks
+    wb = load_workbook(path)
+    assert wb.sheetnames[:2] == ["Headline", "Notes"]
+    manifest = xlsx.read_manifest(path)
+    assert manifest_mod.verify(manifest) == []
+    assert len(manifest["figures"]) == sum(1 for _ in vendor_report.figures())
+    headline = _cell(wb, manifest["figures"][0]["location"])
+    assert headline.parent.title == "Headline" and headline.data_type == "n" and headline.comment
+    derived = [e for e in manifest["figures"] if e["derived"]]
+    assert derived
+    for entry in derived:
+        cell = _cell(wb, entry["location"])
+        assert "derived" in cell.number_format and "per accelerator" in cell.number_format
+        header = cell.parent.cell(4, cell.column).value
+        assert "derived" in header and "basis in note [" in header
+        basis = MARKS.search(header.split("basis in note", 1)[1]).group(1)
+        assert "Derived, not an MLPerf metric" in _notes_on(cell.parent)[basis]
+        assert cell.font.i  # never styled as the official figures
+    notes = [c for _, c in _all_cells(wb) if c.parent.title == "Notes"]
+    looks_like_formula = [c for c in notes if str(c.value).startswith("=cmd")]
+    assert looks_like_formula and looks_like_formula[0].data_type == "s"
+    _assert_no_formulas(wb)
+
+
+def test_text_cells_mode(vendor_report, vendor_workbooks):
+    _, path = vendor_workbooks
+    wb = load_workbook(path)
+    manifest = xlsx.read_manifest(path)
+    assert manifest_mod.verify(manifest) == []
+    table_entries = [e for e in manifest["figures"] if not e["location"].startswith("'Headline'")]
+    assert table_entries
+    for entry in table_entries:
+        cell = _cell(wb, entry["location"])
+        assert cell.data_type == "s" and cell.value == entry["text"]
+        sort = cell.offset(0, 1)
+        assert sort.data_type == "n" and sort.value == pytest.approx(entry["value"])
+        assert "sort value" in cell.parent.cell(4, sort.column).value
+        assert cell.comment is not None
+    assert any(re.fullmatch(r"101,527 tok/s ±5\.4% \[[a-z]+\]", e["text"]) for e in table_entries)
+    _assert_no_formulas(wb)
+
+
+def test_over_the_cell_format_budget_figures_become_text(v51_report, tmp_path, monkeypatch):
+    monkeypatch.setattr(xlsx, "XF_BUDGET", 30)
+    manifest = xlsx.render(v51_report, tmp_path / "budget.xlsx")
+    wb = load_workbook(tmp_path / "budget.xlsx")
+    as_text = [e for e in manifest["figures"] if _cell(wb, e["location"]).data_type == "s"]
+    assert as_text, "small tables fit the budget, later ones must switch to text cells"
+    for entry in as_text:
+        cell = _cell(wb, entry["location"])
+        assert cell.value == entry["text"] and cell.offset(0, 1).data_type == "n"
+        assert any("more distinct cell formats than Excel allows" in str(v)
+                   for (v,) in cell.parent.iter_rows(min_col=1, max_col=1, max_row=5, values_only=True))
+
+
+# -- hostile text ------------------------------------------------------------------------------
+
+HOSTILE = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1:A2)", "\tTAB=1", "\rCR=1", "#N/A",
+           "bell\x07and\x00nul\ufffe"]
+
+
+def test_text_cells_stay_text(v51_store, tmp_path):
+    rows = [r for r in v51_store.results(round="v5.1", division="closed", model="llama2-70b",
+                                         accuracy_track="99", scenario="Offline")][: len(HOSTILE)]
+    hostile = [dataclasses.replace(r, conditions=dataclasses.replace(
+        r.conditions, identity=dataclasses.replace(r.conditions.identity, submitter=name, system_name="=1+" + name)))
+        for r, name in zip(rows, HOSTILE)]
+    table = bind_table(hostile, title="Hostile names", slack=estimate_slack(hostile))
+    report = Report("Hostile", "test", (TableSection("Hostile names", table),), SHORT, FULL, TRADEMARK_LEGEND)
+    [path] = export(report, [tmp_path / "hostile.xlsx"])
+    wb = load_workbook(path)
+    _assert_no_formulas(wb)
+    values = {c.value: c for _, c in _all_cells(wb) if c.data_type == "s"}
+    assert values['=HYPERLINK("http://x","y")'].data_type == "s"
+    assert values['=HYPERLINK("http://x","y")'].quotePrefix  # stays text when edited, too
+    assert "#N/A" in values and "+1+1" in values and "@SUM(A1:A2)" in values
+    assert "\nCR=1" in values  # CR normalised to LF, never lost
+    assert "bell\ufffdand\ufffdnul\ufffd" in values
+    assert xlsx.read_manifest(path)["figures"][0]["conditions"]["identity"]["submitter"] in HOSTILE
+    assert manifest_mod.verify(xlsx.read_manifest(path)) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_clean_text_always_fits_a_cell(text):
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
+    from openpyxl import Workbook
+
+    cleaned = xlsx.clean_text(text)
+    assert not ILLEGAL_CHARACTERS_RE.search(cleaned) and "\r" not in cleaned
+    assert len(cleaned) <= 32_767
+    cleaned.encode("utf-8")  # no lone surrogates
+    Cell(Workbook().active, value=cleaned)
+
+
+def test_sheet_names():
+    taken = {"caveat", "sources", "exportguard_manifest", "history"}
+    names = [xlsx._unique_sheet_name(n, taken) for n in
+             ["a/b:c*d?e[f]g\\h", "Caveat", "x" * 40, "x" * 40, "'quoted'", "", "Sources"]]
+    assert len({n.lower() for n in names}) == len(names)
+    for n in names:
+        assert 0 < len(n) <= 31 and not re.search(r"[\[\]:*?/\\]", n) and not n.startswith("'")
+    assert xlsx.sheet_location("it's", "B2") == "'it''s'!B2"
+
+
+# -- interrupted export ------------------------------------------------------------------------
+
+def test_interrupted_export_leaves_no_file(v51_report, tmp_path, monkeypatch):
+    from openpyxl.worksheet import _writer
+
+    calls = {"n": 0}
+    real = xlsx._comment_text
+
+    def failing(*args):
+        calls["n"] += 1
+        if calls["n"] == 60:
+            raise RuntimeError("disk full (simulated)")
+        return real(*args)
+
+    monkeypatch.setattr(xlsx, "_comment_text", failing)
+    before = set(_writer.ALL_TEMP_FILES)
+    target = tmp_path / "out" / "comparison.xlsx"
+    with pytest.raises(RuntimeError, match="simulated"):
+        export(v51_report, [target])
+    assert not target.exists()
+    assert list(target.parent.iterdir()) == []  # no .part file either
+    assert not [p for p in set(_writer.ALL_TEMP_FILES) - before if os.path.exists(p)]
+
+
+# -- LibreOffice -------------------------------------------------------------------------------
+
+def _soffice() -> str:
+    exe = shutil.which("soffice") or shutil.which("libreoffice")
+    if exe and shutil.which("pdftotext") and shutil.which("pdftoppm"):
+        return exe
+    if IN_CI:
+        pytest.fail("CI=true but LibreOffice (soffice) or poppler-utils (pdftotext, pdftoppm) is not installed")
+    pytest.skip("LibreOffice (soffice) and poppler-utils are needed to render the workbook")
+
+
+def _to_pdf(paths: list[Path], outdir: Path) -> list[Path]:
+    exe = _soffice()
+    profile = Path("/tmp") / f"eg-lo-{uuid.uuid4().hex[:10]}"
+    try:
+        done = subprocess.run([exe, f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", "pdf",
+                               "--outdir", str(outdir), *map(str, paths)], capture_output=True, text=True, timeout=180)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    pdfs = [outdir / (p.stem + ".pdf") for p in paths]
+    assert done.returncode == 0 and all(p.exists() for p in pdfs), done.stdout + done.stderr
+    return pdfs
+
+
+def _displayed(fig) -> tuple[str, ...]:
+    """What a spreadsheet shows for a figure cell: fig.text(), except that number formats round an
+    exact half away from zero where Python's format rounds it to even (33762.5: 33,763 vs 33,762)."""
+    text = fig.text()
+    number, rest = text.split(" ", 1)
+    step = Decimal(1) if fig.magnitude >= 100 else Decimal("0.01") if fig.magnitude >= 1 else Decimal("0.0001")
+    half_up = Decimal(repr(fig.magnitude)).quantize(step, ROUND_HALF_UP)
+    return text, f"{half_up:,} {rest}"
+
+
+def _on_one_line(fig, lines: list[str]) -> bool:
+    forms = _displayed(fig)
+    return any(form in line for line in lines for form in forms)
+
+
+def _pdf_text(pdf: Path) -> str:
+    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True,
+                          timeout=60).stdout
+
+
+def _first_page_png(pdf: Path, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    prefix = ARTIFACTS / name
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", str(pdf), str(prefix)],
+                   check=True, timeout=60)
+    return prefix.with_suffix(".png")
+
+
+@pytest.fixture(scope="module")
+def rendered(v51_workbook, vendor_workbooks, tmp_path_factory):
+    outdir = tmp_path_factory.mktemp("xlsx_pdf")
+    paths = [v51_workbook, *vendor_workbooks]
+    pdfs = _to_pdf(paths, outdir)
+    return {p.name: pdf for p, pdf in zip(paths, pdfs)}
+
+
+def test_libreoffice_shows_each_figure_with_its_binding(v51_report, rendered):
+    pdf = rendered["v51-closed.xlsx"]
+    text = _pdf_text(pdf)
+    lines = text.splitlines()
+    assert re.search(r"101,527 tok/s ±5\.4% \[[a-z]+\]", text)
+    for _, fig in v51_report.figures():
+        assert _on_one_line(fig, lines), f"{fig.text()!r} not on one line of the rendered PDF"
+    assert "###" not in text  # no figure cut off by a narrow column
+    flat = " ".join(text.split())
+    for section in v51_report.sections:
+        for note in section.table.notes:
+            assert " ".join(f"[{note.mark}] {note.text}".split())[:60] in flat
+    assert TRADEMARK_LEGEND[:60] in flat and SHORT[:60] in flat
+    png = _first_page_png(pdf, "v51-closed-first-page")
+    assert png.exists() and png.stat().st_size > 1000
+
+
+def test_libreoffice_renders_the_vendor_spec(vendor_report, rendered):
+    for name in ("vendor.xlsx", "vendor-text.xlsx"):
+        text = _pdf_text(rendered[name])
+        lines = text.splitlines()
+        for _, fig in vendor_report.figures():
+            assert _on_one_line(fig, lines), f"{name}: {fig.text()!r}"
+        assert "###" not in text
+        assert "=cmd|' /C calc'!A0 stays text" in text
+    _first_page_png(rendered["vendor.xlsx"], "vendor-first-page")
