@@ -38,6 +38,3 @@ TRADEMARK_LEGEND = (
 
 UNVERIFIED_SENTENCE = "Result not verified by MLCommons Association."
 
-
-def full_text() -> str:
-    return "\n\n".join(FULL)

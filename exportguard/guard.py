@@ -78,12 +78,6 @@ _MUST_SHOW = {
 
 
 @dataclass(frozen=True)
-class Price:
-    per_hour: float  # for the whole system, in the price table's currency
-    source: str
-
-
-@dataclass(frozen=True)
 class PriceTable:
     currency: str
     source: str

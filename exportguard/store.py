@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -513,6 +513,3 @@ def _ensure_schema(store: Store, create: bool) -> None:
         metadata.create_all(conn)
         conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
 
-
-def with_provenance(result: Result, **fields) -> Result:
-    return result.with_conditions(provenance=replace(result.conditions.provenance, **fields))
