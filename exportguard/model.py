@@ -163,7 +163,7 @@ class CohortKey:
 
     def label(self) -> str:
         if self.mlperf:
-            return f"MLPerf {self.round} {self.division} {self.benchmark} {self.scenario} ({self.unit})"
+            return f"MLPerf® {self.round} {self.division} {self.benchmark} {self.scenario} ({self.unit})"
         return f"non-MLPerf {self.benchmark} {self.scenario} ({self.unit})"
 
 

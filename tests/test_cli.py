@@ -37,7 +37,7 @@ def test_help_starts_without_importing_heavy_libraries():
 def test_demo_ingests_the_shipped_real_data_shows_the_cohorts_and_writes_a_bound_report(run, tmp_path):
     out = run("demo", "--out", str(tmp_path))
     assert "v5.1_summary_results.llm.json (mlperf_summary): 373 read = 351 added" in out
-    assert "MLPerf v5.1 closed llama2-70b-99 Offline (tokens/s): 47 results" in out
+    assert "MLPerf® v5.1 closed llama2-70b-99 Offline (tokens/s): 47 results" in out
     assert "slack 10.8%, band ±5.4%" in out
     assert (tmp_path / "vendor-comparison.md").is_file() and (tmp_path / "vendor-comparison.csv").is_file()
     again = run("demo", "--out", str(tmp_path))
@@ -62,7 +62,7 @@ def test_cohorts_say_why_slack_is_not_estimable(run):
     assert "llama3.1-405b Interactive (tokens/s): 1 result; slack not estimable: 1 result" in out
     assert "±0%" not in out and "±0.0%" not in out
     rows = json.loads(run("cohorts", "--json", "--division", "closed"))
-    offline = next(r for r in rows if r["cohort"] == "MLPerf v5.1 closed llama2-70b-99 Offline (tokens/s)")
+    offline = next(r for r in rows if r["cohort"] == "MLPerf® v5.1 closed llama2-70b-99 Offline (tokens/s)")
     assert offline["count"] == 47 and offline["band_text"] == "±5.4%"
 
 
