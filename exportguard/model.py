@@ -215,12 +215,12 @@ def estimate_slack(results: Iterable[Result]) -> Slack:
         return Slack(None, only, only, len(known), 1, "1 result")
     if len(known) < 2 or 2 * len(known) < len(results):
         # A spread seen in a minority of the cohort does not bound the rest of it.
-        why = "no tokens-per-sample" if not known else f"tokens-per-sample for {len(known)} of {len(results)} results only"
+        why = "no tokens/sample" if not known else f"tokens/sample for {len(known)} of {len(results)} only"
         return Slack(None, min(known, default=None), max(known, default=None), len(known), len(results), why)
     lo, hi = min(known), max(known)
     if hi == lo:
         # Identical lengths (often one run reported on two tracks) do not show the spread.
-        return Slack(None, lo, hi, len(known), len(results), "all tokens-per-sample equal")
+        return Slack(None, lo, hi, len(known), len(results), "equal tokens/sample")
     return Slack((hi - lo) / lo, lo, hi, len(known), len(results))
 
 

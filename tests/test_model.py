@@ -34,10 +34,10 @@ def test_slack_is_the_relative_spread_and_the_band_half_of_it(real_result):
 
 @pytest.mark.parametrize("tps, reason", [
     ([301.1], "1 result"),
-    ([None, None], "no tokens-per-sample"),
-    ([300.0, None, None, None], "tokens-per-sample for 1 of 4 results only"),
-    ([128.0, 129.0, None, None, None], "tokens-per-sample for 2 of 5 results only"),
-    ([301.1, 301.1], "all tokens-per-sample equal"),
+    ([None, None], "no tokens/sample"),
+    ([300.0, None, None, None], "tokens/sample for 1 of 4 only"),
+    ([128.0, 129.0, None, None, None], "tokens/sample for 2 of 5 only"),
+    ([301.1, 301.1], "equal tokens/sample"),
 ])
 def test_slack_not_estimable_says_why_in_words(real_result, tps, reason):
     s = estimate_slack([_with_tps(real_result, t) for t in tps])
