@@ -73,3 +73,16 @@ def store(store_url):
     s = open_store(store_url)
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def v51_store(tmp_path_factory):
+    """One SQLite store holding the real v5.1 summary and tree, shared by the tests that only read."""
+    from exportguard.ingest import ingest_path
+    from exportguard.store import open_store
+
+    s = open_store(f"sqlite:///{tmp_path_factory.mktemp('v51') / 'store.db'}")
+    ingest_path(s, SUMMARY_V51)
+    ingest_path(s, TREE_V51)
+    yield s
+    s.close()

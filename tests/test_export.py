@@ -19,32 +19,25 @@ from exportguard import manifest
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.cli import main
 from exportguard.guard import GuardError, bind_table
-from exportguard.ingest import ingest_path
 from exportguard.model import estimate_slack, group_into_cohorts
 from exportguard.render import export
 from exportguard.render.markdown import read_manifest
 from exportguard.report import Report, TableSection
 from exportguard.spec import SpecError, build_report, parse_spec
 from exportguard.store import open_store
-from tests.conftest import SUMMARY_V51, TREE_V51
 
 pytestmark = pytest.mark.real_data
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory):
-    url = f"sqlite:///{tmp_path_factory.mktemp('export') / 'store.db'}"
-    with open_store(url) as s:
-        ingest_path(s, SUMMARY_V51)
-        ingest_path(s, TREE_V51)
-    return url
+def db(v51_store):
+    return v51_store.url
 
 
 @pytest.fixture(scope="module")
-def all_results(db):
-    with open_store(db) as s:
-        return s.results()
+def all_results(v51_store):
+    return v51_store.results()
 
 
 def _report_for(results, split: bool) -> Report:

@@ -13,18 +13,13 @@ from exportguard.model import Slack, estimate_slack
 from exportguard.report import BoundFigure, Report, TableSection, TextSection
 from exportguard.rules import RULES
 from exportguard.store import open_store
-from tests.conftest import SUMMARY_V51, TREE_V51
 
 pytestmark = pytest.mark.real_data
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    s = open_store(f"sqlite:///{tmp_path_factory.mktemp('guard') / 'store.db'}")
-    ingest_path(s, SUMMARY_V51)
-    ingest_path(s, TREE_V51)
-    yield s
-    s.close()
+def store(v51_store):
+    return v51_store
 
 
 @pytest.fixture(scope="module")

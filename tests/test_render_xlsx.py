@@ -24,14 +24,12 @@ from openpyxl import load_workbook
 from exportguard import manifest as manifest_mod
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.guard import GuardError, bind_table
-from exportguard.ingest import ingest_path
 from exportguard.model import estimate_slack
 from exportguard.render import export
 from exportguard.render import xlsx
 from exportguard.report import Report, TableSection
 from exportguard.spec import build_report, parse_spec, spec_from_filters
-from exportguard.store import open_store
-from tests.conftest import IN_CI, SUMMARY_V51, TREE_V51
+from tests.conftest import IN_CI
 
 pytestmark = pytest.mark.real_data
 
@@ -70,16 +68,6 @@ filters = { model = "llama3.1-8b", scenario = "Server" }
 
 
 # -- fixtures ----------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def v51_store(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("xlsx_store")
-    store = open_store(f"sqlite:///{folder / 'store.db'}")
-    ingest_path(store, SUMMARY_V51)
-    ingest_path(store, TREE_V51)
-    yield store
-    store.close()
-
 
 @pytest.fixture(scope="module")
 def v51_report(v51_store):
