@@ -54,13 +54,22 @@ class BoundFigure:
     def band_text(self) -> str:
         return self.slack.band_text()
 
-    def _digits(self) -> int:
+    @property
+    def decimals(self) -> int:
         return 0 if self.magnitude >= 100 else 2 if self.magnitude >= 1 else 4
 
-    def _number(self) -> str:
+    def digit_pattern(self) -> str:
+        """The spreadsheet pattern for this figure's digits (the number format before its literal)."""
+        return {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}[self.decimals]
+
+    def format_number(self, value: float) -> str:
+        """A number (this figure or its band edge) as this figure's digit pattern shows it."""
         # Half away from zero, as spreadsheets round a number format: the text and the cell agree.
-        places = Decimal(1).scaleb(-self._digits())
-        return f"{Decimal(repr(self.magnitude)).quantize(places, ROUND_HALF_UP):,}"
+        places = Decimal(1).scaleb(-self.decimals)
+        return f"{Decimal(repr(value)).quantize(places, ROUND_HALF_UP):,}"
+
+    def _number(self) -> str:
+        return self.format_number(self.magnitude)
 
     def _suffix(self) -> str:
         """Everything after the number: unit, band, marks, labels (the binding)."""
@@ -78,7 +87,7 @@ class BoundFigure:
 
     def number_format(self) -> str:
         """A spreadsheet number format whose literal text carries the binding."""
-        digits = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}[self._digits()]
+        digits = self.digit_pattern()
         # A quote would end the literal and a semicolon would start another format section.
         literal = " " + self._suffix().replace('"', "'").replace(";", ",")
         return f'{digits}"{literal}"'

@@ -853,25 +853,19 @@ def _column_unit(table: BoundTable, i: int) -> str:
     return ""
 
 
-def _digits(fig: BoundFigure) -> str:
-    """The figure's own digit pattern (the part of its number format before the literal text)."""
-    return fig.number_format().split('"', 1)[0]
-
-
 def _band_format(fig: BoundFigure, low: bool) -> str:
     """Names the unit and says what the number is, so a copied band edge never reads as a figure."""
     word = "band low" if low else "band high"
     if fig.derivation is not None:
         word += " (derived)"
-    return f'{_digits(fig)}" {fig.unit_text.replace(chr(34), chr(39))} {word}"'
+    return f'{fig.digit_pattern()}" {fig.unit_text.replace(chr(34), chr(39))} {word}"'
 
 
 def _band_display(fig: BoundFigure) -> str:
     frac = fig.slack.band_fraction
     if frac is None:
         return fig.band_text()
-    hi = fig.magnitude * (1 + frac)
-    number = f"{hi:,.0f}" if hi >= 100 else f"{hi:,.2f}" if hi >= 1 else f"{hi:,.4f}"
+    number = fig.format_number(fig.magnitude * (1 + frac))
     return f"{number} {fig.unit_text} band high" + (" (derived)" if fig.derivation is not None else "")
 
 
@@ -898,7 +892,7 @@ def _sort_format(fig: BoundFigure) -> str:
     """A sort column's format shared by all figures of one unit: used when one format per figure
     would exceed the workbook's cell-format budget. (No ';' in literals: openpyxl's date detection
     splits on it even inside quotes.)"""
-    return f'{_digits(fig)}" {fig.unit_text.replace(chr(34), chr(39))} (sort value, figure and notes beside)"'
+    return f'{fig.digit_pattern()}" {fig.unit_text.replace(chr(34), chr(39))} (sort value, figure and notes beside)"'
 
 
 def _comment_text(fig: BoundFigure, table_note: str, notes: dict, text: str | None = None) -> str:
