@@ -188,10 +188,11 @@ def load_prices(path: str | Path) -> PriceTable:
     (for a system: the whole system's hourly price; for an accelerator: per accelerator-hour)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        text = path.read_text("utf-8")
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise SpecError(f"{path}: cannot read the price table: {e}") from None
-    where = _Locator(path.read_text("utf-8"), str(path))
+    where = _Locator(text, str(path))
     by_system, by_accelerator = {}, {}
     for entry in data.get("price", []):
         hourly = entry.get("per_hour")

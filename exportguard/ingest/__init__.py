@@ -156,8 +156,8 @@ def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = No
                         sha256_file(path), retrieved_on or mtime_date(path), now_iso())
         return _write(store, source, [Quarantined.from_error(err)], progress)
     if kind == "mlperf_tree":
-        sha = mlperf_tree.tree_digest(path)
-        retrieved = retrieved_on or mlperf_tree.tree_date(path)
+        sha, tree_date = mlperf_tree.tree_identity(path)
+        retrieved = retrieved_on or tree_date
     else:
         sha, retrieved = sha256_file(path), retrieved_on or mtime_date(path)
     source = Source(kind, str(path), sha, retrieved, now_iso())

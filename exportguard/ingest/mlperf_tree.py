@@ -54,20 +54,19 @@ def _files_of_interest(root: Path) -> Iterator[Path]:
                     yield scenario_dir / rel
 
 
-def tree_digest(root: Path) -> str:
-    """sha256 over the files this reader uses (path and content), so a re-ingest is recognisable."""
+def tree_identity(root: Path) -> tuple[str, str]:
+    """(sha256, date) of a tree in one walk: the digest covers the files this reader uses (path and
+    content), so a re-ingest is recognisable; the date, the default retrieval date, is the newest
+    modification date among them."""
     h = hashlib.sha256()
+    stamps = []
     for f in _files_of_interest(root):
         h.update(str(f.relative_to(root)).encode() + b"\0")
         with open(f, "rb") as fh:
             h.update(hashlib.sha256(fh.read(LOG_LIMIT + 1)).digest())
-    return h.hexdigest()
-
-
-def tree_date(root: Path) -> str:
-    """Retrieval date of a tree: the newest modification date of the files it is read from."""
-    stamps = [f.stat().st_mtime for f in _files_of_interest(root)]
-    return dt.date.fromtimestamp(max(stamps) if stamps else root.stat().st_mtime).isoformat()
+        stamps.append(f.stat().st_mtime)
+    newest = max(stamps) if stamps else root.stat().st_mtime
+    return h.hexdigest(), dt.date.fromtimestamp(newest).isoformat()
 
 
 def _scenario_dirs(sub: Path) -> Iterator[Path]:
