@@ -1,46 +1,72 @@
-"""Footnote text: the MLCommons citation and the shape and load of a figure, in words.
+"""Footnotes: the MLCommons citation of a result and the conditions a table shares, as fields and
+as text.
 
-A table states once what all its rows share (the table note) and each mark carries the per-row
-part; together they hold every field MLCommons' messaging rules require.
+A table states once what all its rows share (its TableNote) and each mark resolves to a row's
+Note; together they hold every field MLCommons' messaging rules require. The fields travel beside
+the text, so the guard checks fields and never parses the English back.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .caveat import UNVERIFIED_SENTENCE
-from .model import Result, Slack
-from .reference import model_references
+from .model import RESULT_ID_OFFICIAL, RESULT_ID_PENDING, CohortKey, Result, Slack
+from .wording import band_words, load_words, number, row_load_words, shape_words, slack_words, tps_words
 
 SUITE_NAMES = {"datacenter": "MLPerf® Inference: Datacenter", "edge": "MLPerf® Inference: Edge"}
 
 
+@dataclass(frozen=True)
+class Citation:
+    """What a result's footnote must give (suite, version, division, benchmark, scenario, result ID,
+    verified status, source and retrieval date), plus its shape and load."""
+
+    mlperf: bool
+    suite: str
+    round: str
+    division: str
+    benchmark: str
+    scenario: str
+    result_id: str  # "5.1-0042" when official, "" otherwise
+    result_id_state: str
+    verified: bool
+    tokens_per_sample: str
+    load: str
+    source: str
+    retrieved_on: str
+
+    @classmethod
+    def of(cls, result: Result) -> "Citation":
+        i, b, p = result.conditions.identity, result.conditions.benchmark, result.conditions.provenance
+        return cls(i.mlperf, suite_name(result) if i.mlperf else "", i.round, i.division, b.benchmark, b.scenario,
+                   i.result_id, i.result_id_state, i.verified == "verified", tps_words(result.conditions.shape),
+                   row_load_words(result), p.source_url, p.retrieved_on)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A footnote a mark resolves to: a result's citation, or the basis of a derived figure."""
+
+    text: str
+    citation: Citation | None = None  # set on a result's note
+    basis_of: str = ""  # set on a derivation's note: "per accelerator", "cost per million tokens"
+    shape_of: str = ""  # the benchmark whose shape a derivation's basis names
+
+
+@dataclass(frozen=True)
+class TableNote:
+    """The conditions every figure of a table shares, stated once."""
+
+    text: str
+    cohort: CohortKey
+    suite: str
+    shape: str
+    load: str
+    band: str
+
+
 def suite_name(result: Result) -> str:
     return SUITE_NAMES.get(result.conditions.identity.suite, "MLPerf® Inference")
-
-
-def shape_words(result: Result) -> str:
-    s = result.conditions.shape
-    return (f"{s.dataset} ({s.dataset_samples:,} samples), reference max output "
-            f"{s.reference_max_output_tokens:,} tokens")
-
-
-def load_words(result: Result) -> str:
-    """Scenario-wide load: arrival process and bounds (per-row target QPS goes in the row note)."""
-    load, scenario = result.conditions.load, result.conditions.benchmark.scenario
-    if scenario == "Offline":
-        text = "Offline: every query issued at once and drained (closed-loop), no latency bound"
-    else:
-        text = (f"{scenario}: Poisson arrivals at a target rate, p99 time to first token <= {load.ttft_bound_ms:g} ms, "
-                f"p99 time per output token <= {load.tpot_bound_ms:g} ms")
-    if result.conditions.identity.mlperf:
-        minimum = model_references()[result.conditions.benchmark.model].min_duration_ms
-        return f"{text}; runs of at least {minimum / 1000:g} s"
-    return f"{text}; run of {load.min_duration_ms / 1000:g} s"
-
-
-def tps_words(result: Result) -> str:
-    s = result.conditions.shape
-    if s.tokens_per_sample is None:
-        return "tokens per sample not reported"
-    return f"{s.tokens_per_sample:.1f} tokens/sample ({s.tokens_per_sample_basis})"
 
 
 def identity_words(result: Result) -> str:
@@ -52,11 +78,17 @@ def identity_words(result: Result) -> str:
 
 def result_id_words(result: Result) -> str:
     i = result.conditions.identity
-    if i.result_id_state == "official":
+    if i.result_id_state == RESULT_ID_OFFICIAL:
         return f"result {i.result_id}"
-    if i.result_id_state == "pending":
+    if i.result_id_state == RESULT_ID_PENDING:
         return "result ID pending (not matched to a published MLCommons summary)"
     return "no MLPerf result ID"
+
+
+def result_id_cell(result: Result) -> str:
+    """The short form for a table column: '5.1-0042' or '(pending)'."""
+    i = result.conditions.identity
+    return i.result_id or f"({i.result_id_state})"
 
 
 def verified_words(result: Result) -> str:
@@ -64,30 +96,38 @@ def verified_words(result: Result) -> str:
     return "verified" if i.verified == "verified" else f"unverified. {UNVERIFIED_SENTENCE}"
 
 
-def table_note(sample: Result, slack: Slack) -> str:
+def band_basis_words(slack: Slack) -> str:
+    """The sentence a table note gives its band: where it comes from, or why there is none."""
+    none_verified = " (the cohort has no verified result)" if slack.unverified_only else ""
+    if not slack.estimable:
+        return f"No band: {band_words(slack)}{none_verified}"
+    over = "unverified results" if slack.unverified_only else "verified results"
+    return (f"Band {band_words(slack)}: half the cohort's shape slack of {slack_words(slack)} "
+            f"(tokens per sample {number(slack.tps_min, 1)} to {number(slack.tps_max, 1)} over "
+            f"{slack.with_tps} {over}{none_verified})")
+
+
+def table_note(sample: Result, slack: Slack) -> TableNote:
     b = sample.conditions.benchmark
-    band = (f"Band {slack.band_text()}: half the cohort's shape slack of {slack.slack_text()} "
-            f"(tokens per sample {slack.tps_min:.1f} to {slack.tps_max:.1f} over {slack.with_tps} results)"
-            if slack.estimable else f"No band: {slack.band_text()}")
-    return (f"{identity_words(sample)}; benchmark {b.benchmark}, {b.scenario} scenario. "
-            f"Shape: {shape_words(sample)}. Load: {load_words(sample)}. {band}.")
+    shape, load, band = shape_words(sample.conditions.shape), load_words(sample), band_basis_words(slack)
+    text = (f"{identity_words(sample)}; benchmark {b.benchmark}, {b.scenario} scenario. "
+            f"Shape: {shape}. Load: {load}. {band}.")
+    return TableNote(text, sample.cohort_key, suite_name(sample) if sample.conditions.identity.mlperf else "",
+                     shape, load, band)
 
 
-def row_note(result: Result) -> str:
+def row_note(result: Result) -> Note:
     i, c, b = result.conditions.identity, result.conditions.configuration, result.conditions.benchmark
-    load, p = result.conditions.load, result.conditions.provenance
+    citation = Citation.of(result)
     parts = [
         f"{i.submitter}, {i.system_name}",
         f"{identity_words(result)}, {b.benchmark} {b.scenario}, {result_id_words(result)}, {verified_words(result)}",
         f"{c.accelerators_total} x {c.accelerator} on {c.nodes} node{'s' if c.nodes != 1 else ''}; {c.framework}",
-        tps_words(result),
+        citation.tokens_per_sample,
     ]
-    if b.scenario != "Offline":
-        qps = f"target {load.target_qps:g} QPS" if load.target_qps else "target QPS not published by the source"
-        measured = (f", measured p99 TTFT {load.p99_ttft_ms:,.0f} ms and TPOT {load.p99_tpot_ms:,.1f} ms"
-                    if load.p99_ttft_ms and load.p99_tpot_ms else "")
-        parts.append(qps + measured)
+    if citation.load:
+        parts.append(citation.load)
     if result.corrections:
         parts.append("corrected: " + "; ".join(result.corrections))
-    parts.append(f"source {p.source_url}, retrieved {p.retrieved_on}")
-    return ". ".join(parts) + "."
+    parts.append(f"source {citation.source}, retrieved {citation.retrieved_on}")
+    return Note(". ".join(parts) + ".", citation=citation)

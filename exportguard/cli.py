@@ -27,6 +27,24 @@ def filter_options(fn):
     return fn
 
 
+def _db_after_command(ctx, _param, value):
+    if value:
+        ctx.ensure_object(dict)["db"] = value
+    return value
+
+
+# --db is accepted before the command (exportguard --db URL list) and after it (exportguard list --db URL).
+db_option = click.option("--db", "db_here", metavar="URL", expose_value=False, callback=_db_after_command,
+                         is_eager=True, help="Store URL (as before the command); overrides EXPORTGUARD_DB.")
+
+
+def command(*args, **kwargs):
+    """A subcommand that also takes --db after its name."""
+    def decorate(fn):
+        return main.command(*args, **kwargs)(db_option(fn))
+    return decorate
+
+
 def _filters(kwargs) -> dict:
     return {"round": kwargs.pop("round_"), **{k: kwargs.pop(k) for k in
             ("division", "model", "accuracy_track", "scenario", "submitter", "availability", "verified")}}
@@ -40,7 +58,7 @@ def _filters(kwargs) -> dict:
 @click.pass_context
 def main(ctx, db):
     """MLPerf Inference LLM figures that keep their conditions: a store, exports and a checker."""
-    ctx.obj = {"db": db}
+    ctx.ensure_object(dict).setdefault("db", db)
 
 
 def _open(ctx):
@@ -53,7 +71,7 @@ def _open(ctx):
         raise click.ClickException(str(e)) from None
 
 
-@main.command()
+@command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--retrieved", metavar="YYYY-MM-DD", help="Retrieval date to record (default: the files' date).")
 @click.option("--round", "round_", metavar="vX.Y", help="Round of a submission tree with no vX.Y folder above it.")
@@ -137,13 +155,11 @@ def _check_date(text: str) -> None:
 
 
 def _cohorts(ctx, filters):
-    from .model import group_into_cohorts
-
     with _open(ctx) as store:
-        return group_into_cohorts(store.results(**filters))
+        return store.cohorts(**filters)
 
 
-@main.command()
+@command()
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
@@ -161,17 +177,17 @@ def cohorts(ctx, as_json, **kwargs):
         click.echo(cohort_header(c))
 
 
-@main.command("list")
+@command("list")
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: every figure with unit, band and conditions.")
 @click.pass_context
 def list_(ctx, as_json, **kwargs):
     """Figures, grouped by cohort, each with unit, band and conditions."""
-    from .textviews import figure_record, listing_lines
+    from .textviews import figure_records, listing_lines
 
     found = _cohorts(ctx, _filters(kwargs))
     if as_json:
-        click.echo(json.dumps([figure_record(r, c) for c in found for r in c.results], indent=2))
+        click.echo(json.dumps([rec for c in found for rec in figure_records(c)], indent=2))
         return
     if not found:
         click.echo("no results match (ingest some first: exportguard ingest PATH)")
@@ -179,7 +195,7 @@ def list_(ctx, as_json, **kwargs):
         click.echo(line)
 
 
-@main.command()
+@command()
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def quarantine(ctx, as_json):
@@ -194,7 +210,7 @@ def quarantine(ctx, as_json):
     click.echo(f"{len(rows)} quarantined row(s)")
 
 
-@main.command()
+@command()
 @click.option("--out", "out_dir", default="exportguard-demo", show_default=True, type=click.Path(file_okay=False),
               help="Folder for the artifacts the demo writes.")
 @click.pass_context
@@ -225,7 +241,7 @@ def demo(ctx, out_dir):
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
 
 
-@main.command()
+@command()
 @click.option("--spec", "spec_path", type=click.Path(exists=True, dir_okay=False), help="Report spec (TOML).")
 @filter_options
 @click.option("--split-by-cohort", is_flag=True, help="One table per cohort instead of refusing a mixed selection.")

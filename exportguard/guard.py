@@ -6,28 +6,18 @@ by other code gets the same scrutiny.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .caveat import UNVERIFIED_SENTENCE
-from .citation import row_note, shape_words, table_note, tps_words
+from .citation import Citation, Note, TableNote, result_id_cell, row_note, table_note
 from .errors import ExportguardError
-from .model import Result, Slack, group_into_cohorts
-from .report import (
-    BoundFigure,
-    BoundTable,
-    ChartSection,
-    Column,
-    Derivation,
-    KpiSection,
-    Note,
-    Report,
-    TableSection,
-    TextSection,
-)
+from .model import Result, Slack, group_by_cohort
+from .report import BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Report, TableSection, TextSection
 from .rules import ERROR, Finding, finding
-from .textviews import UNIT_SHORT
+from .wording import shape_words, slack_words, tps_words, unit_words
 
 
 class GuardError(ExportguardError):
@@ -52,8 +42,8 @@ TEXT_COLUMNS: dict[str, tuple[str, Callable[[Result], str]]] = {
     "nodes": ("Nodes", lambda r: str(r.conditions.configuration.nodes)),
     "availability": ("Availability", lambda r: r.conditions.identity.availability),
     "verified": ("Verified", lambda r: r.conditions.identity.verified),
-    "result_id": ("Result ID", lambda r: r.conditions.identity.result_id or f"({r.conditions.identity.result_id_state})"),
-    "tokens_per_sample": ("Tokens/sample", lambda r: tps_words(r)),
+    "result_id": ("Result ID", result_id_cell),
+    "tokens_per_sample": ("Tokens/sample", lambda r: tps_words(r.conditions.shape)),
     "software": ("Software", lambda r: r.conditions.configuration.framework),
     "round": ("Round", lambda r: r.conditions.identity.round),
     "division": ("Division", lambda r: r.conditions.identity.division),
@@ -93,31 +83,6 @@ class PriceTable:
         return None
 
 
-def mark_name(i: int) -> str:
-    """a, b, ..., z, aa, ab, ...: letters in brackets, never digits that paste into the number."""
-    name = ""
-    i += 1
-    while i:
-        i, rem = divmod(i - 1, 26)
-        name = chr(ord("a") + rem) + name
-    return name
-
-
-class _Marks:
-    """Deduplicates notes and hands out marks in order of appearance."""
-
-    def __init__(self):
-        self.by_text: dict[str, str] = {}
-
-    def mark(self, text: str) -> str:
-        if text not in self.by_text:
-            self.by_text[text] = mark_name(len(self.by_text))
-        return self.by_text[text]
-
-    def notes(self) -> tuple[Note, ...]:
-        return tuple(Note(m, t) for t, m in self.by_text.items())
-
-
 def check_one_cohort(results: Sequence[Result], where: str) -> list[Finding]:
     """EG009 / EG003 when the results would make a comparison across cohorts."""
     if len({r.conditions.identity.mlperf for r in results}) > 1:
@@ -125,10 +90,10 @@ def check_one_cohort(results: Sequence[Result], where: str) -> list[Finding]:
         return [finding("mlperf-vs-non-mlperf", where,
                         f"MLPerf and non-MLPerf results in one comparison (non-MLPerf: {'; '.join(others)}). "
                         "Way out: filter on one kind (--mlperf / a spec filter), or export them in separate sections.")]
-    cohorts = group_into_cohorts(results)
+    cohorts = group_by_cohort(results)
     if len(cohorts) > 1:
-        listing = "; ".join(f"{c.key.label()}: {', '.join(_row_name(r) for r in c.results[:3])}"
-                            f"{' ...' if len(c.results) > 3 else ''}" for c in cohorts[:6])
+        listing = "; ".join(f"{key.label()}: {', '.join(_row_name(r) for r in rows[:3])}"
+                            f"{' ...' if len(rows) > 3 else ''}" for key, rows in cohorts[:6])
         return [finding("mixed-cohort", where,
                         f"{len(cohorts)} cohorts in one comparison ({listing}). Way out: split by cohort "
                         "(--split-by-cohort, or split_by_cohort = true in the spec) or narrow the filters.")]
@@ -152,7 +117,8 @@ def rank_groups(values: Sequence[float], slack: Slack) -> list[tuple[int, int]]:
     return [(g[0], g[-1]) for g in groups]
 
 
-def _rank_cells(values: Sequence[float], slack: Slack) -> list[str]:
+def rank_cells(values: Sequence[float], slack: Slack) -> list[str]:
+    """Rank words for values sorted high to low: '3', or '~3-5 tie within slack' for a run of ties."""
     cells = [""] * len(values)
     for first, last in rank_groups(values, slack):
         for i in range(first, last + 1):
@@ -165,70 +131,76 @@ def _rank_cells(values: Sequence[float], slack: Slack) -> list[str]:
 
 def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: Sequence[str] = DEFAULT_COLUMNS,
                prices: PriceTable | None = None, where: str = "table") -> BoundTable:
-    """One comparison of one cohort, highest figure first, every figure bound. Raises GuardError."""
+    """One comparison of one cohort, highest figure first, every figure bound. ``slack`` is the whole
+    stored cohort's (Store.cohort_slack). Raises GuardError."""
     results = sorted(results, key=lambda r: -r.value)
-    problems = check_one_cohort(results, where)
     unknown = [c for c in columns if c not in KNOWN_COLUMNS]
     if unknown:
-        raise GuardError([finding("bare-figure", where, f"unknown column(s) {', '.join(unknown)}; known: "
+        raise GuardError([finding("unknown-column", where, f"unknown column(s) {', '.join(unknown)}; known: "
                                   f"{', '.join(KNOWN_COLUMNS)}")])
+    if not results:
+        raise GuardError([finding("empty-selection", where, "no results match the filters: nothing to compare")])
+    problems = check_one_cohort(results, where)
     problems += _hidden_differences(results, columns, where)
+    if not any(c in FIGURE_COLUMNS for c in columns):
+        problems.append(finding("ranking-without-figure", where,
+                                f"columns {', '.join(columns)} show no figure: a table of results without its "
+                                "throughput, band and citation is a ranking with nothing to check it by. "
+                                "Way out: add column throughput."))
     if "cost_per_million_tokens" in columns and prices is None:
-        problems.append(finding("derived-not-labelled", where,
+        problems.append(finding("missing-prices", where,
                                 "cost_per_million_tokens needs a price table (--prices FILE / prices = in the spec)"))
     if problems:
         raise GuardError(problems)
-    if not results:
-        raise GuardError([finding("bare-figure", where, "no results match the filters: nothing to compare")])
     cohort = results[0].cohort_key
-    marks = _Marks()
-    ranks = _rank_cells([r.value for r in results], slack) if "rank" in columns else None
+    ranks = rank_cells([r.value for r in results], slack) if "rank" in columns else None
     rows = []
     for i, r in enumerate(results):
-        mark = marks.mark(row_note(r))
+        note = row_note(r)
         cells = []
         for key in columns:
             if key == "rank":
                 cells.append(ranks[i])
             elif key == "throughput":
-                cells.append(BoundFigure(r, cohort, slack, mark, r.value))
+                cells.append(BoundFigure(r, cohort, slack, note, r.value))  # = bound_figure(r, slack), note reused
             elif key == "per_accelerator":
-                cells.append(_per_accelerator(r, cohort, slack, mark, marks))
+                cells.append(_per_accelerator(r, slack, note))
             elif key == "cost_per_million_tokens":
-                cells.append(_cost(r, cohort, slack, mark, marks, prices))
+                cells.append(_cost(r, slack, note, prices))
             else:
                 cells.append(TEXT_COLUMNS[key][1](r))
         rows.append(tuple(cells))
     cols = tuple(Column(k, "Rank" if k == "rank" else FIGURE_COLUMNS.get(k) or TEXT_COLUMNS[k][0],
                         "rank" if k == "rank" else "figure" if k == "throughput" else
                         "derived" if k in FIGURE_COLUMNS else "text") for k in columns)
-    return BoundTable(title, cohort, slack, cols, tuple(rows), table_note(results[0], slack), marks.notes(),
+    return BoundTable(title, cohort, slack, cols, tuple(rows), table_note(results[0], slack),
                       ranked="rank" in columns)
 
 
-def _per_accelerator(r, cohort, slack, mark, marks) -> BoundFigure | str:
+def _per_accelerator(r: Result, slack: Slack, note: Note) -> BoundFigure | str:
     total = r.conditions.configuration.accelerators_total
     if total == 0:
         return "not derivable: CPU-only system"
     b = r.conditions.benchmark
-    note = (f"Derived, not an MLPerf metric: the row's official throughput divided by its total accelerator count; "
-            f"measured on the {b.benchmark} {b.scenario} shape ({shape_words(r)}) and load of the table note.")
-    unit = f"{UNIT_SHORT.get(r.unit, r.unit)} per accelerator"
-    return BoundFigure(r, cohort, slack, mark, r.value / total,
-                       Derivation("per accelerator", unit, note, marks.mark(note)))
+    basis = Note(f"Derived, not an MLPerf metric: the row's official throughput divided by its total accelerator "
+                 f"count; measured on the {b.benchmark} {b.scenario} shape ({shape_words(r.conditions.shape)}) and "
+                 "load of the table note.", basis_of="per accelerator", shape_of=b.benchmark)
+    unit = f"{unit_words(r.unit)} per accelerator"
+    return BoundFigure(r, r.cohort_key, slack, note, r.value / total, Derivation("per accelerator", unit, basis))
 
 
-def _cost(r, cohort, slack, mark, marks, prices: PriceTable) -> BoundFigure | str:
+def _cost(r: Result, slack: Slack, note: Note, prices: PriceTable) -> BoundFigure | str:
     hourly = prices.price_for(r)
     if hourly is None or r.unit != "tokens/s":
         return "no price for this system" if hourly is None else "not derivable: not a tokens/s figure"
     b = r.conditions.benchmark
-    note = (f"Derived, not an MLPerf metric: {prices.currency} per hour from the price table ({prices.source}) "
-            f"divided by the tokens generated per hour at the official throughput; valid only for the "
-            f"{b.benchmark} {b.scenario} shape ({shape_words(r)}) and its load, not for your traffic.")
+    basis = Note(f"Derived, not an MLPerf metric: {prices.currency} per hour from the price table ({prices.source}) "
+                 f"divided by the tokens generated per hour at the official throughput; valid only for the "
+                 f"{b.benchmark} {b.scenario} shape ({shape_words(r.conditions.shape)}) and its load, not for "
+                 "your traffic.", basis_of="cost per million tokens", shape_of=b.benchmark)
     per_million = hourly / (r.value * 3600) * 1e6
-    return BoundFigure(r, cohort, slack, mark, per_million,
-                       Derivation("cost per million tokens", f"{prices.currency} per 1M tokens", note, marks.mark(note)))
+    return BoundFigure(r, r.cohort_key, slack, note, per_million,
+                       Derivation("cost per million tokens", f"{prices.currency} per 1M tokens", basis))
 
 
 def _hidden_differences(results: Sequence[Result], columns: Sequence[str], where: str) -> list[Finding]:
@@ -242,31 +214,29 @@ def _hidden_differences(results: Sequence[Result], columns: Sequence[str], where
     return found
 
 
+def kpi_conditions(result: Result) -> str:
+    """What a headline number states inline: round, division, benchmark, scenario and shape."""
+    b, i, s = result.conditions.benchmark, result.conditions.identity, result.conditions.shape
+    if not i.mlperf:
+        return f"non-MLPerf, {b.benchmark} {b.scenario}, {tps_words(s)}, {s.dataset}"
+    return (f"MLPerf® {i.round} {i.division}, {b.benchmark} {b.scenario}, {tps_words(s)}, {s.dataset}, "
+            f"{result.conditions.load.arrival_process}")
+
+
+def bound_figure(result: Result, slack: Slack) -> BoundFigure:
+    """A result's official figure, bound to its cohort's slack and its citation."""
+    return BoundFigure(result, result.cohort_key, slack, row_note(result), result.value)
+
+
 def kpi(result: Result, slack: Slack, title: str) -> KpiSection:
-    marks = _Marks()
-    mark = marks.mark(row_note(result))
-    figure = BoundFigure(result, result.cohort_key, slack, mark, result.value)
-    b, i = result.conditions.benchmark, result.conditions.identity
-    inline = (f"MLPerf® {i.round} {i.division}, {b.benchmark} {b.scenario}, {tps_words(result)}, "
-              f"{result.conditions.shape.dataset}, {result.conditions.load.arrival_process}"
-              if i.mlperf else f"non-MLPerf, {b.benchmark} {b.scenario}, {tps_words(result)}")
-    return KpiSection(title, figure, inline, table_note(result, slack), marks.notes())
+    figure = bound_figure(result, slack)
+    return KpiSection(title, figure, kpi_conditions(result), table_note(result, slack))
 
 
 # -- validation of a whole report --------------------------------------------------------------
 
-_CITATION_FIELDS = {
-    "suite": re.compile(r"MLPerf® Inference"),
-    "version": re.compile(r"\bv\d+\.\d+\b"),
-    "division": re.compile(r"\b(Closed|Open) division\b"),
-    "result ID": re.compile(r"\bresult (v?\d+\.\d+-\d+|ID pending)"),
-    "retrieval date": re.compile(r"retrieved \d{4}-\d{2}-\d{2}"),
-    "source": re.compile(r"source \S+"),
-}
-
-
 def validate(report: Report) -> list[Finding]:
-    """Every rule that can be checked on the render-neutral report."""
+    """Every rule that can be checked on the render-neutral report, on its fields."""
     found: list[Finding] = []
     if not report.caveat_short.strip() or not "".join(report.caveat_full).strip():
         found.append(finding("caveat-missing", "report", "the report has no caveat"))
@@ -277,9 +247,8 @@ def validate(report: Report) -> list[Finding]:
         if isinstance(section, (TableSection, ChartSection)):
             found += _validate_table(section.table, where)
         elif isinstance(section, KpiSection):
-            notes = {x.mark: x.text for x in section.notes}
-            found += _validate_figure(section.figure, notes, section.table_note, where)
-            if section.figure.result.conditions.benchmark.scenario not in section.inline_conditions:
+            found += _validate_figure(section.figure, section.table_note, where)
+            if section.inline_conditions != kpi_conditions(section.figure.result):
                 found.append(finding("bare-figure", where, "a headline figure must state its scenario and shape inline"))
         elif isinstance(section, TextSection):
             for p in section.paragraphs:
@@ -291,11 +260,11 @@ def validate(report: Report) -> list[Finding]:
 
 def _validate_table(table: BoundTable, where: str) -> list[Finding]:
     found = check_one_cohort([f.result for _, _, f in table.figures()], where)
-    notes = {x.mark: x.text for x in table.notes}
+    checked: set[int] = set()
     for r, c, fig in table.figures():
-        found += _validate_figure(fig, notes, table.table_note, f"{where}, row {r + 1}, column {c + 1}")
-        if fig.cohort != table.cohort:
-            found.append(finding("mixed-cohort", f"{where}, row {r + 1}", "figure of another cohort than the table's"))
+        found += _validate_figure(fig, table.table_note, f"{where}, row {r + 1}, column {c + 1}", checked)
+        if fig.cohort != table.cohort or fig.slack != table.slack:
+            found.append(finding("mixed-cohort", f"{where}, row {r + 1}", "figure of another cohort (or band) than the table's"))
     if table.ranked:
         found += _validate_ranking(table, where)
     results = [f.result for _, _, f in table.figures() if f.derivation is None]
@@ -303,44 +272,57 @@ def _validate_table(table: BoundTable, where: str) -> list[Finding]:
     return found
 
 
-def _validate_figure(fig: BoundFigure, notes: dict, shared_note: str, where: str) -> list[Finding]:
+def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: set | None = None) -> list[Finding]:
     found = []
-    text = fig.text()
-    if not fig.slack.band_text() or re.search(r"±0(\.0+)?%", text):
-        found.append(finding("missing-band", where, f"{text!r} has no band or a ±0% band"))
-    missing_marks = [m for m in fig.marks if m not in notes]
-    if missing_marks:
-        found.append(finding("bare-figure", where, f"mark(s) {', '.join(missing_marks)} resolve to no note"))
+    slack = fig.slack
+    if slack.estimable:
+        if not (math.isfinite(slack.band_fraction) and slack.band_fraction > 0):
+            found.append(finding("missing-band", where, f"{fig.text()!r} has a band of {slack.band_fraction!r}"))
+    elif not slack.reason:
+        found.append(finding("missing-band", where, f"{fig.text()!r} has no band and no words for why"))
+    citation = fig.note.citation
+    if citation is None:
+        found.append(finding("bare-figure", where, f"{fig.text()!r} has no citation note"))
         return found
-    note = shared_note + " " + notes[fig.mark]
     if fig.result.conditions.identity.mlperf:
-        absent = [name for name, pattern in _CITATION_FIELDS.items() if not pattern.search(note)]
-        b = fig.result.conditions.benchmark
-        absent += [w for w in (b.benchmark, b.scenario) if w not in note]
-        if absent:
-            found.append(finding("missing-citation-field", where, f"the footnote lacks: {', '.join(absent)}"))
-    if not fig.verified and ("unverified" not in text or UNVERIFIED_SENTENCE not in note):
-        found.append(finding("unverified-not-labelled", where, f"{text!r} is unverified but not labelled so"))
+        if id(shared) not in (checked or ()):
+            if shared.cohort != fig.cohort or not (shared.suite and shared.shape and shared.load):
+                found.append(finding("missing-citation-field", where, "the table note lacks the suite, shape or load "
+                                     "of its figures' cohort"))
+            if checked is not None:
+                checked.add(id(shared))
+        expected = Citation.of(fig.result)
+        absent = [name for name in ("suite", "round", "division", "benchmark", "scenario", "source", "retrieved_on")
+                  if not getattr(citation, name)]
+        if citation.result_id_state == "official" and not citation.result_id:
+            absent.append("result ID")
+        wrong = [name for name in Citation.__dataclass_fields__ if getattr(citation, name) != getattr(expected, name)]
+        if absent or wrong:
+            found.append(finding("missing-citation-field", where, f"the footnote lacks: {', '.join(absent)}" if absent
+                                 else f"the footnote's {', '.join(wrong)} do not match the figure's result"))
+    if citation.verified != fig.verified or (not fig.verified and UNVERIFIED_SENTENCE not in fig.note.text):
+        found.append(finding("unverified-not-labelled", where, f"{fig.text()!r} is unverified but its note does not say so"))
     if fig.derivation is not None:
-        basis = notes.get(fig.derivation.mark, "")
-        if "derived" not in text or "Derived" not in basis or fig.result.conditions.benchmark.benchmark not in basis:
-            found.append(finding("derived-not-labelled", where, f"{text!r} is derived but not labelled with its basis"))
+        basis = fig.derivation.note
+        if basis.basis_of != fig.derivation.label or basis.shape_of != fig.result.conditions.benchmark.benchmark:
+            found.append(finding("derived-not-labelled", where, f"{fig.text()!r} is derived but its note does not "
+                                 "state its basis and the MLPerf shape it comes from"))
     return found
 
 
 def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:
     rank_col = next((i for i, c in enumerate(table.columns) if c.key == "rank"), None)
     fig_col = next((i for i, c in enumerate(table.columns) if c.kind == "figure"), None)
-    if rank_col is None or fig_col is None or not table.slack.estimable:
+    if rank_col is None or fig_col is None:
         return []
+    figures = [row[fig_col] for row in table.rows]
+    expected = rank_cells([f.magnitude for f in figures], table.slack)
     found = []
-    rows = table.rows
-    for i in range(1, len(rows)):
-        hi, lo = rows[i - 1][fig_col], rows[i][fig_col]
-        if hi.magnitude <= lo.magnitude * (1 + table.slack.fraction) and "tie" not in rows[i][rank_col]:
-            found.append(finding("lead-within-slack", f"{where}, rows {i}-{i + 1}",
-                                 f"{hi.text()} leads {lo.text()} by {hi.magnitude / lo.magnitude - 1:.1%}, inside "
-                                 f"the slack of {table.slack.slack_text()}, but the ranking shows an order"))
+    for i, (row, want) in enumerate(zip(table.rows, expected)):
+        if row[rank_col] != want:
+            found.append(finding("lead-within-slack", f"{where}, row {i + 1}",
+                                 f"rank {row[rank_col]!r} for {figures[i].text()} must read {want!r}: a lead "
+                                 f"inside the cohort's slack of {slack_words(table.slack)} is a tie"))
     return found
 
 
@@ -351,4 +333,3 @@ def refuse_on_errors(findings: Iterable[Finding]) -> tuple[Finding, ...]:
     if errors:
         raise GuardError(errors)
     return findings
-

@@ -12,29 +12,44 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from . import __version__
 from .model import Conditions
-from .report import BoundFigure, Report
+from .report import Report
+from .wording import band_words, marks_words
 
-SCHEMA = "exportguard-manifest/1"
+if TYPE_CHECKING:
+    from .render.walk import Placement
+
+SCHEMA = "exportguard-manifest/2"
 SIGNING_KEY_ENV = "EXPORTGUARD_SIGNING_KEY"
 
 
-def figure_entry(location: str, fig: BoundFigure) -> dict:
+def shown_digest(text: str, value: float | None) -> str:
+    """sha256 over what an artifact shows at a figure's location: its text and, where the artifact
+    holds a number there (a spreadsheet cell), that number. The checker recomputes it."""
+    return hashlib.sha256(json.dumps([text, value], ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def figure_entry(p: Placement) -> dict:
+    fig = p.figure
     c = fig.result.conditions
     return {
-        "location": location,
-        "text": fig.text(),
+        "location": p.location,
+        "shown": {"text": p.shown_text, "value": p.shown_value},
+        "shown_sha256": shown_digest(p.shown_text, p.shown_value),
+        "text": fig.text(marks_words(p.letters)),
         "value": fig.magnitude,
         "unit": fig.unit_text,
         "official_value": fig.result.value,
         "official_unit": fig.result.unit,
-        "derived": None if fig.derivation is None else {"label": fig.derivation.label, "basis": fig.derivation.basis},
+        "derived": None if fig.derivation is None else {"label": fig.derivation.label,
+                                                         "basis": fig.derivation.note.text},
         "band": fig.slack.band_fraction,
-        "band_text": fig.slack.band_text(),
-        "marks": list(fig.marks),
+        "band_text": band_words(fig.slack),
+        "marks": list(p.letters),
+        "notes": list(p.notes),
         "verified": fig.verified,
         "cohort": fig.cohort.label(),
         "cohort_key": dataclasses.asdict(fig.cohort),
@@ -50,7 +65,7 @@ class Figures(Sequence):
     """The manifest's figure entries, computed when read rather than held: a 100,000-figure export
     keeps only its placements (references into the report), not 100,000 entry dicts."""
 
-    def __init__(self, placements: Sequence[tuple[str, BoundFigure]]):
+    def __init__(self, placements: Sequence[Placement]):
         self._placements = placements
 
     def __len__(self):
@@ -58,11 +73,11 @@ class Figures(Sequence):
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [figure_entry(*p) for p in self._placements[i]]
-        return figure_entry(*self._placements[i])
+            return [figure_entry(p) for p in self._placements[i]]
+        return figure_entry(self._placements[i])
 
     def __iter__(self):
-        return (figure_entry(*p) for p in self._placements)
+        return (figure_entry(p) for p in self._placements)
 
     def __eq__(self, other):
         return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
@@ -101,7 +116,7 @@ def _signed_part(manifest: Mapping) -> dict:
     return {k: v for k, v in manifest.items() if k not in ("digest", "hmac")}
 
 
-def build(report: Report, placements: Sequence[tuple[str, BoundFigure]], artifact_format: str,
+def build(report: Report, placements: Sequence[Placement], artifact_format: str,
           key: bytes | None = None) -> dict:
     if key is None and os.environ.get(SIGNING_KEY_ENV):
         key = os.environ[SIGNING_KEY_ENV].encode("utf-8")

@@ -169,7 +169,8 @@ class CohortKey:
 
 @dataclass(frozen=True)
 class Slack:
-    """A cohort's generation-length spread, or the words for why it cannot be estimated."""
+    """A cohort's generation-length spread, or the reason it cannot be estimated. wording.py writes
+    it in words (band_words, slack_words)."""
 
     fraction: float | None  # (max - min) / min of tokens per sample
     tps_min: float | None
@@ -177,6 +178,7 @@ class Slack:
     with_tps: int
     count: int
     reason: str = ""  # set exactly when fraction is None
+    unverified_only: bool = False  # the cohort has no verified result: its band comes from unverified rows
 
     @property
     def estimable(self) -> bool:
@@ -186,28 +188,13 @@ class Slack:
     def band_fraction(self) -> float | None:
         return None if self.fraction is None else self.fraction / 2
 
-    def band_text(self) -> str:
-        """'±5.4%', or the reason there is no band; never '±0%'."""
-        if self.fraction is None:
-            return f"slack not estimable: {self.reason}"
-        return f"±{percent(self.band_fraction)}"
-
-    def slack_text(self) -> str:
-        if self.fraction is None:
-            return f"slack not estimable: {self.reason}"
-        return percent(self.fraction)
-
-
-def percent(fraction: float) -> str:
-    """One decimal, or two significant digits below 0.1 % so that a small spread never reads 0.0 %."""
-    value = fraction * 100
-    return f"{value:.1f}%" if value >= 0.1 else f"{value:.2g}%"
-
 
 def estimate_slack(results: Iterable[Result]) -> Slack:
+    """The spread of tokens per sample over exactly these results. Callers pass a whole cohort as
+    stored (Store.cohort_slack), never the rows a filter happens to select."""
     results = list(results)
     tps = [r.conditions.shape.tokens_per_sample for r in results]
-    known = [t for t in tps if t is not None and t > 0]
+    known = [t for t in tps if t is not None and math.isfinite(t) and t > 0]
     if not results:
         return Slack(None, None, None, 0, 0, "no results")
     if len(results) == 1:
@@ -224,21 +211,36 @@ def estimate_slack(results: Iterable[Result]) -> Slack:
     return Slack((hi - lo) / lo, lo, hi, len(known), len(results))
 
 
+def cohort_slack(results: Iterable[Result]) -> Slack:
+    """A whole stored cohort's slack: from its verified results wherever it has any, so that an
+    unverified row is shown against the verified band and never widens it."""
+    results = list(results)
+    verified = [r for r in results if r.conditions.identity.verified == "verified"]
+    if verified:
+        return estimate_slack(verified)
+    return replace(estimate_slack(results), unverified_only=bool(results))
+
+
 @dataclass(frozen=True)
 class Cohort:
+    """A cohort as shown: the selected results, and the slack and size of the whole stored cohort."""
+
     key: CohortKey
-    results: tuple[Result, ...]
-    slack: Slack = field(init=False)
+    results: tuple[Result, ...]  # the results a filter selected, highest first
+    slack: Slack  # of the whole cohort in the store (Store.cohorts), whatever the filter
+    total: int  # results of the cohort in the store
 
-    def __post_init__(self):
-        object.__setattr__(self, "slack", estimate_slack(self.results))
+    @property
+    def filtered(self) -> bool:
+        return len(self.results) < self.total
 
 
-def group_into_cohorts(results: Iterable[Result]) -> list[Cohort]:
+def group_by_cohort(results: Iterable[Result]) -> list[tuple[CohortKey, tuple[Result, ...]]]:
+    """Results grouped by cohort key, in key order. No slack here: a band comes only from the store."""
     groups: dict[CohortKey, list[Result]] = {}
     for r in results:
         groups.setdefault(r.cohort_key, []).append(r)
-    return [Cohort(k, tuple(v)) for k, v in sorted(groups.items())]
+    return [(k, tuple(v)) for k, v in sorted(groups.items())]
 
 
 def same_at_published_precision(a: float, b: float) -> bool:

@@ -1,105 +1,85 @@
 """A render-neutral report: immutable sections, bound tables, notes, caveat. Renderers (render/)
-receive only this; every figure in it is a BoundFigure, whose printable forms all carry unit,
-band (or the words for its absence), verified status and footnote mark."""
+receive only this, through the walker (render/walk.py). Every figure in it is a BoundFigure, whose
+only printable forms carry unit, band (or the words for its absence), labels and marks.
+
+Marks are not part of a figure: they are lettered at render time for each table, slide or page
+(render/walk.py Lettering), so each can carry its own notes.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Iterator, Union
 
+from .citation import Note, TableNote
 from .model import CohortKey, Result, Slack
-from .textviews import UNIT_SHORT
+from .wording import band_edge_words, binding_words, decimals_for, edge_binding_words, figure_words, unit_words
 
 
 @dataclass(frozen=True)
 class Derivation:
     """How a derived figure was computed from an official one."""
 
-    label: str  # "per accelerator", "USD per 1M tokens"
+    label: str  # "per accelerator", "cost per million tokens"
     unit: str  # "tok/s per accelerator"
-    basis: str  # a sentence: the formula, the inputs, the MLPerf shape it comes from
-    mark: str  # the note that states the basis
+    note: Note  # states the basis and the MLPerf shape it comes from
 
 
 @dataclass(frozen=True)
 class BoundFigure:
     """A value that cannot be printed without its binding.
 
-    ``magnitude`` is for sorting and ranking inside the guard; renderers use ``text()``,
-    ``spreadsheet_cell()`` or ``chart_point()``, which always carry the binding.
+    ``magnitude`` is for sorting, ranking and numeric cells; every text form goes through
+    wording.py and carries unit, band, marks and labels.
     """
 
     result: Result
     cohort: CohortKey
-    slack: Slack
-    mark: str
+    slack: Slack  # the whole stored cohort's
+    note: Note  # the result's citation
     magnitude: float
     derivation: Derivation | None = None
 
     @property
     def unit_text(self) -> str:
-        return self.derivation.unit if self.derivation else UNIT_SHORT.get(self.result.unit, self.result.unit)
+        return self.derivation.unit if self.derivation else unit_words(self.result.unit)
 
     @property
     def verified(self) -> bool:
         return self.result.conditions.identity.verified == "verified"
 
     @property
-    def marks(self) -> tuple[str, ...]:
-        return (self.mark, self.derivation.mark) if self.derivation else (self.mark,)
-
-    def mark_text(self) -> str:
-        return "".join(f"[{m}]" for m in self.marks)
-
-    def band_text(self) -> str:
-        return self.slack.band_text()
+    def notes(self) -> tuple[Note, ...]:
+        """The notes its marks resolve to, in mark order: the result's, then a derivation's basis."""
+        return (self.note, self.derivation.note) if self.derivation else (self.note,)
 
     @property
     def decimals(self) -> int:
-        return 0 if self.magnitude >= 100 else 2 if self.magnitude >= 1 else 4
+        return decimals_for(self.magnitude)
 
-    def digit_pattern(self) -> str:
-        """The spreadsheet pattern for this figure's digits (the number format before its literal)."""
-        return {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}[self.decimals]
+    def text(self, marks: str = "") -> str:
+        """'101,527 tok/s ±5.4% [a]'; without marks, the terminal's form of the same figure."""
+        return figure_words(self.magnitude, self.unit_text, self.slack, marks, decimals=self.decimals,
+                            derived=self.derivation is not None, verified=self.verified)
 
-    def format_number(self, value: float) -> str:
-        """A number (this figure or its band edge) as this figure's digit pattern shows it."""
-        # Half away from zero, as spreadsheets round a number format: the text and the cell agree.
-        places = Decimal(1).scaleb(-self.decimals)
-        return f"{Decimal(repr(value)).quantize(places, ROUND_HALF_UP):,}"
+    def binding(self, marks: str = "") -> str:
+        """What follows the number in ``text``: 'tok/s ±5.4% [a]' (a number format's literal)."""
+        return binding_words(self.unit_text, self.slack, marks, self.derivation is not None, self.verified)
 
-    def _number(self) -> str:
-        return self.format_number(self.magnitude)
+    def edge_binding(self, low: bool, marks: str = "") -> str:
+        """What follows a band edge's number in ``edge_text``: 'tok/s, low edge of ±5.4% [a]'."""
+        return edge_binding_words(self.unit_text, self.slack, low, marks, self.derivation is not None, self.verified)
 
-    def _suffix(self) -> str:
-        """Everything after the number: unit, band, marks, labels (the binding)."""
-        band = self.slack.band_text() if self.slack.estimable else f"({self.slack.band_text()})"
-        parts = [self.unit_text, band, self.mark_text()]
-        if self.derivation:
-            parts.append("derived")
-        if not self.verified:
-            parts.append("unverified")
-        return " ".join(parts)
+    def band_edges(self) -> tuple[float, float] | None:
+        frac = self.slack.band_fraction
+        return None if frac is None else (self.magnitude * (1 - frac), self.magnitude * (1 + frac))
 
-    def text(self) -> str:
-        """'101,527 tok/s ±5.4% [a]', '12,691 tok/s per accelerator ±5.4% [a][d] derived'."""
-        return f"{self._number()} {self._suffix()}"
-
-    def number_format(self) -> str:
-        """A spreadsheet number format whose literal text carries the binding."""
-        digits = self.digit_pattern()
-        # A quote would end the literal and a semicolon would start another format section.
-        literal = " " + self._suffix().replace('"', "'").replace(";", ",")
-        return f'{digits}"{literal}"'
-
-    def spreadsheet_cell(self) -> tuple[float, str]:
-        """(number, number format): the number never leaves without the format that binds it."""
-        return self.magnitude, self.number_format()
-
-    def chart_point(self) -> tuple[float, float | None, str]:
-        """(value, half-width of the band or None, label with the binding)."""
-        half = None if self.slack.band_fraction is None else self.magnitude * self.slack.band_fraction
-        return self.magnitude, half, self.text()
+    def edge_text(self, low: bool, marks: str = "") -> str:
+        """'96,045 tok/s, low edge of ±5.4% [a]'; the band words when there is no band."""
+        edges = self.band_edges()
+        if edges is None:
+            return self.text(marks)
+        return band_edge_words(edges[0] if low else edges[1], self.unit_text, self.slack, low, marks,
+                               decimals=self.decimals, derived=self.derivation is not None, verified=self.verified)
 
 
 Cell = Union[str, BoundFigure]
@@ -113,20 +93,13 @@ class Column:
 
 
 @dataclass(frozen=True)
-class Note:
-    mark: str
-    text: str
-
-
-@dataclass(frozen=True)
 class BoundTable:
     title: str
     cohort: CohortKey
     slack: Slack
     columns: tuple[Column, ...]
     rows: tuple[tuple[Cell, ...], ...]
-    table_note: str  # the conditions every row shares, stated once
-    notes: tuple[Note, ...]  # per-mark notes in order of appearance
+    table_note: TableNote  # the conditions every row shares, stated once
     ranked: bool = False
 
     def figures(self) -> Iterator[tuple[int, int, BoundFigure]]:
@@ -146,7 +119,7 @@ class TableSection:
 @dataclass(frozen=True)
 class ChartSection:
     title: str  # carries cohort and shape
-    table: BoundTable  # the same figures, bound, for formats that draw no chart
+    table: BoundTable  # the figures, bound; formats that draw no chart show it as a table
     kind: str = "chart"
 
 
@@ -155,8 +128,7 @@ class KpiSection:
     title: str
     figure: BoundFigure
     inline_conditions: str  # scenario and shape stated next to the headline number
-    table_note: str
-    notes: tuple[Note, ...]
+    table_note: TableNote
     kind: str = "kpi"
 
 

@@ -47,6 +47,15 @@ RULES = {r.id: r for r in (
          "The artifact must carry the caveat, and every page, slide or sheet that shows figures its short form."),
     Rule("EG011", "mlperf-without-mark", WARNING, "\"MLPerf\" without the registered mark",
          "The first mention of MLPerf in a text should read MLPerf®."),
+    Rule("EG012", "unknown-column", ERROR, "Unknown column",
+         "A table or spec names a column exportguard does not know; the message lists the known ones."),
+    Rule("EG013", "empty-selection", ERROR, "Nothing selected",
+         "A section's filters select no stored result: there is nothing to compare. Ingest the results or "
+         "widen the filters."),
+    Rule("EG014", "missing-prices", ERROR, "Cost column without a price table",
+         "A derived cost column needs a price table that says where its prices come from."),
+    Rule("EG015", "ranking-without-figure", ERROR, "Results listed without their figure",
+         "A table of results (a ranking) must show the figure it ranks by, with its band and citation."),
 )}
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .errors import ExportguardError
 from .guard import DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort, kpi
-from .model import CohortKey, estimate_slack, group_into_cohorts
+from .wording import shape_title
 from .report import ChartSection, Report, TableSection, TextSection
 from .store import FILTERABLE, Store
 
@@ -210,67 +210,49 @@ def load_prices(path: str | Path) -> PriceTable:
 
 
 def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = None) -> Report:
-    """Query, bind and assemble. Raises GuardError naming the rows and the way out."""
+    """Query, bind and assemble. Raises GuardError naming the rows and the way out. Every band is
+    the whole stored cohort's (Store.cohorts), whatever a section's filters or limit select."""
     if prices is None and spec.prices:
         prices = load_prices(spec.base_dir / spec.prices)
     sections = []
     problems = []
-    slack_cache: dict[CohortKey, object] = {}
     for n, s in enumerate(spec.sections, 1):
         where = f"section {n} ({s.title})"
         if s.kind == "text":
             sections.append(TextSection(s.title, tuple(p.strip() for p in s.text.split("\n\n") if p.strip())))
             continue
-        results = store.results(**s.filters)
-        if not results:
+        cohorts = store.cohorts(**s.filters)
+        if not cohorts:
             problems += [_no_results(where, s.filters)]
             continue
-        groups = group_into_cohorts(results)
-        if len(groups) > 1 and not s.split_by_cohort or s.kind == "kpi":
-            found = check_one_cohort(results, where)
-            if found:
-                problems += found
-                continue
-        for cohort in groups:
-            slack = slack_cache.get(cohort.key) or _cohort_slack(store, cohort.key)
-            slack_cache[cohort.key] = slack
-            title = s.title if len(groups) == 1 else f"{s.title}: {cohort.key.label()}"
-            rows = cohort.results
+        if len(cohorts) > 1 and (not s.split_by_cohort or s.kind == "kpi"):
+            problems += check_one_cohort([r for c in cohorts for r in c.results], where)
+            continue
+        for cohort in cohorts:
+            title = s.title if len(cohorts) == 1 else f"{s.title}: {cohort.key.label()}"
+            rows = sorted(cohort.results, key=lambda r: -r.value)
             if s.kind == "kpi":
-                top = max(rows, key=lambda r: r.value)
-                sections.append(kpi(top, slack, title))
+                sections.append(kpi(rows[0], cohort.slack, title))
                 continue
-            rows = sorted(rows, key=lambda r: -r.value)[: s.limit]
             try:
-                table = bind_table(rows, title=title, slack=slack, columns=s.columns, prices=prices, where=where)
+                table = bind_table(rows[: s.limit], title=title, slack=cohort.slack, columns=s.columns,
+                                   prices=prices, where=where)
             except GuardError as e:
                 problems += e.findings
                 continue
             sections.append(TableSection(title, table) if s.kind == "table" else
-                            ChartSection(f"{title} ({_shape_title(rows[0])})", table))
+                            ChartSection(f"{title} ({shape_title(rows[0])})", table))
     if problems:
         raise GuardError(problems)
     return Report(spec.title, spec.audience, tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
                   spec_name=spec.name, generated_on=dt.date.today().isoformat())
 
 
-def _cohort_slack(store: Store, key: CohortKey):
-    """The band belongs to the whole cohort, not to the rows a table happens to show."""
-    results = store.results(round=key.round, division=key.division, model=key.model,
-                            accuracy_track=key.accuracy_track, scenario=key.scenario, unit=key.unit, mlperf=key.mlperf)
-    return estimate_slack(r for r in results if r.cohort_key == key)
-
-
-def _shape_title(r) -> str:
-    s = r.conditions.shape
-    return f"{r.conditions.benchmark.benchmark} {r.conditions.benchmark.scenario}, {s.dataset}, max {s.reference_max_output_tokens} output tokens"
-
-
 def _no_results(where: str, filters: dict):
     from .rules import finding
 
     shown = ", ".join(f"{k}={'/'.join(v) if isinstance(v, tuple) else v}" for k, v in filters.items())
-    return finding("bare-figure", where, f"no stored results match {shown or 'the filters'}; ingest them or widen the filters")
+    return finding("empty-selection", where, f"no stored results match {shown or 'the filters'}; ingest them or widen the filters")
 
 
 def spec_from_filters(filters: dict, split_by_cohort: bool, columns=DEFAULT_COLUMNS, title: str = "") -> ReportSpec:

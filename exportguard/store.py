@@ -35,6 +35,8 @@ from .model import (
     UNITS,
     VERIFIED,
     Benchmark,
+    Cohort,
+    CohortKey,
     Conditions,
     Configuration,
     Identity,
@@ -42,6 +44,9 @@ from .model import (
     Provenance,
     Result,
     Shape,
+    Slack,
+    cohort_slack,
+    group_by_cohort,
     same_at_published_precision,
 )
 
@@ -323,6 +328,22 @@ class Store:
             results_table.c.scenario, results_table.c.value.desc(), results_table.c.id)
         with self.engine.connect() as conn:
             return [_row_to_result(r) for r in conn.execute(query).mappings()]
+
+    def cohort_slack(self, key: CohortKey) -> Slack:
+        """The slack of a cohort as stored, whatever a caller's filters selected: the one place a
+        band comes from."""
+        return self._cohort_stats(key)[0]
+
+    def cohorts(self, **filters) -> list[Cohort]:
+        """The selected results grouped by cohort, each with its whole stored cohort's slack and size."""
+        return [Cohort(key, rows, *self._cohort_stats(key)) for key, rows in group_by_cohort(self.results(**filters))]
+
+    def _cohort_stats(self, key: CohortKey) -> tuple[Slack, int]:
+        members = [r for r in self.results(round=key.round, division=key.division, model=key.model,
+                                           accuracy_track=key.accuracy_track, scenario=key.scenario,
+                                           unit=key.unit, mlperf=key.mlperf)
+                   if r.cohort_key == key]
+        return cohort_slack(members), len(members)
 
     def count(self, table: sa.Table = results_table) -> int:
         with self.engine.connect() as conn:

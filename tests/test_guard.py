@@ -9,7 +9,10 @@ import pytest
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.guard import DEFAULT_COLUMNS, GuardError, PriceTable, bind_table, kpi, rank_groups, validate
 from exportguard.ingest import ingest_path
+from exportguard.citation import Note
 from exportguard.model import Slack, estimate_slack
+from exportguard.render.walk import Lettering
+from exportguard.render.xlsx import number_format
 from exportguard.report import BoundFigure, Report, TableSection, TextSection
 from exportguard.rules import RULES
 from exportguard.store import open_store
@@ -28,8 +31,8 @@ def offline(store):
 
 
 @pytest.fixture(scope="module")
-def slack(offline):
-    return estimate_slack(offline)
+def slack(store, offline):
+    return store.cohort_slack(offline[0].cohort_key)
 
 
 def _one(results, submitter, system_id):
@@ -64,6 +67,10 @@ def test_real_tie_nvidia_b200_and_dell_xe9680l_b200_is_a_tie_within_slack(offlin
     assert ranks == ["~1-2 tie within slack", "~1-2 tie within slack", "3"]
 
 
+def _lettered(table):
+    return Lettering([fig for _, _, fig in table.figures()])
+
+
 def test_ranking_without_an_estimable_slack_says_so(offline):
     one = offline[:1]
     table = _table(one, estimate_slack(one))
@@ -76,17 +83,21 @@ def test_a_bound_figure_prints_unit_band_and_mark_together(offline, slack):
     nvidia = _one(offline, "NVIDIA", "B200-SXM-180GBx8_TRT")
     table = _table([nvidia], slack)
     fig = table.rows[0][-1]
-    assert fig.text() == "101,527 tok/s ±5.4% [a]"
-    assert fig.spreadsheet_cell() == (nvidia.value, '#,##0" tok/s ±5.4% [a]"')
-    assert table.notes[0].mark == "a" and "result 5.1-0069" in table.notes[0].text
+    letters = _lettered(table)
+    assert letters.text(fig) == "101,527 tok/s ±5.4% [a]"
+    assert fig.text() == "101,527 tok/s ±5.4%"  # the terminal's form: the same, without the mark
+    assert number_format(fig, fig.binding(letters.marks(fig))) == '#,##0" tok/s ±5.4% [a]"'
+    (mark, note), = letters.notes()
+    assert mark == "a" and "result 5.1-0069" in note.text and note.citation.result_id == "5.1-0069"
 
 
 def test_marks_are_letters_in_order_of_appearance_and_identical_notes_share_one(offline, slack):
     table = _table(offline[:30], slack, columns=(*DEFAULT_COLUMNS, "per_accelerator"))
-    marks = [n.mark for n in table.notes]
+    letters = _lettered(table)
+    marks = [m for m, _ in letters.notes()]
     assert marks[:3] == ["a", "b", "c"] and len(set(marks)) == len(marks)
-    derived_marks = {row[-1].derivation.mark for row in table.rows if isinstance(row[-1], BoundFigure)}
-    assert len(derived_marks) == 1  # one basis note for every per-accelerator figure
+    derived_marks = {letters.letters(row[-1])[-1] for row in table.rows if isinstance(row[-1], BoundFigure)}
+    assert derived_marks == {"b"}  # one basis note for every per-accelerator figure, lettered where first seen
 
 
 def test_unverified_figure_says_so_and_its_note_has_the_required_sentence(store, slack):
@@ -96,8 +107,9 @@ def test_unverified_figure_says_so_and_its_note_has_the_required_sentence(store,
     pending = r.with_conditions(identity=dataclasses.replace(r.conditions.identity, result_id="",
                                                              result_id_state="pending", verified="unverified"))
     table = _table([pending], slack)
-    assert table.rows[0][-1].text().endswith("unverified")
-    assert "Result not verified by MLCommons Association." in table.notes[0].text
+    fig = table.rows[0][-1]
+    assert _lettered(table).text(fig) == f"{fig.text()[:-len(' unverified')]} [a] unverified"
+    assert "Result not verified by MLCommons Association." in fig.note.text and not fig.note.citation.verified
     assert validate(_report(TableSection("t", table))) == []
 
 
@@ -106,18 +118,19 @@ def test_derived_figures_are_labelled_with_basis_and_shape(offline, slack):
     prices = PriceTable("USD", "test prices", {}, {"NVIDIA B200-SXM-180GB": 6.0})
     table = _table([nvidia], slack, columns=("throughput", "per_accelerator", "cost_per_million_tokens"), prices=prices)
     per_acc, cost = table.rows[0][1], table.rows[0][2]
-    assert per_acc.text() == "12,691 tok/s per accelerator ±5.4% [a][b] derived"
+    letters = _lettered(table)
+    assert letters.text(per_acc) == "12,691 tok/s per accelerator ±5.4% [a][b] derived"
     assert cost.magnitude == pytest.approx(48.0 / (nvidia.value * 3600) * 1e6)
-    assert cost.text().startswith("0.1313 USD per 1M tokens")
-    basis = {n.mark: n.text for n in table.notes}
-    assert "not an MLPerf metric" in basis[cost.derivation.mark]
-    assert "llama2-70b-99 Offline" in basis[cost.derivation.mark]
+    assert letters.text(cost) == "0.1313 USD per 1M tokens ±5.4% [a][c] derived"
+    basis = cost.derivation.note
+    assert "not an MLPerf metric" in basis.text and "llama2-70b-99 Offline" in basis.text
+    assert (basis.basis_of, basis.shape_of) == ("cost per million tokens", "llama2-70b-99")
 
 
 # -- every rule: triggered, and quiet --------------------------------------------------------------
 
 def test_the_rule_registry_has_stable_ids_titles_and_descriptions():
-    assert list(RULES) == [f"EG{n:03d}" for n in range(1, 12)]
+    assert list(RULES) == [f"EG{n:03d}" for n in range(1, 16)]
     assert all(r.title and r.description and r.severity in ("error", "warning") for r in RULES.values())
 
 
@@ -137,10 +150,13 @@ def test_each_rule_is_quiet_on_a_clean_report(offline, slack, rule_id):
     assert rule_id not in _rules(validate(_report(TableSection("t", table), head, text)))
 
 
-def test_EG001_a_mark_that_resolves_to_nothing(offline, slack):
+def test_EG001_a_figure_whose_note_carries_no_citation(offline, slack):
     table = _table(offline[:3], slack)
-    broken = replace(table, notes=table.notes[1:])
-    assert "EG001" in _rules(validate(_report(TableSection("t", broken))))
+    fig = table.rows[1][-1]
+    bare = replace(fig, note=Note("a note with no citation fields"))
+    broken = replace(table, rows=(table.rows[0], (*table.rows[1][:-1], bare), table.rows[2]))
+    findings = validate(_report(TableSection("t", broken)))
+    assert [(f.rule_id, f.location) for f in findings] == [("EG001", "section 1 (t), row 2, column 9")]
 
 
 def test_EG002_a_zero_band(offline):
@@ -161,17 +177,29 @@ def test_EG004_a_lead_inside_slack_shown_as_an_order(offline, slack):
     table = _table(offline, slack)
     ordinal = tuple((str(i + 1), *row[1:]) for i, row in enumerate(table.rows))
     findings = validate(_report(TableSection("t", replace(table, rows=ordinal))))
-    assert "EG004" in _rules(findings)
-    assert any("101,527 tok/s" in f.message or "tie" not in f.message for f in findings)
+    assert _rules(findings) == {"EG004"}
+    first = findings[0]
+    assert first.location == "section 1 (t), row 3"
+    assert "102,909 tok/s ±5.4%" in first.message and "'~3-12 tie within slack'" in first.message
 
 
-def test_EG005_a_footnote_without_suite_and_division(offline, slack):
+def test_EG005_a_footnote_whose_fields_miss_division_or_name_another_result(offline, slack):
     table = _table(offline[:2], slack)
-    stripped = replace(table, table_note="Shape only.",
-                       notes=tuple(replace(n, text=n.text.replace("MLPerf® Inference: Datacenter", "")
-                                           .replace("Closed division", "")) for n in table.notes))
-    findings = validate(_report(TableSection("t", stripped)))
-    assert "EG005" in _rules(findings) and "suite" in findings[0].message
+    fig = table.rows[0][-1]
+    no_division = replace(fig, note=replace(fig.note, citation=replace(fig.note.citation, division="")))
+    other_id = replace(fig, note=replace(fig.note, citation=replace(fig.note.citation, result_id="5.1-9999")))
+    for broken_fig, words in ((no_division, "lacks: division"), (other_id, "result_id do not match")):
+        broken = replace(table, rows=((*table.rows[0][:-1], broken_fig), table.rows[1]))
+        findings = validate(_report(TableSection("t", broken)))
+        assert _rules(findings) == {"EG005"} and words in findings[0].message
+
+
+def test_EG005_a_table_note_of_another_cohort(store, offline, slack):
+    table = _table(offline[:2], slack)
+    server = store.results(round="v5.1", division="closed", benchmark="llama2-70b-99", scenario="Server")
+    other = _table(server[:1], slack)
+    findings = validate(_report(TableSection("t", replace(table, table_note=other.table_note))))
+    assert "EG005" in _rules(findings)
 
 
 def test_EG006_unverified_without_the_required_sentence(store, slack):
@@ -181,16 +209,18 @@ def test_EG006_unverified_without_the_required_sentence(store, slack):
     pending = r.with_conditions(identity=dataclasses.replace(r.conditions.identity, result_id="",
                                                              result_id_state="pending", verified="unverified"))
     table = _table([pending], slack)
-    silent = replace(table, notes=tuple(replace(n, text=n.text.replace("Result not verified", "")) for n in table.notes))
-    assert "EG006" in _rules(validate(_report(TableSection("t", silent))))
+    fig = table.rows[0][-1]
+    silent = replace(fig, note=replace(fig.note, text=fig.note.text.replace("Result not verified", "")))
+    broken = replace(table, rows=((*table.rows[0][:-1], silent),))
+    assert _rules(validate(_report(TableSection("t", broken)))) == {"EG006"}
 
 
 def test_EG007_derived_without_its_basis(offline, slack):
     table = _table(offline[:2], slack, columns=("accelerators", "throughput", "per_accelerator"))
-    basis_mark = table.rows[0][2].derivation.mark
-    silent = replace(table, notes=tuple(replace(n, text="per accelerator") if n.mark == basis_mark else n
-                                        for n in table.notes))
-    assert "EG007" in _rules(validate(_report(TableSection("t", silent))))
+    fig = table.rows[0][2]
+    silent = replace(fig, derivation=replace(fig.derivation, note=Note("per accelerator")))
+    broken = replace(table, rows=((*table.rows[0][:2], silent), table.rows[1]))
+    assert _rules(validate(_report(TableSection("t", broken)))) == {"EG007"}
 
 
 def test_EG008_hidden_availability_difference_is_refused_and_shown_when_asked(offline, slack):
@@ -231,6 +261,30 @@ def test_EG011_mlperf_without_the_registered_mark_is_a_warning():
     findings = validate(_report(TextSection("About", ("MLPerf results are fixed-shape.",))))
     assert [(f.rule_id, f.severity) for f in findings] == [("EG011", "warning")]
     assert validate(_report(TextSection("About", ("MLPerf® results are fixed-shape.",)))) == []
+
+
+def test_EG012_an_unknown_column_names_the_known_ones(offline, slack):
+    with pytest.raises(GuardError) as e:
+        _table(offline[:2], slack, columns=("submitter", "colour", "throughput"))
+    assert _rules(e.value.findings) == {"EG012"} and "colour" in e.value.findings[0].message
+
+
+def test_EG013_an_empty_selection_is_its_own_finding(slack):
+    with pytest.raises(GuardError) as e:
+        _table([], slack)
+    assert _rules(e.value.findings) == {"EG013"}
+
+
+def test_EG014_cost_without_a_price_table(offline, slack):
+    with pytest.raises(GuardError) as e:
+        _table(offline[:2], slack, columns=("accelerators", "throughput", "cost_per_million_tokens"))
+    assert _rules(e.value.findings) == {"EG014"}
+
+
+def test_EG015_a_ranking_without_its_figure_column(offline, slack):
+    with pytest.raises(GuardError) as e:
+        _table(offline[:3], slack, columns=("rank", "submitter", "system", "accelerators", "availability"))
+    assert _rules(e.value.findings) == {"EG015"}
 
 
 def test_the_rule_list_is_documented():

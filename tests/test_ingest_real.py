@@ -6,7 +6,8 @@ import json
 import pytest
 
 from exportguard.ingest import ingest_path
-from exportguard.model import group_into_cohorts, same_at_published_precision
+from exportguard.model import same_at_published_precision
+from exportguard.wording import band_words, slack_words
 from tests.conftest import SUMMARY_V41, SUMMARY_V51, TREE_V51
 
 pytestmark = pytest.mark.real_data
@@ -65,21 +66,19 @@ def test_llama31_8b_tokens_per_sample_is_derived_and_marked_derived(store):
 def test_summary_gives_the_v51_llama2_70b_99_offline_cohort(store):
     report = ingest_path(store, SUMMARY_V51)
     assert report.reconciles and report.rows_read == 1448 and report.quarantined == 0
-    (cohort,) = group_into_cohorts(store.results(round="v5.1", division="closed", benchmark="llama2-70b-99",
-                                                 scenario="Offline"))
+    (cohort,) = store.cohorts(round="v5.1", division="closed", benchmark="llama2-70b-99", scenario="Offline")
     s = cohort.slack
     assert s.count == 47
     assert (s.tps_min, s.tps_max) == (272.6, 302.0)
-    assert s.slack_text() == "10.8%" and s.band_text() == "±5.4%"
+    assert slack_words(s) == "10.8%" and band_words(s) == "±5.4%"
 
 
 def test_v41_summary_gives_its_observed_spread(store):
     ingest_path(store, SUMMARY_V41)
-    (cohort,) = group_into_cohorts(store.results(round="v4.1", division="closed", benchmark="llama2-70b-99",
-                                                 scenario="Offline"))
+    (cohort,) = store.cohorts(round="v4.1", division="closed", benchmark="llama2-70b-99", scenario="Offline")
     assert cohort.slack.count == 37
     assert (cohort.slack.tps_min, cohort.slack.tps_max) == (274.0, 300.5)
-    assert cohort.slack.slack_text() == "9.7%"
+    assert slack_words(cohort.slack) == "9.7%"
 
 
 def test_summary_skips_other_benchmarks_by_rule_and_counts_them(store):

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from exportguard.ingest import ingest_path
-from exportguard.model import estimate_slack, percent, same_at_published_precision
+from exportguard.model import cohort_slack, estimate_slack, same_at_published_precision
+from exportguard.wording import band_words, percent, slack_words
 from tests.conftest import TREE_V51
 
 pytestmark = pytest.mark.real_data
@@ -29,7 +30,7 @@ def _with_tps(result, tps):
 def test_slack_is_the_relative_spread_and_the_band_half_of_it(real_result):
     s = estimate_slack([_with_tps(real_result, t) for t in (272.6, 290.0, 302.0)])
     assert s.fraction == pytest.approx((302.0 - 272.6) / 272.6)
-    assert (s.slack_text(), s.band_text()) == ("10.8%", "±5.4%")
+    assert (slack_words(s), band_words(s)) == ("10.8%", "±5.4%")
 
 
 @pytest.mark.parametrize("tps, reason", [
@@ -41,7 +42,7 @@ def test_slack_is_the_relative_spread_and_the_band_half_of_it(real_result):
 ])
 def test_slack_not_estimable_says_why_in_words(real_result, tps, reason):
     s = estimate_slack([_with_tps(real_result, t) for t in tps])
-    assert not s.estimable and s.band_text() == f"slack not estimable: {reason}"
+    assert not s.estimable and band_words(s) == f"slack not estimable: {reason}"
 
 
 @given(st.floats(min_value=1e-9, max_value=10))
@@ -54,3 +55,25 @@ def test_published_precision_matches_log_and_summary_roundings():
     assert same_at_published_precision(450.84, 450.836)
     assert not same_at_published_precision(2019.04, 1942.15)
     assert not same_at_published_precision(101527.0, 101253.0)
+
+
+def _verified(result, tps):
+    identity = replace(result.conditions.identity, verified="verified", result_id="5.1-0001", result_id_state="official")
+    return _with_tps(result, tps).with_conditions(identity=identity)
+
+
+def _unverified(result, tps):
+    identity = replace(result.conditions.identity, verified="unverified", result_id="", result_id_state="pending")
+    return _with_tps(result, tps).with_conditions(identity=identity)
+
+
+def test_unverified_rows_never_widen_a_verified_band(real_result):
+    verified = [_verified(real_result, t) for t in (272.6, 290.0, 302.0)]
+    s = cohort_slack(verified + [_unverified(real_result, 900.0), _unverified(real_result, 10.0)])
+    assert (s.tps_min, s.tps_max, s.count, s.unverified_only) == (272.6, 302.0, 3, False)
+    assert band_words(s) == "±5.4%"
+
+
+def test_a_cohort_without_verified_results_says_its_band_is_from_unverified_rows(real_result):
+    s = cohort_slack([_unverified(real_result, t) for t in (272.6, 302.0)])
+    assert s.unverified_only and band_words(s) == "±5.4%"

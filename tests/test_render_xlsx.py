@@ -13,7 +13,6 @@ import re
 import shutil
 import subprocess
 import uuid
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -24,17 +23,19 @@ from openpyxl import load_workbook
 from exportguard import manifest as manifest_mod
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.guard import GuardError, bind_table
-from exportguard.model import estimate_slack
+from exportguard.check.manifests import ManifestNotFound, read_manifest
+from exportguard.model import cohort_slack
 from exportguard.render import export
 from exportguard.render import xlsx
+from exportguard.render import xlsx_layout
+from exportguard.render.walk import Lettering
 from exportguard.report import Report, TableSection
 from exportguard.spec import build_report, parse_spec, spec_from_filters
 from tests.conftest import IN_CI
 
 pytestmark = pytest.mark.real_data
 
-REPO = Path(__file__).resolve().parents[1]
-ARTIFACTS = REPO / "artifacts" / "xlsx"
+ARTIFACTS_ROOT = os.environ.get("EXPORTGUARD_ARTIFACTS")  # where rendered pages are kept for a person to look at
 MARKS = re.compile(r"\[([a-z]+)\]")
 NOTE_ROW = re.compile(r"^\[([a-z]+)\] ")
 LOCATION = re.compile(r"^'((?:[^']|'')+)'!([A-Z]+[0-9]+)$")
@@ -125,10 +126,51 @@ def _assert_no_formulas(wb):
             assert c.data_type == "s", f"{ws.title}!{c.coordinate}"
 
 
+def _displayed(cell) -> str:
+    """What a cell shows: a string as it is; a number as its format's digits (half away from zero,
+    as spreadsheets round) followed by the format's literal text."""
+    if cell.data_type == "s":
+        return cell.value
+    fmt = cell.number_format
+    digits, _, literal = fmt.partition('"')
+    places = len(digits.split(".")[1]) if "." in digits else 0
+    from exportguard.wording import number
+
+    return number(cell.value, places) + literal.rstrip('"')
+
+
+THROUGHPUT = re.compile(r"\d[\d,.]* (tok/s|samples/s|queries/s|USD per 1M tokens)")
+
+
 # -- read back with openpyxl -------------------------------------------------------------------
 
+def test_every_cell_that_shows_a_throughput_unit_carries_band_and_a_mark_resolved_on_its_sheet(v51_workbook,
+                                                                                               vendor_workbooks):
+    for path in (v51_workbook, *vendor_workbooks):
+        wb = load_workbook(path)
+        checked = 0
+        for ws in wb.worksheets:
+            if ws.sheet_state != "visible":
+                continue
+            notes = _notes_on(ws)
+            for row in ws.iter_rows():
+                for cell in row:
+                    if cell.value is None:
+                        continue
+                    shown = _displayed(cell)
+                    if not THROUGHPUT.match(shown) or NOTE_ROW.match(shown):
+                        continue
+                    checked += 1
+                    assert re.search(r"±\d+(\.\d+)?%|slack not estimable", shown), f"{ws.title}!{cell.coordinate}: {shown}"
+                    marks = MARKS.findall(shown)
+                    assert marks, f"{ws.title}!{cell.coordinate}: {shown!r} has no mark"
+                    assert all(m in notes for m in marks), f"{ws.title}!{cell.coordinate}: {shown!r}"
+        assert checked > 50
+
+
+
 def test_every_throughput_cell_is_bound(v51_report, v51_workbook):
-    manifest = xlsx.read_manifest(v51_workbook)
+    manifest = read_manifest(v51_workbook)
     assert manifest_mod.verify(manifest) == []
     figures = [f for _, f in v51_report.figures()]
     assert len(manifest["figures"]) == len(figures) > 300
@@ -143,9 +185,10 @@ def test_every_throughput_cell_is_bound(v51_report, v51_workbook):
         assert entry["band_text"] in fmt
         marks = MARKS.findall(fmt)
         assert marks == entry["marks"]
+        assert _displayed(cell) == entry["shown"]["text"] == entry["text"]
         notes = _notes_on(cell.parent)
-        for m in marks:
-            assert m in notes, f"{entry['location']}: mark [{m}] has no note on sheet {cell.parent.title}"
+        for m, note in zip(marks, entry["notes"]):
+            assert notes.get(m) == f"[{m}] {note}", f"{entry['location']}: mark [{m}] has no note on its sheet"
         assert cell.comment is not None and cell.comment.text.startswith(entry["text"])
         for m in marks:
             assert notes[m] in cell.comment.text
@@ -165,11 +208,12 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
     for ws, table in zip(sheets, tables):
         assert len(ws.title) <= 31 and not re.search(r"[\[\]:*?/\\]", ws.title)
         column_a = [v for (v,) in ws.iter_rows(min_col=1, max_col=1, values_only=True) if v is not None]
-        assert column_a[1] == table.table_note and column_a[2] == SHORT
+        assert column_a[1] == table.table_note.text and column_a[2] == SHORT
         assert column_a[-1] == TRADEMARK_LEGEND
         header_row = 4
         headers = [c.value for c in ws[header_row]]
-        assert "Throughput, tok/s" in headers and "Band low, tok/s" in headers and "Band high, tok/s" in headers
+        assert "Throughput, tok/s" in headers and "Band low edge, tok/s" in headers
+        assert "Band high edge, tok/s" in headers
         assert "Verified" in headers
         assert ws.freeze_panes == f"A{header_row + 1}"
         assert ws.auto_filter.ref.startswith(f"A{header_row}:")
@@ -184,7 +228,7 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
         merged = {str(r) for r in ws.merged_cells.ranges}
         last = ws.cell(header_row, len(headers)).column_letter
         note_rows = [c.row for c in ws["A"] if isinstance(c.value, str) and NOTE_ROW.match(c.value)]
-        assert len(note_rows) == len(table.notes)
+        assert len(note_rows) == len(Lettering([f for _, _, f in table.figures()]).notes())
         for r in note_rows:
             assert f"A{r}:{last}{r}" in merged and ws.row_dimensions[r].height >= 15
         # band columns: numeric and within the figure's band
@@ -195,7 +239,8 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
             if table.slack.estimable:
                 b = table.slack.band_fraction
                 assert low.value == pytest.approx(value * (1 - b)) and high.value == pytest.approx(value * (1 + b))
-                assert "tok/s band low" in low.number_format and "tok/s band high" in high.number_format
+                assert f"tok/s, low edge of ±" in low.number_format and "tok/s, high edge of ±" in high.number_format
+                assert MARKS.findall(low.number_format) == MARKS.findall(ws.cell(r, fig_col).number_format)
             else:
                 assert low.data_type == "s" and low.value.startswith("slack not estimable")
     assert wb["exportguard_manifest"].sheet_state == "veryHidden"
@@ -222,16 +267,16 @@ def test_manifest_survives_a_resave_and_reveals_edits(v51_workbook, tmp_path):
     wb = load_workbook(v51_workbook)
     resaved = tmp_path / "resaved.xlsx"
     wb.save(resaved)
-    manifest = xlsx.read_manifest(resaved)
+    manifest = read_manifest(resaved)
     assert manifest_mod.verify(manifest) == []
     ws = wb["exportguard_manifest"]
     ws["A1"].value = ws["A1"].value.replace('"format":"xlsx"', '"format":"xlsX"')
     wb.save(resaved)
-    assert manifest_mod.verify(xlsx.read_manifest(resaved))
-    with pytest.raises(xlsx.ManifestNotFound):
+    assert manifest_mod.verify(read_manifest(resaved))
+    with pytest.raises(ManifestNotFound):
         del wb["exportguard_manifest"]
         wb.save(resaved)
-        xlsx.read_manifest(resaved)
+        read_manifest(resaved)
 
 
 def test_manifest_chunks(v51_report, tmp_path, monkeypatch):
@@ -240,7 +285,7 @@ def test_manifest_chunks(v51_report, tmp_path, monkeypatch):
     wb = load_workbook(tmp_path / "chunks.xlsx")
     chunks = [v for (v,) in wb["exportguard_manifest"].iter_rows(values_only=True)]
     assert len(chunks) > 100 and all(len(c) <= 1000 for c in chunks)
-    assert xlsx.read_manifest(tmp_path / "chunks.xlsx") == returned
+    assert read_manifest(tmp_path / "chunks.xlsx") == returned
 
 
 # -- the guard at export -----------------------------------------------------------------------
@@ -268,7 +313,7 @@ def test_vendor_spec_numeric(vendor_report, vendor_workbooks):
     path, _ = vendor_workbooks
     wb = load_workbook(path)
     assert wb.sheetnames[:2] == ["Headline", "Notes"]
-    manifest = xlsx.read_manifest(path)
+    manifest = read_manifest(path)
     assert manifest_mod.verify(manifest) == []
     assert len(manifest["figures"]) == sum(1 for _ in vendor_report.figures())
     headline = _cell(wb, manifest["figures"][0]["location"])
@@ -292,18 +337,18 @@ def test_vendor_spec_numeric(vendor_report, vendor_workbooks):
 def test_text_cells_mode(vendor_report, vendor_workbooks):
     _, path = vendor_workbooks
     wb = load_workbook(path)
-    manifest = xlsx.read_manifest(path)
+    manifest = read_manifest(path)
     assert manifest_mod.verify(manifest) == []
     table_entries = [e for e in manifest["figures"] if not e["location"].startswith("'Headline'")]
     assert table_entries
     for entry in table_entries:
         cell = _cell(wb, entry["location"])
-        assert cell.data_type == "s" and cell.value == entry["text"]
+        assert cell.data_type == "s" and cell.value == entry["shown"]["text"] == entry["text"]
         sort = cell.offset(0, 1)
         assert sort.data_type == "n" and sort.value == pytest.approx(entry["value"])
         assert "sort value" in cell.parent.cell(4, sort.column).value
         assert cell.comment is not None
-    assert any(re.fullmatch(r"101,527 tok/s ±5\.4% \[[a-z]+\]", e["text"]) for e in table_entries)
+    assert any(re.fullmatch(r"101,527 tok/s ±5\.4% \[[a-z]+\]", e["shown"]["text"]) for e in table_entries)
     _assert_no_formulas(wb)
 
 
@@ -315,7 +360,7 @@ def test_over_the_cell_format_budget_figures_become_text(v51_report, tmp_path, m
     assert as_text, "small tables fit the budget, later ones must switch to text cells"
     for entry in as_text:
         cell = _cell(wb, entry["location"])
-        assert cell.value == entry["text"] and cell.offset(0, 1).data_type == "n"
+        assert cell.value == entry["shown"]["text"] and cell.offset(0, 1).data_type == "n"
         assert any("more distinct cell formats than Excel allows" in str(v)
                    for (v,) in cell.parent.iter_rows(min_col=1, max_col=1, max_row=5, values_only=True))
 
@@ -332,7 +377,7 @@ def test_text_cells_stay_text(v51_store, tmp_path):
     hostile = [dataclasses.replace(r, conditions=dataclasses.replace(
         r.conditions, identity=dataclasses.replace(r.conditions.identity, submitter=name, system_name="=1+" + name)))
         for r, name in zip(rows, HOSTILE)]
-    table = bind_table(hostile, title="Hostile names", slack=estimate_slack(hostile))
+    table = bind_table(hostile, title="Hostile names", slack=v51_store.cohort_slack(rows[0].cohort_key))
     report = Report("Hostile", "test", (TableSection("Hostile names", table),), SHORT, FULL, TRADEMARK_LEGEND)
     [path] = export(report, [tmp_path / "hostile.xlsx"])
     wb = load_workbook(path)
@@ -343,8 +388,8 @@ def test_text_cells_stay_text(v51_store, tmp_path):
     assert "#N/A" in values and "+1+1" in values and "@SUM(A1:A2)" in values
     assert "\nCR=1" in values  # CR normalised to LF, never lost
     assert "bell\ufffdand\ufffdnul\ufffd" in values
-    assert xlsx.read_manifest(path)["figures"][0]["conditions"]["identity"]["submitter"] in HOSTILE
-    assert manifest_mod.verify(xlsx.read_manifest(path)) == []
+    assert read_manifest(path)["figures"][0]["conditions"]["identity"]["submitter"] in HOSTILE
+    assert manifest_mod.verify(read_manifest(path)) == []
 
 
 @settings(max_examples=200, deadline=None)
@@ -362,7 +407,7 @@ def test_clean_text_always_fits_a_cell(text):
 
 def test_sheet_names():
     taken = {"caveat", "sources", "exportguard_manifest", "history"}
-    names = [xlsx._unique_sheet_name(n, taken) for n in
+    names = [xlsx_layout.unique_sheet_name(n, taken) for n in
              ["a/b:c*d?e[f]g\\h", "Caveat", "x" * 40, "x" * 40, "'quoted'", "", "Sources"]]
     assert len({n.lower() for n in names}) == len(names)
     for n in names:
@@ -376,15 +421,15 @@ def test_interrupted_export_leaves_no_file(v51_report, tmp_path, monkeypatch):
     from openpyxl.worksheet import _writer
 
     calls = {"n": 0}
-    real = xlsx._comment_text
+    real = xlsx._Sheet.comment
 
-    def failing(*args):
+    def failing(self, *args):
         calls["n"] += 1
         if calls["n"] == 60:
             raise RuntimeError("disk full (simulated)")
-        return real(*args)
+        return real(self, *args)
 
-    monkeypatch.setattr(xlsx, "_comment_text", failing)
+    monkeypatch.setattr(xlsx._Sheet, "comment", failing)
     before = set(_writer.ALL_TEMP_FILES)
     target = tmp_path / "out" / "comparison.xlsx"
     with pytest.raises(RuntimeError, match="simulated"):
@@ -418,19 +463,8 @@ def _to_pdf(paths: list[Path], outdir: Path) -> list[Path]:
     return pdfs
 
 
-def _displayed(fig) -> tuple[str, ...]:
-    """What a spreadsheet shows for a figure cell: fig.text(), except that number formats round an
-    exact half away from zero where Python's format rounds it to even (33762.5: 33,763 vs 33,762)."""
-    text = fig.text()
-    number, rest = text.split(" ", 1)
-    step = Decimal(1) if fig.magnitude >= 100 else Decimal("0.01") if fig.magnitude >= 1 else Decimal("0.0001")
-    half_up = Decimal(repr(fig.magnitude)).quantize(step, ROUND_HALF_UP)
-    return text, f"{half_up:,} {rest}"
-
-
-def _on_one_line(fig, lines: list[str]) -> bool:
-    forms = _displayed(fig)
-    return any(form in line for line in lines for form in forms)
+def _shown_on_one_line(entry, lines: list[str]) -> bool:
+    return any(entry["shown"]["text"] in line for line in lines)
 
 
 def _pdf_text(pdf: Path) -> str:
@@ -439,8 +473,9 @@ def _pdf_text(pdf: Path) -> str:
 
 
 def _first_page_png(pdf: Path, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    prefix = ARTIFACTS / name
+    folder = Path(ARTIFACTS_ROOT) / "xlsx" if ARTIFACTS_ROOT else pdf.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = folder / name
     subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", str(pdf), str(prefix)],
                    check=True, timeout=60)
     return prefix.with_suffix(".png")
@@ -454,29 +489,30 @@ def rendered(v51_workbook, vendor_workbooks, tmp_path_factory):
     return {p.name: pdf for p, pdf in zip(paths, pdfs)}
 
 
-def test_libreoffice_shows_each_figure_with_its_binding(v51_report, rendered):
+def test_libreoffice_shows_each_figure_with_its_binding(v51_workbook, rendered):
     pdf = rendered["v51-closed.xlsx"]
     text = _pdf_text(pdf)
     lines = text.splitlines()
     assert re.search(r"101,527 tok/s ±5\.4% \[[a-z]+\]", text)
-    for _, fig in v51_report.figures():
-        assert _on_one_line(fig, lines), f"{fig.text()!r} not on one line of the rendered PDF"
+    manifest = read_manifest(v51_workbook)
+    for entry in manifest["figures"]:
+        assert _shown_on_one_line(entry, lines), f"{entry['shown']['text']!r} not on one line of the rendered PDF"
     assert "###" not in text  # no figure cut off by a narrow column
     flat = " ".join(text.split())
-    for section in v51_report.sections:
-        for note in section.table.notes:
-            assert " ".join(f"[{note.mark}] {note.text}".split())[:60] in flat
+    for entry in manifest["figures"]:
+        for m, note in zip(entry["marks"], entry["notes"]):
+            assert " ".join(f"[{m}] {note}".split())[:60] in flat
     assert TRADEMARK_LEGEND[:60] in flat and SHORT[:60] in flat
     png = _first_page_png(pdf, "v51-closed-first-page")
     assert png.exists() and png.stat().st_size > 1000
 
 
-def test_libreoffice_renders_the_vendor_spec(vendor_report, rendered):
-    for name in ("vendor.xlsx", "vendor-text.xlsx"):
-        text = _pdf_text(rendered[name])
+def test_libreoffice_renders_the_vendor_spec(vendor_workbooks, rendered):
+    for path in vendor_workbooks:
+        text = _pdf_text(rendered[path.name])
         lines = text.splitlines()
-        for _, fig in vendor_report.figures():
-            assert _on_one_line(fig, lines), f"{name}: {fig.text()!r}"
+        for entry in read_manifest(path)["figures"]:
+            assert _shown_on_one_line(entry, lines), f"{path.name}: {entry['shown']['text']!r}"
         assert "###" not in text
         assert "=cmd|' /C calc'!A0 stays text" in text
     _first_page_png(rendered["vendor.xlsx"], "vendor-first-page")

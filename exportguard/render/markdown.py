@@ -5,59 +5,75 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import manifest as manifest_mod
-from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..report import ChartSection, KpiSection, Report, TableSection, TextSection
+from .walk import FigureCell, Walk, walk
 
-MANIFEST_OPEN, MANIFEST_CLOSE = "<!-- exportguard-manifest\n", "\nexportguard-manifest -->"
+from ..check.manifests import MD_CLOSE as MANIFEST_CLOSE, MD_OPEN as MANIFEST_OPEN
 
 
 def _cell(text: str) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
 
 
+class MarkdownRenderer:
+    format = "markdown"
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def front(self, doc: Walk) -> None:
+        self.lines += [f"# {_cell(doc.report.title)}", "", f"> {doc.report.caveat_short}", ""]
+
+    def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
+        table = section.table
+        part = doc.part(n, section.title, table)
+        lines = self.lines
+        lines += [f"## {_cell(section.title)}", "", f"*{_cell(table.table_note.text)}*", ""]
+        lines.append("| " + " | ".join(_cell(c.header) for c in table.columns) + " |")
+        lines.append("|" + "|".join("---:" if c.kind in ("figure", "derived") else "---" for c in table.columns) + "|")
+        for r, cells in part.cells():
+            out = []
+            for c, cell in enumerate(cells, 1):
+                if isinstance(cell, FigureCell):
+                    doc.place(f"section {n}, table row {r + 1}, column {c}", cell.figure, part.lettering,
+                              _cell(cell.text))
+                    out.append(_cell(cell.text))
+                else:
+                    out.append(_cell(cell))
+            lines.append("| " + " | ".join(out) + " |")
+        lines.append("")
+        lines += [f"- {_cell(line)}" for line in part.lettering.note_lines()]
+        self._legend(doc)
+
+    chart = table
+
+    def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
+        lettering = doc.kpi_part(section)
+        text = _cell(lettering.text(section.figure))
+        doc.place(f"section {n}, headline", section.figure, lettering, text)
+        self.lines += [f"## {_cell(section.title)}", "", f"**{text}**: {_cell(section.inline_conditions)}", "",
+                       f"*{_cell(section.table_note.text)}*", ""]
+        self.lines += [f"- {_cell(line)}" for line in lettering.note_lines()]
+        self._legend(doc)
+
+    def text(self, doc: Walk, n: int, section: TextSection) -> None:
+        self.lines += [f"## {_cell(section.title)}", ""]
+        for p in section.paragraphs:
+            self.lines += [p, ""]
+
+    def _legend(self, doc: Walk) -> None:
+        self.lines += ["", f"<sub>{doc.report.legend}</sub>", ""]
+
+    def back(self, doc: Walk) -> dict:
+        self.lines += ["## Caveat", ""] + [p + "\n" for p in doc.report.caveat_full] + [doc.report.legend, ""]
+        manifest = doc.manifest()
+        body = manifest_mod.dumps(manifest).replace("--", "\\u002d\\u002d")
+        self.lines += [MANIFEST_OPEN + body + MANIFEST_CLOSE, ""]
+        return manifest
+
+
 def render(report: Report, path: Path, **_options) -> dict:
-    lines = [f"# {_cell(report.title)}", "", f"> {report.caveat_short}", ""]
-    placements = []
-    for n, section in enumerate(report.sections, 1):
-        lines += [f"## {_cell(section.title)}", ""]
-        if isinstance(section, (TableSection, ChartSection)):
-            table = section.table
-            lines.append(f"*{_cell(table.table_note)}*")
-            lines.append("")
-            lines.append("| " + " | ".join(_cell(c.header) for c in table.columns) + " |")
-            lines.append("|" + "|".join("---:" if c.kind in ("figure", "derived") else "---" for c in table.columns) + "|")
-            for r, row in enumerate(table.rows, 1):
-                cells = []
-                for c, cell in enumerate(row, 1):
-                    if isinstance(cell, BoundFigure):
-                        placements.append((f"section {n} table row {r} column {c}", cell))
-                        cells.append(_cell(cell.text()))
-                    else:
-                        cells.append(_cell(cell))
-                lines.append("| " + " | ".join(cells) + " |")
-            lines.append("")
-            lines += [f"- [{x.mark}] {_cell(x.text)}" for x in table.notes]
-        elif isinstance(section, KpiSection):
-            placements.append((f"section {n} headline", section.figure))
-            lines += [f"**{_cell(section.figure.text())}**: {_cell(section.inline_conditions)}", "",
-                      f"*{_cell(section.table_note)}*", ""]
-            lines += [f"- [{x.mark}] {_cell(x.text)}" for x in section.notes]
-        elif isinstance(section, TextSection):
-            for p in section.paragraphs:
-                lines += [p, ""]
-        lines += ["", f"<sub>{report.legend}</sub>", ""]
-    lines += ["## Caveat", ""] + [p + "\n" for p in report.caveat_full] + [report.legend, ""]
-    manifest = manifest_mod.build(report, placements, "markdown")
-    body = manifest_mod.dumps(manifest).replace("--", "\\u002d\\u002d")
-    lines += [MANIFEST_OPEN + body + MANIFEST_CLOSE, ""]
-    path.write_text("\n".join(lines), encoding="utf-8")
+    renderer = MarkdownRenderer()
+    manifest = walk(report, renderer)
+    path.write_text("\n".join(renderer.lines), encoding="utf-8")
     return manifest
-
-
-def read_manifest(text: str) -> dict | None:
-    import json
-
-    start = text.rfind(MANIFEST_OPEN)
-    end = text.rfind(MANIFEST_CLOSE)
-    if start < 0 or end < start:
-        return None
-    return json.loads(text[start + len(MANIFEST_OPEN): end])

@@ -1,0 +1,222 @@
+"""Where things go on an XLSX sheet, decided before anything is written: sheet names, the columns
+of a table (with band edges and sort values beside each figure column), column widths and row
+heights from the text they must show. Pure functions; render/xlsx.py writes what they decide.
+
+Widths are in Excel's unit (the width of a "0"); heights in points.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..report import BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from .walk import Lettering
+
+TEXT_WIDTH_CAP = 28  # text columns wrap beyond this many characters...
+TEXT_CAPS = {"rank": 13, "tokens_per_sample": 20, "system": 30, "software": 40}  # ...or these
+BAND_TEXT_CAP = 22  # "slack not estimable: ..." in a band column wraps at this width
+FIGURE_WIDTH_CAP = 250  # numeric cells cannot wrap: a figure column is as wide as its widest figure
+PAGE_COL = 80  # the one column of a portrait text sheet (Caveat, Notes) fits the page at 100 %
+WIDTH_SAMPLE = 4000  # rows sampled for text column widths in very long tables
+LINE_PT = 14.5  # one line of 11 pt text
+RESERVED_SHEETS = ("Caveat", "Sources", "exportguard_manifest", "History")
+_BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
+
+
+@dataclass
+class Col:
+    kind: str  # text / figure / sort / band_low / band_high / verified
+    header: str
+    src: int  # index into the table's cells (-1: from the row's first figure)
+    width: float = 10.0
+    as_text: bool = False  # a figure written as its text (text-cell mode)
+    shared_format: bool = False  # a sort column with one format per unit (cell-format budget)
+
+
+# -- text measurement ----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=8192)
+def lines(text: str, width_chars: float, font_pt: float = 11) -> int:
+    """Lines a wrapped text takes in a cell ``width_chars`` wide, by greedy word wrap. Generous on
+    purpose: without Calibri, LibreOffice draws with a wider substitute (DejaVu Sans), and neither
+    application grows a merged row to fit its text."""
+    # Measured in LibreOffice with DejaVu Sans: ~1.15-1.25 characters per width unit for prose, ~1.17
+    # for dense notes (capitals, digits, URLs); a 10 pt text gets no credit for being smaller.
+    cap = max(4, int((width_chars - 1) * 1.05 * min(1.0, 11 / font_pt)))
+    total = 0
+    for para in str(text).split("\n"):
+        if len(para) <= cap:
+            total += 1
+            continue
+        count, line = 1, 0
+        for word in para.split(" "):
+            w = len(word)
+            if line and line + 1 + w <= cap:
+                line += 1 + w
+                continue
+            if line:
+                count += 1
+            while w > cap:  # a word longer than the line (a URL) breaks anywhere
+                count += 1
+                w -= cap
+            line = w
+        total += count
+    return total
+
+
+def height(text: str, width_chars: float, font_pt: float = 11) -> float:
+    return round(lines(text, width_chars, font_pt) * LINE_PT * font_pt / 11 + 3, 1)
+
+
+def row_height(n_lines: int) -> float | None:
+    return n_lines * LINE_PT + 3 if n_lines > 1 else None
+
+
+def display_len(text: str) -> int:
+    return max((len(line) for line in str(text).split("\n")), default=0)
+
+
+def longest_word(text: str) -> int:
+    return max((len(w) for w in str(text).split()), default=0)
+
+
+def sample(rows: Sequence) -> Sequence:
+    if len(rows) <= WIDTH_SAMPLE:
+        return rows
+    step = len(rows) // WIDTH_SAMPLE + 1
+    return list(rows[:WIDTH_SAMPLE // 2]) + list(rows[WIDTH_SAMPLE // 2::step])
+
+
+# -- sheet names ---------------------------------------------------------------------------------
+
+def sheet_names(report: Report) -> dict[int, str]:
+    """Section index -> sheet name: the cohort ('llama2-70b-99 Offline'), with round and division
+    added where two sections would share a name; unique, at most 31 characters, no forbidden ones."""
+    sections = report.sections
+    taken = {n.lower() for n in RESERVED_SHEETS}
+    if any(isinstance(s, KpiSection) for s in sections):
+        taken.add("headline")
+    if any(isinstance(s, TextSection) for s in sections):
+        taken.add("notes")
+    tables = [(i, s) for i, s in enumerate(sections) if isinstance(s, (TableSection, ChartSection))]
+    short = {i: _cohort_sheet_name(s.table, long=False) for i, s in tables}
+    counts: dict[str, int] = {}
+    for n in short.values():
+        counts[n.lower()] = counts.get(n.lower(), 0) + 1
+    names: dict[int, str] = {}
+    for i, s in tables:
+        name = short[i] if counts[short[i].lower()] == 1 else _cohort_sheet_name(s.table, long=True)
+        if isinstance(s, ChartSection) and counts[short[i].lower()] > 1:
+            name = "Chart " + name
+        names[i] = unique_sheet_name(name, taken)
+    return names
+
+
+def _cohort_sheet_name(table: BoundTable, long: bool) -> str:
+    k = table.cohort
+    bench = k.benchmark or f"{k.model}-{k.accuracy_track}"
+    base = f"{bench} {k.scenario}" if k.mlperf else f"non-MLPerf {bench} {k.scenario}"
+    if long:
+        base = f"{k.round} {k.division} {base}" if k.mlperf else f"{base} {k.unit}"
+    return base
+
+
+def unique_sheet_name(name: str, taken: set[str]) -> str:
+    name = _BAD_SHEET_CHARS.sub("-", name).strip().strip("'").strip() or "Table"
+    name = name[:31].rstrip()
+    candidate, n = name, 2
+    while candidate.lower() in taken:
+        suffix = f" ({n})"
+        candidate = name[: 31 - len(suffix)].rstrip() + suffix
+        n += 1
+    taken.add(candidate.lower())
+    return candidate
+
+
+# -- a table's columns ---------------------------------------------------------------------------
+
+def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool, shared_sort: bool = False) -> list[Col]:
+    """The table's columns, with band low/high (and in text-cell mode a sort value) beside each
+    figure column, and a Verified column beside the result ID when the table has none."""
+    cols: list[Col] = []
+    add_verified = "verified" not in [c.key for c in table.columns]
+    basis_marks = _basis_marks(table, lettering)
+    for i, c in enumerate(table.columns):
+        if c.kind in ("figure", "derived"):
+            unit = column_unit(table, i)
+            derived = c.kind == "derived"
+            header = c.header
+            if derived and "derived" not in header.lower():
+                header += " (derived)"
+            if derived and i in basis_marks:
+                header += f"; basis in note [{basis_marks[i]}]"
+            if add_verified:
+                cols.append(Col("verified", "Verified", -1))
+                add_verified = False
+            tag = " (derived)" if derived else ""
+            if text_cells:
+                cols.append(Col("figure", f"{header}, {unit}", i, as_text=True))
+                cols.append(Col("sort", f"{c.header} sort value{tag}, {unit}", i, shared_format=shared_sort))
+            else:
+                cols.append(Col("figure", f"{header}, {unit}", i))
+            if not derived:  # a derived figure's text carries the same ± band; its own edges add little
+                cols.append(Col("band_low", f"Band low edge, {unit}", i))
+                cols.append(Col("band_high", f"Band high edge, {unit}", i))
+        else:
+            cols.append(Col("text", c.header, i))
+            if c.key == "result_id" and add_verified:
+                cols.append(Col("verified", "Verified", -1))
+                add_verified = False
+    return cols
+
+
+def _basis_marks(table: BoundTable, lettering: Lettering) -> dict[int, str]:
+    """Column -> the one mark all its derived figures share for their basis note."""
+    found: dict[int, set] = {}
+    for _, c, fig in table.figures():
+        if fig.derivation is not None:
+            found.setdefault(c, set()).add(lettering.letters(fig)[-1])
+    return {c: next(iter(m)) for c, m in found.items() if len(m) == 1}
+
+
+def column_unit(table: BoundTable, i: int) -> str:
+    for row in table.rows:
+        if not isinstance(row[i], str):
+            return row[i].unit_text
+    return ""
+
+
+def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int]) -> None:
+    """Widths: a figure or band column as wide as its widest text (numbers cannot wrap), a text
+    column as wide as its text up to a cap (then it wraps), never narrower than its header's words."""
+    rows = sample(table.rows)
+    for col in cols:
+        head = longest_word(col.header) + 2
+        if col.kind in ("figure", "sort"):
+            col.width = min(FIGURE_WIDTH_CAP, max(head, figure_chars.get(col.src, 10) * 1.05 + 2.5))
+        elif col.kind in ("band_low", "band_high"):
+            col.width = min(FIGURE_WIDTH_CAP, max(head, band_chars.get(col.src, 10) * 1.05 + 2.5))
+        elif col.kind == "verified":
+            col.width = max(head, 11)
+        else:
+            cap = TEXT_CAPS.get(table.columns[col.src].key, TEXT_WIDTH_CAP)
+            widest = max((display_len(r[col.src]) for r in rows), default=0)
+            col.width = max(head, min(cap, widest * 1.05 + 2))
+
+
+def header_height(cols: Sequence[Col]) -> float | None:
+    return row_height(max(lines(c.header, c.width * 0.9) for c in cols))  # bold text is wider
+
+
+def footer_caveat(short: str) -> str:
+    """The one-line caveat for the page footer (Excel allows 255 characters for the whole footer,
+    its '&C&8 ' codes included): an over-long caveat is cut at a word and points to its sheet."""
+    text = short.replace("\n", " ").replace("&", "&&")
+    room = 255 - len("&C&8 ")
+    if len(text) <= room:
+        return text
+    tail = " ... (full caveat on the Caveat sheet)"
+    cut = text[: room - len(tail)]
+    return cut.rsplit(" ", 1)[0].rstrip("&") + tail
