@@ -135,11 +135,15 @@ def _print_report(report) -> None:
         click.echo(f"    changed (not overwritten): {change}")
     if len(report.changes) > 20:
         click.echo(f"    ... and {len(report.changes) - 20} more changed rows (see `exportguard quarantine`)")
+    for line in report.apart[:20]:
+        click.echo(f"    kept apart: {line}")
+    if len(report.apart) > 20:
+        click.echo(f"    ... and {len(report.apart) - 20} more rows kept apart from a disagreeing twin")
 
 
 def _report_dict(r) -> dict:
     keys = ("rows_read", "added", "enriched", "unchanged", "changed", "quarantined", "skipped",
-            "skip_reasons", "quarantine_reasons", "changes")
+            "skip_reasons", "quarantine_reasons", "changes", "apart")
     return {"source": r.source.path, "kind": r.source.kind, "sha256": r.source.sha256,
             "retrieved_on": r.source.retrieved_on, **{k: getattr(r, k) for k in keys},
             "seconds": round(getattr(r, "seconds", 0.0), 3)}
