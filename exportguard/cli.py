@@ -158,6 +158,12 @@ def _check_date(text: str) -> None:
         raise click.BadParameter(f"{text!r} is not a date like 2025-09-09", param_hint="--retrieved") from None
 
 
+def _nothing(filters) -> str:
+    if any(filters.values()):
+        return "no stored result matches these filters"
+    return "the store holds no results yet (exportguard ingest PATH, or exportguard demo)"
+
+
 def _cohorts(ctx, filters):
     with _open(ctx) as store:
         return store.cohorts(**filters)
@@ -171,12 +177,13 @@ def cohorts(ctx, as_json, **kwargs):
     """Per cohort: count, tokens-per-sample range, shape slack and band (or why not estimable)."""
     from .textviews import cohort_header, cohort_row
 
-    found = _cohorts(ctx, _filters(kwargs))
+    filters = _filters(kwargs)
+    found = _cohorts(ctx, filters)
     if as_json:
         click.echo(json.dumps([cohort_row(c) for c in found], indent=2))
         return
     if not found:
-        click.echo("no results match (ingest some first: exportguard ingest PATH)")
+        click.echo(_nothing(filters))
     for c in found:
         click.echo(cohort_header(c))
 
@@ -189,12 +196,13 @@ def list_(ctx, as_json, **kwargs):
     """Figures, grouped by cohort, each with unit, band and conditions."""
     from .textviews import figure_records, listing_lines
 
-    found = _cohorts(ctx, _filters(kwargs))
+    filters = _filters(kwargs)
+    found = _cohorts(ctx, filters)
     if as_json:
         click.echo(json.dumps([rec for c in found for rec in figure_records(c)], indent=2))
         return
     if not found:
-        click.echo("no results match (ingest some first: exportguard ingest PATH)")
+        click.echo(_nothing(filters))
     for line in listing_lines(found):
         click.echo(line)
 
@@ -257,8 +265,9 @@ def demo(ctx, out_dir):
 @click.option("--to", "targets", multiple=True, metavar="FILE",
               help="Output file; the format follows the extension (.csv .md .xlsx). Repeatable.")
 @click.option("--text-cells", is_flag=True, help="XLSX: figure cells hold the bound text, with a numeric sort column.")
+@click.option("--force", is_flag=True, help="Replace outputs even where they are read-only.")
 @click.pass_context
-def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, **kwargs):
+def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, **kwargs):
     """Export bound figures to CSV, Markdown or XLSX: from a spec, or from the filters."""
     from pathlib import Path
 
@@ -282,7 +291,7 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
         price_table = load_prices(prices) if prices else None
         with _open(ctx) as store:
             report = build_report(store, spec, price_table)
-        written = export_report(report, targets, text_cells=text_cells)
+        written = export_report(report, targets, text_cells=text_cells, force=force)
     except GuardError as e:
         click.echo(str(e), err=True)
         sys.exit(1)
