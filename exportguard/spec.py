@@ -216,6 +216,8 @@ def load_prices(path: str | Path) -> PriceTable:
     for key in ("currency", "source"):
         if not isinstance(data.get(key, "USD"), str) or not str(data.get(key, "USD")).strip():
             raise where.error(key, None, f"{key} must be a non-empty text")
+    if not re.fullmatch(r"[A-Za-z$€£¥]{1,8}", data.get("currency", "USD")):
+        raise where.error("currency", None, "currency must be a code or symbol of up to 8 letters (USD, EUR, €)")
     entries = data.get("price", [])
     if not isinstance(entries, list):
         raise where.error("price", None, "prices are [[price]] tables")
