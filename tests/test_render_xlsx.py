@@ -421,7 +421,7 @@ def test_interrupted_export_leaves_no_file(v51_report, tmp_path, monkeypatch):
     from openpyxl.worksheet import _writer
 
     calls = {"n": 0}
-    real = xlsx._Sheet.comment
+    real = xlsx._Cell.with_comment
 
     def failing(self, *args):
         calls["n"] += 1
@@ -429,7 +429,7 @@ def test_interrupted_export_leaves_no_file(v51_report, tmp_path, monkeypatch):
             raise RuntimeError("disk full (simulated)")
         return real(self, *args)
 
-    monkeypatch.setattr(xlsx._Sheet, "comment", failing)
+    monkeypatch.setattr(xlsx._Cell, "with_comment", failing)
     before = set(_writer.ALL_TEMP_FILES)
     target = tmp_path / "out" / "comparison.xlsx"
     with pytest.raises(RuntimeError, match="simulated"):
