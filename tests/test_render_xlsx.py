@@ -270,7 +270,8 @@ def test_manifest_survives_a_resave_and_reveals_edits(v51_workbook, tmp_path):
     manifest = read_manifest(resaved)
     assert manifest_mod.verify(manifest) == []
     ws = wb["exportguard_manifest"]
-    ws["A1"].value = ws["A1"].value.replace('"format":"xlsx"', '"format":"xlsX"')
+    (cell,) = [c for (c,) in ws.iter_rows(max_col=1) if '"format":"xlsx"' in c.value]
+    cell.value = cell.value.replace('"format":"xlsx"', '"format":"xlsX"')
     wb.save(resaved)
     assert manifest_mod.verify(read_manifest(resaved))
     with pytest.raises(ManifestNotFound):

@@ -2,6 +2,7 @@
 and in full at the end; the manifest in an HTML comment at the end of the file."""
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -17,10 +18,18 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~!])")
 _LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 
 
+_NEEDS_WORK = re.compile(r"[\\`*_\[\]|~!&<>\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+                         r"\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]|^\s*(?:[#>+=-]|\d+[.)])")
+
+
+@functools.lru_cache(maxsize=65536)
 def md_text(text) -> str:
     """Text from a source or a spec as Markdown shows it literally, on one line: no link, image,
     HTML, comment, emphasis or table cell boundary can come out of it."""
-    text = visible(str(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = str(text)
+    if not _NEEDS_WORK.search(text):
+        return text
+    text = visible(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _LINE_START.sub(r"\1\\\2", _MD_SPECIAL.sub(r"\\\1", text))
 
 
