@@ -116,7 +116,7 @@ def test_a_name_that_reads_like_a_figure_is_refused_by_the_guard(rows):
 def test_the_terminal_never_receives_a_control_sequence_from_data(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
     header = (Path(__file__).resolve().parents[1] / "templates" / "results.csv").read_text().strip().split(",")
-    row = dict(mlperf="no", submitter="esc\x1b[2J\x1b[31mred\u202eevil", system_name="box\r\x1b[1Afake",
+    row = dict(mlperf="no", submitter="esc\x1b[2J\x1b[31mred\u202eevil", system_name="box\x1b[1Afake\x7f",
                model="llama2-70b", scenario="Offline", value="20000", unit="tokens/s", accelerator="GPU\x07",
                accelerators_per_node="8", nodes="1", framework="vLLM", source_url="file:///lab", dataset="chat",
                dataset_samples="5000", reference_max_output_tokens="4096", arrival_process="closed-loop drain",
