@@ -253,8 +253,10 @@ def demo(ctx, out_dir):
 @click.option("--to", "targets", multiple=True, metavar="FILE",
               help="Output file; the format follows the extension (.csv .md .xlsx). Repeatable.")
 @click.option("--text-cells", is_flag=True, help="XLSX: figure cells hold the bound text, with a numeric sort column.")
+@click.option("--template", type=click.Path(exists=True, dir_okay=False),
+              help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses.")
 @click.pass_context
-def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, **kwargs):
+def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, template, **kwargs):
     """Export bound figures to CSV, Markdown or XLSX: from a spec, or from the filters."""
     from pathlib import Path
 
@@ -278,7 +280,7 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
         price_table = load_prices(prices) if prices else None
         with _open(ctx) as store:
             report = build_report(store, spec, price_table)
-        written = export_report(report, targets, text_cells=text_cells)
+        written = export_report(report, targets, text_cells=text_cells, template=template)
     except GuardError as e:
         click.echo(str(e), err=True)
         sys.exit(1)

@@ -1,0 +1,716 @@
+"""PPTX renderer: executive decks whose every figure carries its binding (docs/pptx.md).
+
+Slides, in report order: a title slide (title, audience, date, one-line caveat); per table section
+a native table whose footer rows (merged across the table) hold the table note, the notes of the
+marks on that slide and the trademark legend, continued over as many slides as the rows need, each
+lettered on its own; per chart section a native bar chart per figure column with the bands as error
+bars, bound data labels and one colour per tie within slack, the notes in a text box beneath; per
+KPI section one text box holding the headline figure, its scenario and shape, and its notes; per
+text section its paragraphs; then the caveat and the sources. Every slide that shows figures carries
+the one-line caveat; every slide's speaker notes carry the full notes of its figures and the caveat.
+The manifest is a custom XML part of the package (read back by exportguard.check.manifests).
+
+Sizes and positions come from pptx_layout (font metrics of the template's theme fonts); XML that
+python-pptx has no API for from pptx_xml; templates from pptx_template. Every string from a source
+reaches the deck through ``slide_text``.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from pptx.chart.data import CategoryChartData
+from pptx.enum.chart import XL_CHART_TYPE, XL_LABEL_POSITION
+from pptx.enum.dml import MSO_THEME_COLOR
+from pptx.enum.text import MSO_AUTO_SIZE, MSO_ANCHOR
+from pptx.util import Emu, Pt
+
+from .. import manifest as manifest_mod
+from ..citation import result_id_cell
+from ..guard import rank_groups
+from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..wording import band_words, marks_words, number, shape_title
+from . import pptx_layout as lay
+from . import pptx_xml as px
+from .pptx_layout import Box, Para
+from .pptx_template import Template, open_template
+from .walk import FigureCell, Lettering, Walk, walk
+
+EMBEDS_MANIFEST = True
+
+CELL_LIMIT = 160  # characters of one table cell from a source
+NAME_LIMIT = 100  # a name in a chart's category label
+TITLE_LIMIT = 200
+NOTE_LIMIT = 1500  # one footnote on a slide (speaker notes take up to SPEAKER_LIMIT)
+PARA_LIMIT = 4000
+SPEAKER_LIMIT = 20_000
+ACCENTS = (MSO_THEME_COLOR.ACCENT_1, MSO_THEME_COLOR.ACCENT_2, MSO_THEME_COLOR.ACCENT_3, MSO_THEME_COLOR.ACCENT_4,
+           MSO_THEME_COLOR.ACCENT_5, MSO_THEME_COLOR.ACCENT_6)
+_DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
+CHART_TITLE_PT = 10.0
+CHART_TITLE_SHARE = 0.5  # chart titles are broken into lines this share of the chart wide (renderers wrap near it)
+
+
+# -- escaping: what a slide may show ------------------------------------------------------------------
+
+_BREAKS = re.compile("[\t\n\r\x0b\x0c\x85\u2028\u2029]")
+_ILLEGAL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff\ud800-\udfff]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad\u180e\u2061-\u2064]")
+_JOINERS = re.compile("[\u200c\u200d]")
+_FIGURE_LIKE = re.compile(
+    r"(?P<num>[-+\u2212]?\d[\d,.\u00a0\u202f']*)(?P<sp>\s*)"
+    r"(?P<unit>tok(?:en)?s?\s*/\s*s(?:ec)?\b|tokens?\s+per\s+s(?:ec(?:ond)?)?\b|samples?\s*/\s*s\b|"
+    r"quer(?:y|ies)\s*/\s*s\b|(?:[A-Za-z]{3}\s+)?per\s+1\s*M\s+tokens\b)", re.IGNORECASE)
+_MARK_LIKE = re.compile(r"\[([A-Za-z]{1,3})\]")
+
+
+def slide_text(value, *, limit: int = CELL_LIMIT, figure: bool = False, lines: bool = False) -> str:
+    """Any string made safe for a slide, a chart, a workbook cell or speaker notes.
+
+    Characters XML cannot carry (and other control characters) become U+FFFD; line breaks become
+    spaces (kept when ``lines``); bidi controls are shown as ``‹U+202E›`` and text with right-to-left
+    letters is closed with a left-to-right mark; invisible characters are removed (joiners kept
+    between letters). Unless ``figure`` (a bound figure's own text), text that reads like a figure is
+    neutralised: a throughput unit after a number is quoted and a mark-like ``[a]`` becomes ``(a)``,
+    so it can pass neither for a bound figure nor for a mark. Text longer than ``limit`` is cut at a
+    word with a visible marker."""
+    text = "" if value is None else str(value)
+    if lines:
+        text = text.replace("\r\n", "\n")
+        text = re.sub("[\t\r\x0b\x0c\x85\u2028\u2029]", lambda m: "\n" if m.group() != "\t" else " ", text)
+    else:
+        text = _BREAKS.sub(" ", text)
+    text = _ILLEGAL.sub("\ufffd", text)
+    text = _BIDI.sub(lambda m: f"‹U+{ord(m.group()):04X}›", text)
+    text = _INVISIBLE.sub("", text)
+    if _JOINERS.search(text):
+        text = "".join(ch for i, ch in enumerate(text) if not _JOINERS.match(ch) or
+                       (0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha()))
+    if not figure:
+        text = _FIGURE_LIKE.sub(lambda m: f'{m.group("num")}{m.group("sp")}"{m.group("unit")}"', text)
+        text = _MARK_LIKE.sub(r"(\1)", text)
+    if len(text) > limit and not figure:
+        cut = text[: max(limit - 40, 10)]
+        if " " in cut[len(cut) // 2:]:
+            cut = cut[: cut.rindex(" ")]
+        text = f"{cut} … [cut: {number(len(text) - len(cut), 0)} more characters]"
+    if any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in text):
+        text += "\u200e"
+    return text
+
+
+def literal(text: str) -> str:
+    """Text as a number format's quoted literal (a quote would end it)."""
+    return text.replace('"', "'").replace("\\", "/")
+
+
+# -- the renderer ------------------------------------------------------------------------------------
+
+@dataclass
+class _Slide:
+    slide: object
+    number: int
+
+
+class PptxRenderer:
+    format = "pptx"
+
+    def __init__(self, report: Report, template: Template):
+        self.report = report
+        self.t = template
+        self.prs = template.prs
+        self.m = lay.Metrics(template.body_font)
+        self.mt = lay.Metrics(template.title_font) if template.title_font != template.body_font else self.m
+        self.caveat = slide_text(report.caveat_short, limit=PARA_LIMIT)
+        self.legend = slide_text(report.legend, limit=PARA_LIMIT)
+        area = template.area
+        self.caveat_pt = 8.0
+        self.caveat_h = lay.paras_height(self.m, [Para(self.caveat, self.caveat_pt)], area.width)
+        self.body = Box(area.left, area.top, area.width, area.height - self.caveat_h - 6)
+        self.slides = 0
+        self.shown_on: dict[tuple, int] = {}
+
+    # -- slide furniture --
+    def _slide(self, title: str, layout=None) -> _Slide:
+        layout = layout or self.t.content_layout
+        slide = self.prs.slides.add_slide(layout)
+        self.slides += 1
+        keep = ("TITLE", "CENTER_TITLE") if layout is self.t.content_layout else ("TITLE", "CENTER_TITLE", "SUBTITLE")
+        for ph in list(slide.placeholders):
+            if ph.placeholder_format.type.name not in keep:
+                ph._element.getparent().remove(ph._element)
+        if layout is self.t.content_layout:
+            self._title(slide, title, self.t.title_box, self.t.title_pt)
+        return _Slide(slide, self.slides)
+
+    def _title(self, slide, text: str, box: Box, largest: float, max_lines: int = 2) -> None:
+        ph = slide.shapes.title
+        if ph is None:
+            return
+        size = lay.fit_title(self.mt, text, box, largest, max_lines=max_lines)
+        tf = ph.text_frame
+        tf.word_wrap = True
+        tf.text = text
+        for p in tf.paragraphs:
+            for r in p.runs:
+                r.font.size = Pt(size)
+
+    def _textbox(self, slide, box: Box, paras: Sequence[Para], name: str, italic_from: int | None = None,
+                 anchor=MSO_ANCHOR.TOP):
+        shape = slide.shapes.add_textbox(*box.emu())
+        shape.name = name
+        tf = shape.text_frame
+        tf.word_wrap = True
+        tf.auto_size = MSO_AUTO_SIZE.NONE
+        tf.vertical_anchor = anchor
+        tf.margin_left = tf.margin_right = Emu(lay.emu(lay.CELL_PAD_X))
+        tf.margin_top = tf.margin_bottom = Emu(lay.emu(lay.CELL_PAD_Y))
+        for i, para in enumerate(paras):
+            p = tf.paragraphs[0] if i == 0 else tf.add_paragraph()
+            p.line_spacing = Pt(round(self.m.line_height(para.size, para.bold), 2))
+            p.space_after = Pt(para.space_after)
+            p.space_before = Pt(0)
+            run = p.add_run()
+            run.text = para.text
+            run.font.size = Pt(para.size)
+            run.font.bold = para.bold
+            if italic_from is not None and i >= italic_from:
+                run.font.italic = True
+        return shape
+
+    def _caveat_strip(self, slide) -> None:
+        area = self.t.area
+        box = Box(area.left, area.bottom - self.caveat_h, area.width, self.caveat_h)
+        shape = self._textbox(slide, box, [Para(self.caveat, self.caveat_pt)], "Caveat (one line)", italic_from=0)
+        px.set_alt_text(shape, "The one-line caveat: " + self.caveat)
+
+    def _speaker_notes(self, slide, title: str, figures: Sequence[str] = (), notes: Sequence[str] = ()) -> None:
+        parts = [title]
+        if figures:
+            parts.append("Figures on this slide:\n" + "\n".join(figures))
+        if notes:
+            parts.append("Their notes:\n" + "\n".join(notes))
+        parts.append("Caveat: " + self.caveat)
+        parts.append("\n".join(slide_text(p, limit=PARA_LIMIT) for p in self.report.caveat_full))
+        parts.append(self.legend)
+        text = slide_text("\n\n".join(parts), limit=SPEAKER_LIMIT, lines=True)
+        slide.notes_slide.notes_text_frame.text = text
+
+    def _note_lines(self, lettering: Lettering) -> list[str]:
+        return [f"[{m}] {slide_text(note.text, limit=NOTE_LIMIT)}" for m, note in lettering.notes()]
+
+    def _shown(self, fig: BoundFigure, slide_no: int) -> None:
+        self.shown_on.setdefault(fig.result.natural_key, slide_no)
+
+    # -- the title slide --
+    def front(self, doc: Walk) -> None:
+        report = self.report
+        title = slide_text(report.title, limit=TITLE_LIMIT)
+        s = self._slide(title, self.t.title_layout)
+        title_box, sub_box = self.t.title_slide_boxes
+        if self.t.title_layout is self.t.content_layout:
+            title_box, sub_box = self.t.title_box, None
+        if title_box is not None:
+            self._title(s.slide, title, title_box, 40, max_lines=3)
+        date = report.generated_on or dt.date.today().isoformat()
+        lines = [f"Audience: {slide_text(report.audience, limit=TITLE_LIMIT)}", f"Date: {date}", self.caveat]
+        sub = next((ph for ph in s.slide.placeholders if ph.placeholder_format.type.name == "SUBTITLE"), None)
+        box = sub_box if sub is not None and sub_box is not None else self.body
+        for big, small in ((20, 12), (18, 11), (16, 10), (14, 9), (12, 8)):
+            paras = [Para(lines[0], big, space_after=2), Para(lines[1], big, space_after=big * 0.8),
+                     Para(lines[2], small)]
+            if lay.paras_height(self.m, paras, box.width) <= box.height:
+                break
+        if sub is not None:
+            tf = sub.text_frame
+            tf.word_wrap = True
+            tf.text = ""
+            for i, para in enumerate(paras):
+                p = tf.paragraphs[0] if i == 0 else tf.add_paragraph()
+                p.line_spacing = Pt(round(self.m.line_height(para.size), 2))
+                p.space_after = Pt(para.space_after)
+                p.space_before = Pt(0)
+                run = p.add_run()
+                run.text = para.text
+                run.font.size = Pt(para.size)
+                run.font.italic = i == 2
+        else:
+            self._textbox(s.slide, box, paras, "Subtitle", italic_from=2)
+        self._speaker_notes(s.slide, title)
+
+    # -- tables --
+    def table(self, doc: Walk, n: int, section: TableSection) -> None:
+        table = section.table
+        title = slide_text(section.title, limit=TITLE_LIMIT)
+        headers = [slide_text(c.header, limit=NAME_LIMIT) for c in table.columns]
+        fig_cols = [i for i, c in enumerate(table.columns) if c.kind in ("figure", "derived")]
+        widest = _widest_mark(table)
+        rows_text, row_notes = [], []
+        for row in table.rows:
+            texts, notes = [], []
+            for cell in row:
+                if isinstance(cell, BoundFigure):
+                    texts.append(slide_text(cell.text(marks_words([widest] * len(cell.notes))), figure=True))
+                    notes += [slide_text(note.text, limit=NOTE_LIMIT) for note in cell.notes]
+                else:
+                    texts.append(slide_text(cell))
+            rows_text.append(texts)
+            row_notes.append(list(dict.fromkeys(notes)))
+        tie_rows = _tie_groups(table)
+        table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
+        if any(len(g) > 1 for g in _groups_list(tie_rows)) and not any(c.key == "rank" for c in table.columns):
+            table_note += " Figures shaded alike are a tie within slack."
+        fixed = [table_note, self.legend]
+        plan = lay.plan_table(self.m, self.body.width, self.body.height, headers, rows_text, fig_cols, row_notes, fixed)
+        pages = plan.pages
+        for k, (start, stop) in enumerate(pages):
+            part = doc.part(n, section.title, table, start, stop)
+            page_title = title if len(pages) == 1 else f"{title} ({k + 1} of {len(pages)})"
+            s = self._slide(page_title)
+            notes = self._note_lines(part.lettering)
+            self._table_shape(doc, s, part, plan, headers, fig_cols, tie_rows, table_note, notes, n)
+            self._caveat_strip(s.slide)
+            shown = [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
+                     if isinstance(c, FigureCell)]
+            self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
+
+    def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, headers, fig_cols, tie_rows,
+                     table_note: str, notes: list[str], n: int) -> None:
+        table = part.table
+        ncols = len(headers)
+        nbody = part.stop - part.start
+        footer = [table_note] + notes + [self.legend]
+        nrows = 1 + nbody + len(footer)
+        heights = [plan.header_h] + plan.row_h[part.start:part.stop] + [plan.note_h[table_note]]
+        note_line_h = {}
+        for line, (_, note) in zip(notes, part.lettering.notes()):
+            key = slide_text(note.text, limit=NOTE_LIMIT)
+            note_line_h[line] = plan.note_h.get(key) or lay.CELL_PAD_Y * 2 + self.m.text_height(
+                line, plan.note_pt, plan.width - 2 * lay.CELL_PAD_X)
+        heights += [note_line_h[line] for line in notes] + [plan.note_h[self.legend]]
+        box = Box(self.body.left, self.body.top, plan.width, sum(heights))
+        gf = s.slide.shapes.add_table(nrows, ncols, *box.emu())
+        gf.name = f"Table {n}"
+        tbl = gf.table
+        tbl.first_row = True
+        tbl.horz_banding = False
+        for c, w in enumerate(plan.widths):
+            tbl.columns[c].width = Emu(lay.emu(w))
+        trs = tbl._tbl.tr_lst
+        for tr, h in zip(trs, heights):
+            tr.h = Emu(lay.emu(h))
+        lh_body = round(self.m.line_height(plan.body_pt), 2)
+        for c, tc in enumerate(trs[0].tc_lst):
+            px.set_cell(tc, headers[c], plan.body_pt, bold=True, color="bg1", fill=("tx2",), anchor="b",
+                        align="r" if c in fig_cols else None)
+        main = fig_cols[0] if fig_cols else None
+        for i, (r, cells) in enumerate(part.cells()):
+            tr = trs[1 + i]
+            zebra = ("bg1", 95000) if i % 2 else ("bg1",)
+            for c, (tc, cell) in enumerate(zip(tr.tc_lst, cells)):
+                if isinstance(cell, FigureCell):
+                    fig = cell.figure
+                    text = slide_text(cell.text, figure=True)
+                    fill = zebra
+                    group = tie_rows.get(r)
+                    if c == main and group is not None and group[1] > 1:
+                        fill = ("accent%d" % (group[0] % 6 + 1), 20000, 80000)
+                    px.set_cell(tc, text, plan.body_pt, align="r", italic=fig.derivation is not None, fill=fill)
+                    doc.place(f"slide {s.number}, table 1, row {i + 2}, column {c + 1}", fig, part.lettering, text)
+                    self._shown(fig, s.number)
+                else:
+                    px.set_cell(tc, slide_text(cell), plan.body_pt, fill=zebra,
+                                align="r" if c in fig_cols else None)
+        for j, text in enumerate(footer):
+            tr = trs[1 + nbody + j]
+            tcs = tr.tc_lst
+            px.set_cell(tcs[0], text, plan.note_pt, italic=(j == len(footer) - 1), fill=("bg1",),
+                        pad_y=lay.FOOTER_PAD_Y)
+            for tc in tcs[1:]:
+                px.set_cell(tc, "", plan.note_pt, fill=("bg1",), pad_y=lay.FOOTER_PAD_Y)
+            px.merge_row(tr)
+        _line_spacing(tbl._tbl, self.m, plan)
+        px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=TITLE_LIMIT)}. Every figure shows its value, unit, "
+                            "band and note marks; the last rows of the table hold the conditions every row shares, "
+                            "the notes its marks resolve to, and the trademark legend.")
+
+    # -- charts --
+    def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
+        table = section.table
+        fig_cols = [i for i, c in enumerate(table.columns) if c.kind == "figure"] + \
+                   [i for i, c in enumerate(table.columns) if c.kind == "derived"]
+        if not fig_cols:
+            return self.table(doc, n, TableSection(section.title, table))
+        for k, col in enumerate(fig_cols):
+            self._chart_column(doc, n, section, col, single=len(fig_cols) == 1, chart_no=k)
+
+    def _chart_column(self, doc: Walk, n: int, section: ChartSection, col: int, single: bool, chart_no: int) -> None:
+        table = section.table
+        title = slide_text(section.title, limit=TITLE_LIMIT)
+        rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
+        if not rows:
+            return
+        single = single and len(rows) == len(table.rows)
+        figs = [table.rows[r][col] for r in rows]
+        header = slide_text(table.columns[col].header, limit=NAME_LIMIT)
+        derived = table.columns[col].kind == "derived"
+        cat_parts, constant = _category_parts(table, col, rows)
+        widest = _widest_mark(table)
+        labels = [slide_text(f.text(marks_words([widest] * len(f.notes))), figure=True) for f in figs]
+        row_notes = [list(dict.fromkeys(slide_text(nt.text, limit=NOTE_LIMIT) for nt in f.notes)) for f in figs]
+        table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
+        if constant:
+            table_note = "Every bar: " + "; ".join(constant) + ". " + table_note
+        fixed = [table_note, self.legend]
+        slack = table.slack
+        band = slack.band_fraction if slack.estimable else None
+        frame_w = self.body.width
+        title_lines = self.m.wrap(_chart_title(table, figs[0], header, derived), CHART_TITLE_PT,
+                                  frame_w * CHART_TITLE_SHARE, bold=True)
+        title_h = len(title_lines) * self.m.line_height(CHART_TITLE_PT, bold=True) + 10
+        plan = lay.plan_chart(self.m, frame_w, self.body.height, title_h, cat_parts, labels, row_notes, fixed, frame_w)
+        plot_w = lay.plot_box(frame_w, self.body.height, title_h, plan.cat_width).width
+        axis_max = lay.axis_maximum(self.m, plot_w, [f.magnitude for f in figs], band, labels, plan.label_pt)
+        groups = _groups_by_index([f.magnitude for f in figs], slack)
+        pages = plan.pages
+        for k, (start, stop) in enumerate(pages):
+            sub = figs[start:stop]
+            if single:
+                lettering = doc.part(n, section.title, table, rows[start], rows[stop - 1] + 1).lettering
+            else:
+                lettering = Lettering(sub)
+            page_title = title if not chart_no else f"{title}: {header}"
+            if len(pages) > 1:
+                page_title += f" ({k + 1} of {len(pages)})"
+            s = self._slide(page_title)
+            notes = self._note_lines(lettering)
+            note_paras = [table_note] + notes + [self.legend]
+            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, 1)
+            frame = Box(self.body.left, self.body.top, frame_w, self.body.height - notes_h - 6)
+            shown = [slide_text(lettering.text(f), figure=True) for f in sub]
+            geom = lay.chart_geometry(frame.width, frame.height, title_h, plan.cat_width, [f.magnitude for f in sub],
+                                      band, axis_max)
+            self._bar_chart(doc, s, frame, title_lines, geom, plan, sub, shown, groups[start:stop],
+                            [plan.cat_lines[i] for i in range(start, stop)], lettering, header, table_note, notes,
+                            slack)
+            nbox = Box(self.body.left, frame.bottom + 6, frame_w, notes_h)
+            self._textbox(s.slide, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in note_paras],
+                          "Notes", italic_from=len(note_paras) - 1)
+            self._caveat_strip(s.slide)
+            self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
+
+    def _bar_chart(self, doc, s: _Slide, frame: Box, title_lines: list[str], geom: lay.ChartGeometry,
+                   plan: lay.ChartPlan, figs, shown, groups, cat_lines, lettering: Lettering, header: str,
+                   table_note: str, notes: list[str], slack):
+        values = [f.magnitude for f in figs]
+        band = slack.band_fraction if slack.estimable else None
+        categories = ["\n".join(lines) for lines in cat_lines]
+        value_codes, plus_codes, minus_codes = [], [], []
+        for f in figs:
+            digits = _DIGITS[f.decimals]
+            marks = lettering.marks(f)
+            value_codes.append(f'{digits}" {literal(slide_text(f.binding(marks), figure=True))}"')
+            if band:
+                what = literal(f"{slide_text(f.unit_text, figure=True)} = {band_words(slack)} band of the figure {marks}"
+                               " (error bar)")
+                plus_codes.append(f'{digits}" {what}"')
+                minus_codes.append(f'{digits}" {what}"')
+            else:
+                plus_codes.append(f"no error bar: {band_words(slack)}")
+                minus_codes.append(plus_codes[-1])
+        amounts = [v * band for v in values] if band else [None] * len(values)
+        series_name = f"{header}, {slide_text(figs[0].unit_text, figure=True)} {band_words(slack)}"
+        blob = px.chart_workbook(
+            ["Bar (category)", series_name, "Error bar +", "Error bar -", "Label as shown"],
+            [(cat, v, a, a, label) for cat, v, a, label in zip(categories, values, amounts, shown)],
+            list(zip(value_codes, plus_codes, minus_codes)),
+            [table_note] + notes + [self.legend, self.caveat])
+        data = _BoundChartData(blob)
+        data.categories = categories
+        data.add_series(series_name, values)
+        gf = s.slide.shapes.add_chart(XL_CHART_TYPE.BAR_CLUSTERED, *frame.emu(), data)
+        gf.name = "Chart 1"
+        chart = gf.chart
+        chart.has_legend = False
+        chart.font.size = Pt(plan.label_pt)
+        chart.has_title = True
+        tf = chart.chart_title.text_frame
+        tf.text = "\n".join(title_lines)
+        for p in tf.paragraphs:
+            for run in p.runs:
+                run.font.size = Pt(CHART_TITLE_PT)
+                run.font.bold = True
+        px.title_no_overlay(chart._chartSpace)
+        cat_ax = chart.category_axis
+        cat_ax.reverse_order = True
+        cat_ax.has_major_gridlines = False
+        cat_ax.tick_labels.font.size = Pt(plan.label_pt)
+        val_ax = chart.value_axis
+        val_ax.minimum_scale = 0
+        val_ax.maximum_scale = geom.axis_max
+        val_ax.has_major_gridlines = False
+        val_ax.visible = False
+        bar_plot = chart.plots[0]
+        bar_plot.gap_width = 45
+        bar_plot.vary_by_categories = False
+        ser = bar_plot.series[0]
+        for i, (fig, text, group) in enumerate(zip(figs, shown, groups)):
+            point = ser.points[i]
+            point.format.fill.solid()
+            point.format.fill.fore_color.theme_color = ACCENTS[group % len(ACCENTS)]
+            label = point.data_label
+            label.text_frame.text = text
+            for r in label.text_frame.paragraphs[0].runs:
+                r.font.size = Pt(plan.label_pt)
+            label.position = XL_LABEL_POSITION.OUTSIDE_END
+            px.label_nowrap_and_offset(label._get_or_add_dLbl(), geom.label_offsets[i])
+            doc.place(f"slide {s.number}, chart 1, point {i + 1}", fig, lettering, text)
+            self._shown(fig, s.number)
+        n_pts = len(figs)
+        if band:
+            px.add_error_bars(ser._element, f"Sheet1!$C$2:$C${n_pts + 1}", f"Sheet1!$D$2:$D${n_pts + 1}",
+                              [v * band for v in values],
+                              f'{_DIGITS[figs[0].decimals]}" {literal(figs[0].unit_text)} = {band_words(slack)} band"')
+        series_code = f'{_DIGITS[figs[0].decimals]}" {literal(slide_text(figs[0].binding(""), figure=True))}"'
+        px.set_point_formats(ser._element, series_code, value_codes)
+        plot = geom.plot
+        px.plot_area_layout(chart._chartSpace, plot.left / frame.width, plot.top / frame.height,
+                            plot.width / frame.width, plot.height / frame.height)
+        cats = "; ".join(f"{c.replace(chr(10), ' ')}: {t}" for c, t in zip(categories, shown))
+        px.set_alt_text(gf, f"Bar chart. {' '.join(title_lines)} Bars, top to bottom: {cats}. "
+                            "The notes the marks resolve to are in the text box under the chart.",
+                        title=title_lines[0])
+
+    # -- headline figures --
+    def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
+        lettering = doc.kpi_part(section)
+        fig = section.figure
+        title = slide_text(section.title, limit=TITLE_LIMIT)
+        headline = slide_text(lettering.text(fig), figure=True)
+        conditions = slide_text(section.inline_conditions, limit=PARA_LIMIT)
+        table_note = slide_text(section.table_note.text, limit=NOTE_LIMIT)
+        notes = self._note_lines(lettering)
+        s = self._slide(title)
+        box = self.body
+        inner = box.width - 2 * lay.CELL_PAD_X
+        paras = None
+        for big in (60, 54, 48, 44, 40, 36, 32, 28, 24, 20, 16):
+            if self.m.width(headline, big, bold=True) > inner:
+                continue
+            for cond, note in ((24, 12), (22, 11), (20, 10), (18, 9), (16, 8), (14, 7.5), (12, 7)):
+                candidate = [Para(headline, big, True, space_after=big * 0.2), Para(conditions, cond, space_after=cond)]
+                candidate += [Para(t, note, space_after=note * 0.3) for t in [table_note] + notes + [self.legend]]
+                if lay.paras_height(self.m, candidate, box.width) <= box.height:
+                    paras = candidate
+                    break
+            if paras:
+                break
+        if paras is None:
+            paras = candidate
+        shape = self._textbox(s.slide, box, paras, "Headline", italic_from=len(paras) - 1)
+        px.set_alt_text(shape, f"Headline figure {headline}: {conditions}. Its notes follow in the same box.")
+        doc.place(f"slide {s.number}, headline", fig, lettering, headline)
+        self._shown(fig, s.number)
+        self._caveat_strip(s.slide)
+        self._speaker_notes(s.slide, title, [headline + ": " + conditions], [table_note] + notes)
+
+    # -- text sections --
+    def text(self, doc: Walk, n: int, section: TextSection) -> None:
+        title = slide_text(section.title, limit=TITLE_LIMIT)
+        paras = [slide_text(p, limit=PARA_LIMIT) for p in section.paragraphs]
+        self._prose(title, paras, name="Text")
+
+    def _prose(self, title: str, paras: list[str], name: str, italic_last: bool = False) -> None:
+        box = Box(self.body.left, self.body.top, self.body.width, self.t.area.height)
+        size, pages = lay.fit_paragraphs(self.m, paras, box.width, box.height)
+        for k, idx in enumerate(pages):
+            page_title = title if len(pages) == 1 else f"{title} ({k + 1} of {len(pages)})"
+            s = self._slide(page_title)
+            ps = [Para(paras[i], size, space_after=size * 0.6) for i in idx]
+            last = len(ps) - 1 if italic_last and idx[-1] == len(paras) - 1 else None
+            self._textbox(s.slide, box, ps, name, italic_from=last)
+            self._speaker_notes(s.slide, page_title)
+
+    # -- the end: caveat, sources, manifest --
+    def back(self, doc: Walk) -> dict:
+        full = [slide_text(p, limit=PARA_LIMIT) for p in self.report.caveat_full]
+        self._prose("Caveat", full + [self.legend], name="Caveat", italic_last=True)
+        self._sources(doc)
+        manifest = doc.manifest()
+        px.embed_manifest(self.prs, manifest_mod.json_pieces(manifest), manifest_mod.SCHEMA)
+        return manifest
+
+    def _sources(self, doc: Walk) -> None:
+        headers = ["Result ID", "Submitter, system", "Benchmark, scenario", "Verified, retrieved", "Source", "Slide"]
+        rows = []
+        for r in doc.sources():
+            i, b, p = r.conditions.identity, r.conditions.benchmark, r.conditions.provenance
+            rows.append([slide_text(result_id_cell(r)), f"{slide_text(i.submitter)}, {slide_text(i.system_name)}",
+                         f"{slide_text(b.benchmark)} {slide_text(b.scenario)}",
+                         f"{slide_text(i.verified)}, retrieved {slide_text(p.retrieved_on)}",
+                         slide_text(p.source_url, limit=400), str(self.shown_on.get(r.natural_key, ""))])
+        if not rows:
+            return
+        title = "Sources: one citation per result shown"
+        plan = lay.plan_table(self.m, self.body.width, self.body.height, headers, rows, (0, 5), None, [self.legend],
+                              ladder=((12, 9), (11, 9), (10, 8), (9, 7.5)))
+        for k, (start, stop) in enumerate(plan.pages):
+            page_title = title if len(plan.pages) == 1 else f"{title} ({k + 1} of {len(plan.pages)})"
+            s = self._slide(page_title)
+            nrows = 1 + (stop - start) + 1
+            heights = [plan.header_h] + plan.row_h[start:stop] + [plan.note_h[self.legend]]
+            gf = s.slide.shapes.add_table(nrows, len(headers), *Box(self.body.left, self.body.top, plan.width,
+                                                                     sum(heights)).emu())
+            gf.name = "Sources"
+            tbl = gf.table
+            tbl.first_row = True
+            tbl.horz_banding = False
+            for c, w in enumerate(plan.widths):
+                tbl.columns[c].width = Emu(lay.emu(w))
+            trs = tbl._tbl.tr_lst
+            for tr, h in zip(trs, heights):
+                tr.h = Emu(lay.emu(h))
+            for c, tc in enumerate(trs[0].tc_lst):
+                px.set_cell(tc, headers[c], plan.body_pt, bold=True, color="bg1", fill=("tx2",), anchor="b")
+            for i, row in enumerate(rows[start:stop]):
+                for tc, text in zip(trs[1 + i].tc_lst, row):
+                    px.set_cell(tc, text, plan.body_pt, fill=("bg1", 95000) if i % 2 else ("bg1",))
+            tcs = trs[-1].tc_lst
+            px.set_cell(tcs[0], self.legend, plan.note_pt, italic=True, fill=("bg1",), pad_y=lay.FOOTER_PAD_Y)
+            for tc in tcs[1:]:
+                px.set_cell(tc, "", plan.note_pt, fill=("bg1",), pad_y=lay.FOOTER_PAD_Y)
+            px.merge_row(trs[-1])
+            _line_spacing(tbl._tbl, self.m, plan)
+            px.set_alt_text(gf, "Sources: result ID, submitter, system, benchmark, scenario, verified status, "
+                                "retrieval date, source and the slide each result is shown on.")
+            self._speaker_notes(s.slide, page_title)
+
+
+class _BoundChartData(CategoryChartData):
+    """Chart data whose embedded workbook is ours (bound number formats and the notes), written once."""
+
+    def __init__(self, blob: bytes):
+        super().__init__(number_format="General")
+        self._blob = blob
+
+    @property
+    def xlsx_blob(self) -> bytes:
+        return self._blob
+
+
+# -- helpers -------------------------------------------------------------------------------------------
+
+def _line_spacing(tbl, m: lay.Metrics, plan: lay.TablePlan) -> None:
+    """Every paragraph of a table gets an exact line spacing: the line height the layout assumed."""
+    from lxml import etree
+
+    A = px.A
+    for p in tbl.iter(f"{{{A}}}p"):
+        r = p.find(f"{{{A}}}r/{{{A}}}rPr")
+        size = int(r.get("sz")) / 100 if r is not None and r.get("sz") else plan.body_pt
+        bold = r is not None and r.get("b") == "1"
+        ppr = p.find(f"{{{A}}}pPr")
+        if ppr is None:
+            ppr = etree.Element(f"{{{A}}}pPr")
+            p.insert(0, ppr)
+        ln = etree.SubElement(ppr, f"{{{A}}}lnSpc")
+        etree.SubElement(ln, f"{{{A}}}spcPts", val=str(int(round(m.line_height(size, bold) * 100))))
+
+
+def _widest_mark(table: BoundTable) -> str:
+    """The mark letters to measure figures with: one letter when a slide cannot need more."""
+    distinct = len({n for _, _, f in table.figures() for n in f.notes})
+    return "w" if distinct <= 26 else "mw"
+
+
+def _tie_groups(table: BoundTable) -> dict[int, tuple[int, int]]:
+    """Row -> (group index, group size) for the table's first figure column, rows high to low."""
+    col = next((i for i, c in enumerate(table.columns) if c.kind == "figure"), None)
+    if col is None:
+        return {}
+    rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
+    groups = rank_groups([table.rows[r][col].magnitude for r in rows], table.slack)
+    out = {}
+    for g, (first, last) in enumerate(groups):
+        for i in range(first, last + 1):
+            out[rows[i]] = (g, last - first + 1)
+    return out
+
+
+def _groups_list(tie_rows: dict[int, tuple[int, int]]) -> list[list[int]]:
+    found: dict[int, list[int]] = {}
+    for r, (g, _) in tie_rows.items():
+        found.setdefault(g, []).append(r)
+    return list(found.values())
+
+
+def _groups_by_index(values: Sequence[float], slack) -> list[int]:
+    """Group index per value (in the given order): ties within slack among values sorted high to low."""
+    order = sorted(range(len(values)), key=lambda i: -values[i])
+    groups = rank_groups([values[i] for i in order], slack)
+    out = [0] * len(values)
+    for g, (first, last) in enumerate(groups):
+        for k in range(first, last + 1):
+            out[order[k]] = g
+    return out
+
+
+def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool) -> str:
+    """Cohort and shape, then what the bars and error bars are."""
+    slack = table.slack
+    b = fig.result.conditions.benchmark
+    shape = shape_title(fig.result)
+    prefix = f"{b.benchmark} {b.scenario}, "
+    shape = shape[len(prefix):] if shape.startswith(prefix) else shape
+    text = f"{slide_text(table.cohort.label(), limit=TITLE_LIMIT)} · {slide_text(shape, limit=TITLE_LIMIT)}\n"
+    what = f"{header} (derived, not an MLPerf metric)" if derived else header
+    if slack.estimable:
+        text += f"Bars: {what}; error bars: band {band_words(slack)}; one colour per tie within slack"
+    else:
+        text += f"Bars: {what}; no error bars ({band_words(slack)})"
+    return text
+
+
+def _category_parts(table: BoundTable, col: int, rows: Sequence[int]) -> tuple[list[list[str]], list[str]]:
+    """Per bar, its category label in parts (rank and submitter; system; the other columns that
+    differ between bars), and the columns whose value is the same for every bar (said once)."""
+    cols = table.columns
+    keys = [c.key for c in cols]
+    text_cols = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived")]
+    others = [i for i in text_cols if keys[i] not in ("rank", "submitter", "system")]
+    constant = [i for i in others if len({table.rows[r][i] for r in rows}) == 1]
+    varying = [i for i in others if i not in constant]
+    parts = []
+    for r in rows:
+        row = table.rows[r]
+        first = " · ".join(slide_text(row[keys.index(k)], limit=NAME_LIMIT) for k in ("rank", "submitter") if k in keys)
+        system = slide_text(row[keys.index("system")], limit=NAME_LIMIT) if "system" in keys else ""
+        rest = "; ".join(f"{slide_text(cols[i].header, limit=NAME_LIMIT)}: {slide_text(row[i], limit=NAME_LIMIT)}"
+                         for i in varying)
+        parts.append([p for p in (" · ".join(x for x in (first, rest) if x), system) if p])
+    said = [f"{slide_text(cols[i].header, limit=NAME_LIMIT)}: {slide_text(table.rows[rows[0]][i], limit=NAME_LIMIT)}"
+            for i in constant]
+    return parts, said
+
+
+# -- entry point -----------------------------------------------------------------------------------------
+
+def render(report: Report, path, template: str | Path | None = None, **_options) -> dict:
+    """Write the deck to ``path``; return the manifest embedded in it.
+
+    ``template``: a .pptx or .potx whose masters, layouts, theme fonts and slide size the deck uses
+    (default: templates/default.pptx). Other options are for other formats and are ignored here."""
+    t = open_template(template)
+    renderer = PptxRenderer(report, t)
+    manifest = walk(report, renderer)
+    t.prs.save(str(path))
+    return manifest
+
+
+def read_manifest_text(path) -> str:
+    return px.read_manifest_text(path)
