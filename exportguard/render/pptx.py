@@ -64,9 +64,9 @@ _INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad\u180e\u2061-\u2064]")
 _JOINERS = re.compile("[\u200c\u200d]")
 _FIGURE_LIKE = re.compile(
     r"(?P<num>[-+\u2212]?\d[\d,.\u00a0\u202f']*)(?P<sp>\s*)"
-    r"(?P<unit>tok(?:en)?s?\s*/\s*s(?:ec)?\b|tokens?\s+per\s+s(?:ec(?:ond)?)?\b|samples?\s*/\s*s\b|"
-    r"quer(?:y|ies)\s*/\s*s\b|(?:[A-Za-z]{3}\s+)?per\s+1\s*M\s+tokens\b)", re.IGNORECASE)
-_MARK_LIKE = re.compile(r"\[([A-Za-z]{1,3})\]")
+    r"(?P<unit>tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+s(?:ec(?:ond)?)?|samples?\s*/\s*s|"
+    r"quer(?:y|ies)\s*/\s*s|(?:[A-Za-z]{3}\s+)?per\s+1\s*M\s+tokens)(?![A-Za-z])", re.IGNORECASE)
+_MARK_LIKE = re.compile(r"\[([a-z]+)\]")  # marks are lower-case letters (wording.mark_name)
 
 
 def slide_text(value, *, limit: int = CELL_LIMIT, figure: bool = False, lines: bool = False) -> str:
@@ -190,7 +190,7 @@ class PptxRenderer:
         px.set_alt_text(shape, "The one-line caveat: " + self.caveat)
 
     def _speaker_notes(self, slide, title: str, figures: Sequence[str] = (), notes: Sequence[str] = ()) -> None:
-        parts = [title]
+        parts = [title]  # every part below was made safe by slide_text already
         if figures:
             parts.append("Figures on this slide:\n" + "\n".join(figures))
         if notes:
@@ -198,7 +198,7 @@ class PptxRenderer:
         parts.append("Caveat: " + self.caveat)
         parts.append("\n".join(slide_text(p, limit=PARA_LIMIT) for p in self.report.caveat_full))
         parts.append(self.legend)
-        text = slide_text("\n\n".join(parts), limit=SPEAKER_LIMIT, lines=True)
+        text = slide_text("\n\n".join(parts), lines=True, figure=True)  # the parts are escaped already
         slide.notes_slide.notes_text_frame.text = text
 
     def _note_lines(self, lettering: Lettering) -> list[str]:
@@ -552,7 +552,7 @@ class PptxRenderer:
             i, b, p = r.conditions.identity, r.conditions.benchmark, r.conditions.provenance
             rows.append([slide_text(result_id_cell(r)), f"{slide_text(i.submitter)}, {slide_text(i.system_name)}",
                          f"{slide_text(b.benchmark)} {slide_text(b.scenario)}",
-                         f"{slide_text(i.verified)}, retrieved {slide_text(p.retrieved_on)}",
+                         f"{slide_text(i.verified)}, {slide_text(p.retrieved_on)}",
                          slide_text(p.source_url, limit=400), str(self.shown_on.get(r.natural_key, ""))])
         if not rows:
             return
@@ -668,7 +668,9 @@ def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool
     prefix = f"{b.benchmark} {b.scenario}, "
     shape = shape[len(prefix):] if shape.startswith(prefix) else shape
     text = f"{slide_text(table.cohort.label(), limit=TITLE_LIMIT)} · {slide_text(shape, limit=TITLE_LIMIT)}\n"
-    what = f"{header} (derived, not an MLPerf metric)" if derived else header
+    what = header
+    if derived:
+        what = (header if "derived" in header.lower() else f"{header} (derived)") + ", not an MLPerf metric"
     if slack.estimable:
         text += f"Bars: {what}; error bars: band {band_words(slack)}; one colour per tie within slack"
     else:

@@ -175,6 +175,9 @@ def open_template(path: str | Path | None = None) -> Template:
         raise ExportguardError(f"{name}: cannot open as a PowerPoint presentation or template (.pptx, .potx): "
                                f"{type(e).__name__}: {e}") from None
     _remove_slides(prs)
+    from .pptx_xml import drop_manifests
+
+    drop_manifests(prs)
     content, title = _pick_layouts(prs, name)
     slide = Box(0, 0, pt(prs.slide_width), pt(prs.slide_height))
     title_ph = _placeholder(content, ("TITLE", "CENTER_TITLE"))

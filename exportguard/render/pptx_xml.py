@@ -279,6 +279,12 @@ def manifest_xml(pieces: Iterable[str], schema: str) -> bytes:
 def embed_manifest(prs, pieces: Iterable[str], schema: str) -> str:
     """Add the manifest to the package as ``/customXml/item{N}.xml`` with its properties part,
     related from the presentation part. Returns the item's part name."""
+    return add_custom_xml(prs, manifest_xml(pieces, schema), MANIFEST_NS)
+
+
+def add_custom_xml(prs, blob: bytes, namespace: str) -> str:
+    """A custom XML item (and its properties part naming ``namespace``) related from the
+    presentation part, at the next free ``/customXml/item{N}.xml``."""
     from pptx.opc.constants import CONTENT_TYPE as CT
     from pptx.opc.package import Part
     from pptx.opc.packuri import PackURI
@@ -288,14 +294,31 @@ def embed_manifest(prs, pieces: Iterable[str], schema: str) -> str:
     n = 1
     while f"/customXml/item{n}.xml" in taken or f"/customXml/itemProps{n}.xml" in taken:
         n += 1
-    item = Part(PackURI(f"/customXml/item{n}.xml"), CT.XML, package, manifest_xml(pieces, schema))
+    item = Part(PackURI(f"/customXml/item{n}.xml"), CT.XML, package, blob)
     props_xml = (f'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
                  f'<ds:datastoreItem ds:itemID="{{{str(uuid.uuid4()).upper()}}}" xmlns:ds="{DS}">'
-                 f'<ds:schemaRefs><ds:schemaRef ds:uri="{MANIFEST_NS}"/></ds:schemaRefs></ds:datastoreItem>')
+                 f'<ds:schemaRefs><ds:schemaRef ds:uri="{namespace}"/></ds:schemaRefs></ds:datastoreItem>')
     props = Part(PackURI(f"/customXml/itemProps{n}.xml"), CT_CUSTOM_XML_PROPS, package, props_xml.encode("utf-8"))
     item.relate_to(props, RT_CUSTOM_XML_PROPS)
     prs.part.relate_to(item, RT_CUSTOM_XML)
     return str(item.partname)
+
+
+def drop_manifests(prs) -> int:
+    """Unrelate every exportguard manifest a template carries (a deck used as a template): the
+    export writes its own. Other custom XML items are kept. Returns how many were dropped."""
+    dropped = 0
+    for rel in list(prs.part.rels.values()):
+        if rel.reltype != RT_CUSTOM_XML or rel.is_external:
+            continue
+        try:
+            root = _safe_parse(rel.target_part.blob, "custom XML item")
+        except ExportguardError:
+            continue
+        if root.tag == MANIFEST_TAG:
+            prs.part.drop_rel(rel.rId)
+            dropped += 1
+    return dropped
 
 
 def _safe_parse(blob: bytes, what: str):
