@@ -16,9 +16,10 @@ reaches the deck through ``slide_text``.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -69,6 +70,11 @@ _FIGURE_LIKE = re.compile(
 _MARK_LIKE = re.compile(r"\[([a-z]+)\]")  # marks are lower-case letters (wording.mark_name)
 
 
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff]")
+_LINE_ENDS = re.compile("[\t\r\x0b\x0c\x85\u2028\u2029]")
+_CLEAN_ASCII = re.compile(r"[^\x00-\x1f\x7f\[\d]*\Z")  # nothing to do for such text (but a possible cut)
+
+
 def slide_text(value, *, limit: int = CELL_LIMIT, figure: bool = False, lines: bool = False) -> str:
     """Any string made safe for a slide, a chart, a workbook cell or speaker notes.
 
@@ -80,28 +86,39 @@ def slide_text(value, *, limit: int = CELL_LIMIT, figure: bool = False, lines: b
     so it can pass neither for a bound figure nor for a mark. Text longer than ``limit`` is cut at a
     word with a visible marker."""
     text = "" if value is None else str(value)
+    if len(text) > 4000:
+        return _slide_text(text, limit, figure, lines)
+    return _slide_text_cached(text, limit, figure, lines)
+
+
+def _slide_text(text: str, limit: int, figure: bool, lines: bool) -> str:
+    if text.isascii() and _CLEAN_ASCII.match(text) and len(text) <= limit:
+        return text
     if lines:
-        text = text.replace("\r\n", "\n")
-        text = re.sub("[\t\r\x0b\x0c\x85\u2028\u2029]", lambda m: "\n" if m.group() != "\t" else " ", text)
+        text = _LINE_ENDS.sub(lambda m: " " if m.group() == "\t" else "\n", text.replace("\r\n", "\n"))
     else:
         text = _BREAKS.sub(" ", text)
     text = _ILLEGAL.sub("\ufffd", text)
-    text = _BIDI.sub(lambda m: f"‹U+{ord(m.group()):04X}›", text)
-    text = _INVISIBLE.sub("", text)
-    if _JOINERS.search(text):
-        text = "".join(ch for i, ch in enumerate(text) if not _JOINERS.match(ch) or
-                       (0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha()))
+    if not text.isascii():
+        text = _BIDI.sub(lambda m: f"‹U+{ord(m.group()):04X}›", text)
+        text = _INVISIBLE.sub("", text)
+        if _JOINERS.search(text):
+            text = "".join(ch for i, ch in enumerate(text) if not _JOINERS.match(ch) or
+                           (0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha()))
     if not figure:
         text = _FIGURE_LIKE.sub(lambda m: f'{m.group("num")}{m.group("sp")}"{m.group("unit")}"', text)
         text = _MARK_LIKE.sub(r"(\1)", text)
-    if len(text) > limit and not figure:
-        cut = text[: max(limit - 40, 10)]
-        if " " in cut[len(cut) // 2:]:
-            cut = cut[: cut.rindex(" ")]
-        text = f"{cut} … [cut: {number(len(text) - len(cut), 0)} more characters]"
-    if any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in text):
+        if len(text) > limit:
+            cut = text[: max(limit - 40, 10)]
+            if " " in cut[len(cut) // 2:]:
+                cut = cut[: cut.rindex(" ")]
+            text = f"{cut} … [cut: {number(len(text) - len(cut), 0)} more characters]"
+    if _RTL.search(text) and not text.endswith("\u200e"):
         text += "\u200e"
     return text
+
+
+_slide_text_cached = functools.lru_cache(maxsize=65_536)(_slide_text)
 
 
 def literal(text: str) -> str:
@@ -281,63 +298,60 @@ class PptxRenderer:
 
     def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, headers, fig_cols, tie_rows,
                      table_note: str, notes: list[str], n: int) -> None:
-        table = part.table
-        ncols = len(headers)
         nbody = part.stop - part.start
-        footer = [table_note] + notes + [self.legend]
-        nrows = 1 + nbody + len(footer)
-        heights = [plan.header_h] + plan.row_h[part.start:part.stop] + [plan.note_h[table_note]]
-        note_line_h = {}
-        for line, (_, note) in zip(notes, part.lettering.notes()):
-            key = slide_text(note.text, limit=NOTE_LIMIT)
-            note_line_h[line] = plan.note_h.get(key) or lay.CELL_PAD_Y * 2 + self.m.text_height(
-                line, plan.note_pt, plan.width - 2 * lay.CELL_PAD_X)
-        heights += [note_line_h[line] for line in notes] + [plan.note_h[self.legend]]
-        box = Box(self.body.left, self.body.top, plan.width, sum(heights))
-        gf = s.slide.shapes.add_table(nrows, ncols, *box.emu())
-        gf.name = f"Table {n}"
-        tbl = gf.table
-        tbl.first_row = True
-        tbl.horz_banding = False
-        for c, w in enumerate(plan.widths):
-            tbl.columns[c].width = Emu(lay.emu(w))
-        trs = tbl._tbl.tr_lst
-        for tr, h in zip(trs, heights):
-            tr.h = Emu(lay.emu(h))
-        lh_body = round(self.m.line_height(plan.body_pt), 2)
-        for c, tc in enumerate(trs[0].tc_lst):
-            px.set_cell(tc, headers[c], plan.body_pt, bold=True, color="bg1", fill=("tx2",), anchor="b",
-                        align="r" if c in fig_cols else None)
+        keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in part.lettering.notes()]
+        footer = [(table_note, plan.note_h[table_note])] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
+            + [(self.legend, plan.note_h[self.legend])]
+        style = self._styles(plan)
+        rows = [(lay.emu(plan.header_h), [(h, style["head_fig" if c in fig_cols else "head"])
+                                          for c, h in enumerate(headers)], False)]
         main = fig_cols[0] if fig_cols else None
         for i, (r, cells) in enumerate(part.cells()):
-            tr = trs[1 + i]
-            zebra = ("bg1", 95000) if i % 2 else ("bg1",)
-            for c, (tc, cell) in enumerate(zip(tr.tc_lst, cells)):
+            odd = i % 2 == 1
+            out = []
+            for c, cell in enumerate(cells):
                 if isinstance(cell, FigureCell):
                     fig = cell.figure
                     text = slide_text(cell.text, figure=True)
-                    fill = zebra
+                    kind = "derived" if fig.derivation is not None else "figure"
                     group = tie_rows.get(r)
                     if c == main and group is not None and group[1] > 1:
-                        fill = ("accent%d" % (group[0] % 6 + 1), 20000, 80000)
-                    px.set_cell(tc, text, plan.body_pt, align="r", italic=fig.derivation is not None, fill=fill)
+                        cs = dataclasses.replace(style[kind], fill=("accent%d" % (group[0] % 6 + 1), 20000, 80000))
+                    else:
+                        cs = style[kind + ("_odd" if odd else "")]
+                    out.append((text, cs))
                     doc.place(f"slide {s.number}, table 1, row {i + 2}, column {c + 1}", fig, part.lettering, text)
                     self._shown(fig, s.number)
                 else:
-                    px.set_cell(tc, slide_text(cell), plan.body_pt, fill=zebra,
-                                align="r" if c in fig_cols else None)
-        for j, text in enumerate(footer):
-            tr = trs[1 + nbody + j]
-            tcs = tr.tc_lst
-            px.set_cell(tcs[0], text, plan.note_pt, italic=(j == len(footer) - 1), fill=("bg1",),
-                        pad_y=lay.FOOTER_PAD_Y)
-            for tc in tcs[1:]:
-                px.set_cell(tc, "", plan.note_pt, fill=("bg1",), pad_y=lay.FOOTER_PAD_Y)
-            px.merge_row(tr)
-        _line_spacing(tbl._tbl, self.m, plan)
-        px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=TITLE_LIMIT)}. Every figure shows its value, unit, "
-                            "band and note marks; the last rows of the table hold the conditions every row shares, "
-                            "the notes its marks resolve to, and the trademark legend.")
+                    out.append((slide_text(cell), style[("text_r" if c in fig_cols else "text") + ("_odd" if odd else "")]))
+            rows.append((lay.emu(plan.row_h[r]), out, False))
+        for j, (text, h) in enumerate(footer):
+            rows.append((lay.emu(h), (text, style["legend" if j == len(footer) - 1 else "note"]), True))
+        box = Box(self.body.left, self.body.top, plan.width, sum(lay.pt(h) for h, _, _ in rows))
+        gf = s.slide.shapes.add_table(1, len(headers), *box.emu())
+        gf.name = f"Table {n}"
+        px.replace_table(gf, px.table_xml([lay.emu(w) for w in plan.widths], rows))
+        px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=TITLE_LIMIT)}. {nbody} rows; every figure shows its "
+                            "value, unit, band and note marks; the last rows of the table hold the conditions every "
+                            "row shares, the notes its marks resolve to, and the trademark legend.")
+
+    def _styles(self, plan: lay.TablePlan) -> dict[str, px.CellStyle]:
+        """Cell styles of a table at the plan's sizes (header, body text, figures, odd rows, notes)."""
+        body, note = plan.body_pt, plan.note_pt
+        lb, lbb, ln = (round(self.m.line_height(body), 2), round(self.m.line_height(body, True), 2),
+                       round(self.m.line_height(note), 2))
+        even, odd = ("bg1",), ("bg1", 95000)
+        out = {
+            "head": px.CellStyle(body, lbb, bold=True, color="bg1", fill=("tx2",), anchor="b"),
+            "head_fig": px.CellStyle(body, lbb, bold=True, color="bg1", fill=("tx2",), anchor="b", align="r"),
+            "note": px.CellStyle(note, ln, fill=even, pad_y=lay.FOOTER_PAD_Y),
+            "legend": px.CellStyle(note, ln, italic=True, fill=even, pad_y=lay.FOOTER_PAD_Y),
+        }
+        for name, kw in (("text", {}), ("text_r", {"align": "r"}), ("figure", {"align": "r"}),
+                         ("derived", {"align": "r", "italic": True})):
+            out[name] = px.CellStyle(body, lb, fill=even, **kw)
+            out[name + "_odd"] = px.CellStyle(body, lb, fill=odd, **kw)
+        return out
 
     # -- charts --
     def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
@@ -562,30 +576,16 @@ class PptxRenderer:
         for k, (start, stop) in enumerate(plan.pages):
             page_title = title if len(plan.pages) == 1 else f"{title} ({k + 1} of {len(plan.pages)})"
             s = self._slide(page_title)
-            nrows = 1 + (stop - start) + 1
-            heights = [plan.header_h] + plan.row_h[start:stop] + [plan.note_h[self.legend]]
-            gf = s.slide.shapes.add_table(nrows, len(headers), *Box(self.body.left, self.body.top, plan.width,
-                                                                     sum(heights)).emu())
-            gf.name = "Sources"
-            tbl = gf.table
-            tbl.first_row = True
-            tbl.horz_banding = False
-            for c, w in enumerate(plan.widths):
-                tbl.columns[c].width = Emu(lay.emu(w))
-            trs = tbl._tbl.tr_lst
-            for tr, h in zip(trs, heights):
-                tr.h = Emu(lay.emu(h))
-            for c, tc in enumerate(trs[0].tc_lst):
-                px.set_cell(tc, headers[c], plan.body_pt, bold=True, color="bg1", fill=("tx2",), anchor="b")
+            style = self._styles(plan)
+            rows_xml = [(lay.emu(plan.header_h), [(h, style["head"]) for h in headers], False)]
             for i, row in enumerate(rows[start:stop]):
-                for tc, text in zip(trs[1 + i].tc_lst, row):
-                    px.set_cell(tc, text, plan.body_pt, fill=("bg1", 95000) if i % 2 else ("bg1",))
-            tcs = trs[-1].tc_lst
-            px.set_cell(tcs[0], self.legend, plan.note_pt, italic=True, fill=("bg1",), pad_y=lay.FOOTER_PAD_Y)
-            for tc in tcs[1:]:
-                px.set_cell(tc, "", plan.note_pt, fill=("bg1",), pad_y=lay.FOOTER_PAD_Y)
-            px.merge_row(trs[-1])
-            _line_spacing(tbl._tbl, self.m, plan)
+                rows_xml.append((lay.emu(plan.row_h[start + i]),
+                                 [(text, style["text_odd" if i % 2 else "text"]) for text in row], False))
+            rows_xml.append((lay.emu(plan.note_h[self.legend]), (self.legend, style["legend"]), True))
+            box = Box(self.body.left, self.body.top, plan.width, sum(lay.pt(h) for h, _, _ in rows_xml))
+            gf = s.slide.shapes.add_table(1, len(headers), *box.emu())
+            gf.name = "Sources"
+            px.replace_table(gf, px.table_xml([lay.emu(w) for w in plan.widths], rows_xml))
             px.set_alt_text(gf, "Sources: result ID, submitter, system, benchmark, scenario, verified status, "
                                 "retrieval date, source and the slide each result is shown on.")
             self._speaker_notes(s.slide, page_title)
@@ -604,23 +604,6 @@ class _BoundChartData(CategoryChartData):
 
 
 # -- helpers -------------------------------------------------------------------------------------------
-
-def _line_spacing(tbl, m: lay.Metrics, plan: lay.TablePlan) -> None:
-    """Every paragraph of a table gets an exact line spacing: the line height the layout assumed."""
-    from lxml import etree
-
-    A = px.A
-    for p in tbl.iter(f"{{{A}}}p"):
-        r = p.find(f"{{{A}}}r/{{{A}}}rPr")
-        size = int(r.get("sz")) / 100 if r is not None and r.get("sz") else plan.body_pt
-        bold = r is not None and r.get("b") == "1"
-        ppr = p.find(f"{{{A}}}pPr")
-        if ppr is None:
-            ppr = etree.Element(f"{{{A}}}pPr")
-            p.insert(0, ppr)
-        ln = etree.SubElement(ppr, f"{{{A}}}lnSpc")
-        etree.SubElement(ln, f"{{{A}}}spcPts", val=str(int(round(m.line_height(size, bold) * 100))))
-
 
 def _widest_mark(table: BoundTable) -> str:
     """The mark letters to measure figures with: one letter when a slide cannot need more."""

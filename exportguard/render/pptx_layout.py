@@ -163,6 +163,8 @@ class Metrics:
             bold = font_file(self.family, True)
         self.measured_with = Path(regular).stem if regular else "average widths (no font file found)"
         self._faces = {False: _Face(regular), True: _Face(bold or regular, embolden=bold is None)}
+        self._em: dict[tuple[str, bool], tuple[float, float]] = {}
+        self._lines: dict[tuple[str, float, bool], int] = {}
 
     def face(self, bold: bool = False) -> _Face:
         return self._faces[bold]
@@ -188,10 +190,30 @@ class Metrics:
         """The lines ``text`` takes in a box ``width`` wide, broken as a renderer would."""
         return _wrap(self._faces[bold], text, width / size, True)
 
+    def em(self, text: str, bold: bool = False) -> tuple[float, float]:
+        """(widest line, longest word) of ``text`` in em: widths at any size are these times the size."""
+        key = (text, bold)
+        found = self._em.get(key)
+        if found is None:
+            face = self._faces[bold]
+            space = face.char(" ") * SAFETY
+            widest = word = 0.0
+            for line in text.split("\n"):
+                words = line.split(" ")
+                ems = [face.word(w) for w in words]
+                widest = max(widest, sum(ems) + space * (len(words) - 1))
+                word = max(word, max(ems))
+            found = self._em[key] = (widest, word)
+        return found
+
     def lines(self, text: str, size: float, width: float, bold: bool = False) -> int:
         if not text:
             return 1
-        return _wrap(self._faces[bold], text, width / size, False)
+        key = (text, round(width / size, 3), bold)
+        n = self._lines.get(key)
+        if n is None:
+            n = self._lines[key] = _wrap(self._faces[bold], text, width / size, False)
+        return n
 
     def text_height(self, text: str, size: float, width: float, bold: bool = False) -> float:
         return self.lines(text, size, width, bold) * self.line_height(size, bold)
@@ -338,12 +360,18 @@ def plan_table(m: Metrics, width: float, height: float, headers: Sequence[str], 
     nowrap = set(nowrap)
     row_notes = row_notes or [[] for _ in rows]
     best: TablePlan | None = None
-    for body, note in ladder:
+    smallest = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, *ladder[-1])
+    fewest = len(smallest.pages) if smallest is not None else 0  # no larger step can need fewer slides
+    for body, note in ladder[:-1]:
         plan = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note)
         if plan is None:
             continue
         if best is None or len(plan.pages) < len(best.pages):
             best = plan
+        if len(plan.pages) <= max(fewest, 1):
+            break
+    if smallest is not None and (best is None or len(smallest.pages) < len(best.pages)):
+        best = smallest
     if best is None:  # not even the smallest step fits the columns: squeeze text columns
         body, note = ladder[-1]
         best = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note, force=True)
@@ -365,7 +393,7 @@ def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, 
         for c, (text, w) in enumerate(zip(row, widths)):
             if text and c not in nowrap:
                 inner = w - 2 * CELL_PAD_X
-                if m.width(text, body) > inner:
+                if m.em(text)[0] * body > inner:
                     lines = max(lines, m.lines(text, body, inner))
                 elif "\n" in text:
                     lines = max(lines, text.count("\n") + 1)
@@ -391,19 +419,17 @@ def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=
     pad = 2 * CELL_PAD_X
     mins, nats = [], []
     for c, head in enumerate(headers):
-        head_word = m.longest_word(head, size, bold=True)
-        head_full = m.width(head, size, bold=True)
-        texts = [row[c] for row in rows if row[c]]
+        head_full, head_word = (x * size for x in m.em(head, bold=True))
+        ems = [m.em(row[c]) for row in rows if row[c]]
+        widest = max((e[0] for e in ems), default=0.0) * size
         if c in nowrap:
-            widest = max((m.width(t, size) for t in texts), default=0.0)
             mins.append(max(widest, head_word) + pad)
             nats.append(max(widest, head_full) + pad)
         else:
-            word = max((m.longest_word(t, size) for t in texts), default=0.0)
-            full = max((m.width(t, size) for t in texts), default=0.0)
+            word = max((e[1] for e in ems), default=0.0) * size
             cap = width * 0.3  # a very long word (a URL, a hostile name) breaks rather than eats the table
             mins.append(min(max(word, head_word), cap) + pad)
-            nats.append(max(full, head_full, min(word, cap)) + pad)
+            nats.append(max(widest, head_full, min(word, cap)) + pad)
     fixed = sum(mins[c] for c in nowrap)
     if sum(mins) > width:
         if not force:

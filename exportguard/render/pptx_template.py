@@ -40,10 +40,11 @@ MIN_AREA_SHARE = 0.3  # the content area must be at least this share of the slid
 
 # -- the default template ----------------------------------------------------------------------------
 
-def build_default(width_in: float = 13.333, font: str = THEME_FONT, layouts: tuple[str, ...] = KEEP_LAYOUTS) -> bytes:
+def build_default(width_in: float = 13.333, font: str = THEME_FONT, layouts: tuple[str, ...] = KEEP_LAYOUTS,
+                  height_in: float = 7.5) -> bytes:
     """The default template, as the bytes of a .pptx file. The arguments make variants for tests
-    (a 4:3 slide is ``width_in=10``; ``font`` is the theme's major and minor typeface; ``layouts``
-    are the layouts kept)."""
+    and benchmarks (a 4:3 slide is ``width_in=10``, A3 landscape ``width_in=16.54, height_in=11.69``;
+    ``font`` is the theme's major and minor typeface; ``layouts`` are the layouts kept)."""
     from pptx import Presentation
     from pptx.util import Emu, Inches
 
@@ -51,15 +52,18 @@ def build_default(width_in: float = 13.333, font: str = THEME_FONT, layouts: tup
     for layout in list(prs.slide_layouts):
         if layout.name not in layouts:
             prs.slide_layouts.remove(layout)
-    prs.slide_width, prs.slide_height = Inches(width_in), Emu(WIDE[1])
+    prs.slide_width, prs.slide_height = Inches(width_in), Inches(height_in)
     if abs(width_in - 13.333) < 0.01:
         prs.slide_width = Emu(WIDE[0])
+    if abs(height_in - 7.5) < 0.01:
+        prs.slide_height = Emu(WIDE[1])
     master = prs.slide_master
     inner = width_in - 1.0
+    foot = height_in - 0.55
     geometry = {
-        "TITLE": (0.5, 0.3, inner, 0.95), "BODY": (0.5, 1.4, inner, 5.2),
-        "DATE": (0.5, 6.95, inner * 0.227, 0.38), "FOOTER": (0.5 + inner * 0.311, 6.95, inner * 0.378, 0.38),
-        "SLIDE_NUMBER": (0.5 + inner * 0.773, 6.95, inner * 0.227, 0.38),
+        "TITLE": (0.5, 0.3, inner, 0.95), "BODY": (0.5, 1.4, inner, height_in - 2.3),
+        "DATE": (0.5, foot, inner * 0.227, 0.38), "FOOTER": (0.5 + inner * 0.311, foot, inner * 0.378, 0.38),
+        "SLIDE_NUMBER": (0.5 + inner * 0.773, foot, inner * 0.227, 0.38),
     }
     for ph in master.placeholders:
         box = geometry.get(ph.placeholder_format.type.name)

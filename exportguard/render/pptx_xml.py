@@ -5,10 +5,12 @@ written and read back.
 """
 from __future__ import annotations
 
+import functools
 import io
 import re
 import uuid
 import zipfile
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Iterable, Sequence
 
@@ -53,49 +55,82 @@ def scheme_fill(parent, scheme: str, lum_mod: int | None = None, lum_off: int | 
     return fill
 
 
-def set_cell(tc, text: str, size: float, *, bold: bool = False, italic: bool = False, align: str | None = None,
-             color: str | None = None, fill: tuple | None = None, anchor: str | None = None,
-             pad_y: float | None = None) -> None:
-    """Replace a table cell's text body (one paragraph, one run) and its fill: faster than
-    python-pptx's proxies and the same XML it writes. ``fill`` is (scheme, lumMod, lumOff) or
-    ("none",); ``color`` a scheme colour for the text."""
-    for child in list(tc):
-        tc.remove(child)
-    body = etree.SubElement(tc, _a("txBody"))
-    etree.SubElement(body, _a("bodyPr"))
-    etree.SubElement(body, _a("lstStyle"))
-    p = etree.SubElement(body, _a("p"))
-    if align:
-        etree.SubElement(p, _a("pPr"), algn=align)
-    r = etree.SubElement(p, _a("r"))
-    rpr = etree.SubElement(r, _a("rPr"), lang="en-US", sz=str(int(round(size * 100))), dirty="0")
-    if bold:
-        rpr.set("b", "1")
-    if italic:
-        rpr.set("i", "1")
-    if color:
-        scheme_fill(rpr, color)
-    etree.SubElement(r, _a("t")).text = text
-    tcpr = etree.SubElement(tc, _a("tcPr"))
-    if pad_y is not None:
-        tcpr.set("marT", str(int(round(pad_y * 12700))))
-        tcpr.set("marB", str(int(round(pad_y * 12700))))
-    if anchor:
-        tcpr.set("anchor", anchor)
-    if fill:
-        if fill[0] == "none":
-            etree.SubElement(tcpr, _a("noFill"))
+@dataclass(frozen=True)
+class CellStyle:
+    """How a table cell's one paragraph is set. ``fill`` is (scheme colour, lumMod, lumOff) or
+    ("none",); ``color`` a scheme colour for the text; ``line`` the exact line spacing in points
+    (the line height the layout assumed); ``pad_y`` the top and bottom insets in points."""
+
+    size: float
+    line: float
+    bold: bool = False
+    italic: bool = False
+    align: str | None = None
+    color: str | None = None
+    fill: tuple | None = None
+    anchor: str | None = None
+    pad_y: float | None = None
+
+
+@functools.lru_cache(maxsize=256)
+def _cell_parts(style: CellStyle) -> tuple[str, str, str]:
+    """(paragraph properties, run properties, cell properties) as XML text."""
+    algn = f' algn="{style.align}"' if style.align else ""
+    ppr = f'<a:pPr{algn}><a:lnSpc><a:spcPts val="{int(round(style.line * 100))}"/></a:lnSpc></a:pPr>'
+    colour = f'<a:solidFill><a:schemeClr val="{style.color}"/></a:solidFill>' if style.color else ""
+    flags = (' b="1"' if style.bold else "") + (' i="1"' if style.italic else "")
+    rpr = f'<a:rPr lang="en-US" sz="{int(round(style.size * 100))}"{flags} dirty="0">{colour}</a:rPr>'
+    attrs = ""
+    if style.pad_y is not None:
+        pad = int(round(style.pad_y * 12700))
+        attrs += f' marT="{pad}" marB="{pad}"'
+    if style.anchor:
+        attrs += f' anchor="{style.anchor}"'
+    fill = ""
+    if style.fill:
+        if style.fill[0] == "none":
+            fill = "<a:noFill/>"
         else:
-            scheme_fill(tcpr, *fill)
+            mods = "".join(f'<a:{tag} val="{v}"/>' for tag, v in zip(("lumMod", "lumOff"), style.fill[1:]))
+            fill = f'<a:solidFill><a:schemeClr val="{style.fill[0]}">{mods}</a:schemeClr></a:solidFill>'
+    return ppr, rpr, f"<a:tcPr{attrs}>{fill}</a:tcPr>"
 
 
-def merge_row(tr) -> None:
-    """Merge a row's cells into its first (``gridSpan`` on it, ``hMerge`` on the rest)."""
-    cells = tr.findall(_a("tc"))
-    if len(cells) > 1:
-        cells[0].set("gridSpan", str(len(cells)))
-        for tc in cells[1:]:
-            tc.set("hMerge", "1")
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def table_xml(widths_emu: Sequence[int], rows: Sequence[tuple[int, Sequence[tuple[str, CellStyle]] | tuple[str, CellStyle], bool]],
+              style_id: str = "{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}") -> str:
+    """An ``a:tbl``: ``rows`` are (height in EMU, cells, merged); a merged row has one (text, style)
+    spread over every column (``gridSpan`` on its first cell, ``hMerge`` on the others), as
+    python-pptx's ``_Cell.merge`` writes it. Written as text and parsed once: a table of a thousand
+    cells costs one parse instead of thousands of element proxies."""
+    n = len(widths_emu)
+    out = [f'<a:tbl xmlns:a="{A}"><a:tblPr firstRow="1"><a:tableStyleId>{style_id}</a:tableStyleId></a:tblPr><a:tblGrid>']
+    out += [f'<a:gridCol w="{w}"/>' for w in widths_emu]
+    out.append("</a:tblGrid>")
+    for height, cells, merged in rows:
+        out.append(f'<a:tr h="{height}">')
+        if merged:
+            cells = [cells] + [("", cells[1])] * (n - 1)
+        for i, (text, style) in enumerate(cells):
+            ppr, rpr, tcpr = _cell_parts(style)
+            span = "" if not merged else (f' gridSpan="{n}"' if i == 0 else ' hMerge="1"')
+            run = f"<a:r>{rpr}<a:t>{_esc(text)}</a:t></a:r>" if text else \
+                f'<a:endParaRPr lang="en-US" sz="{int(round(style.size * 100))}" dirty="0"/>'
+            out.append(f"<a:tc{span}><a:txBody><a:bodyPr/><a:lstStyle/><a:p>{ppr}{run}</a:p></a:txBody>{tcpr}</a:tc>")
+        out.append("</a:tr>")
+    out.append("</a:tbl>")
+    return "".join(out)
+
+
+def replace_table(graphic_frame, tbl_xml: str) -> None:
+    """Put ``tbl_xml`` in place of the table python-pptx wrote into ``graphic_frame``."""
+    from pptx.oxml import parse_xml
+
+    old = graphic_frame._element.graphic.graphicData.tbl
+    old.getparent().replace(old, parse_xml(tbl_xml))
 
 
 def set_alt_text(shape, text: str, title: str = "") -> None:
