@@ -550,6 +550,38 @@ def test_a_template_without_a_usable_layout_is_a_clear_error(deck_report, templa
     assert list(target.parent.iterdir()) == []
 
 
+def test_a_table_too_wide_for_the_slide_combines_its_text_columns_or_says_it_cannot_fit(v51_store, templates,
+                                                                                        tmp_path):
+    from exportguard.spec import load_prices
+
+    spec = parse_spec('''
+title = "Every column"
+[[section]]
+kind = "table"
+title = "llama2-70b-99 Offline, every column"
+filters = { round = "v5.1", division = "closed", model = "llama2-70b", track = "99", scenario = "Offline" }
+columns = ["rank", "submitter", "system", "accelerator", "accelerators", "availability", "result_id",
+           "tokens_per_sample", "software", "throughput", "per_accelerator", "cost_per_million_tokens"]
+limit = 6
+''', name="wide.toml")
+    report = build_report(v51_store, spec, load_prices(EXAMPLES / "prices.example.toml"))
+    [path] = export(report, [tmp_path / "wide-4x3.pptx"], template=templates["corp"])
+    prs = Presentation(path)
+    tables = [t.table for s in prs.slides for t in _tables(s) if t.name.startswith("Table")]
+    assert tables and all([c.text for c in t.rows[0].cells][:2] == ["Rank", "Result"] for t in tables)
+    for t in tables:
+        assert sum(c.width for c in t.columns) <= prs.slide_width
+    manifest = read_manifest(path)
+    assert len(manifest["figures"]) == sum(1 for _ in report.figures())
+    for e in manifest["figures"]:  # the figures keep their own columns, whole
+        s, _, r, c = map(int, TABLE_LOC.match(e["location"]).groups())
+        assert _tables(list(prs.slides)[s - 1])[0].table.cell(r - 1, c - 1).text == e["shown"]["text"]
+    narrow = tmp_path / "narrow.pptx"
+    narrow.write_bytes(build_default(width_in=5.5))
+    with pytest.raises(ExportguardError, match="does not fit the slide: its 3 figure columns need"):
+        export(report, [tmp_path / "narrow-out.pptx"], template=narrow)
+
+
 def test_the_cli_writes_a_deck_on_a_corporate_template(v51_store, templates, tmp_path):
     runner = CliRunner()
     target = tmp_path / "deck.pptx"

@@ -32,6 +32,7 @@ from pptx.util import Emu, Pt
 
 from .. import manifest as manifest_mod
 from ..citation import result_id_cell
+from ..errors import ExportguardError
 from ..guard import rank_groups
 from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import band_words, marks_words, number, shape_title
@@ -264,52 +265,57 @@ class PptxRenderer:
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         table = section.table
         title = slide_text(section.title, limit=TITLE_LIMIT)
-        headers = [slide_text(c.header, limit=NAME_LIMIT) for c in table.columns]
-        fig_cols = [i for i, c in enumerate(table.columns) if c.kind in ("figure", "derived")]
-        widest = _widest_mark(table)
-        rows_text, row_notes = [], []
-        for row in table.rows:
-            texts, notes = [], []
-            for cell in row:
-                if isinstance(cell, BoundFigure):
-                    texts.append(slide_text(cell.text(marks_words([widest] * len(cell.notes))), figure=True))
-                    notes += [slide_text(note.text, limit=NOTE_LIMIT) for note in cell.notes]
-                else:
-                    texts.append(slide_text(cell))
-            rows_text.append(texts)
-            row_notes.append(list(dict.fromkeys(notes)))
         tie_rows = _tie_groups(table)
         table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
         if any(len(g) > 1 for g in _groups_list(tie_rows)) and not any(c.key == "rank" for c in table.columns):
             table_note += " Figures shaded alike are a tie within slack."
         fixed = [table_note, self.legend]
-        plan = lay.plan_table(self.m, self.body.width, self.body.height, headers, rows_text, fig_cols, row_notes, fixed)
+        widest = _widest_mark(table)
+        row_notes = [list(dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for cell in row
+                                        if isinstance(cell, BoundFigure) for note in cell.notes)) for row in table.rows]
+        for combined in (False, True):
+            view = _TableView(table, combined)
+            rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
+                          if isinstance(c, BoundFigure) else c for c in view.cells(row)] for row in table.rows]
+            plan = lay.plan_table(self.m, self.body.width, self.body.height, view.headers, rows_text, view.figure_cols,
+                                  row_notes, fixed)
+            if not plan.forced:
+                break
+        text_cols = len(view.headers) - len(view.figure_cols)
+        if plan.forced and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > self.body.width:
+            raise ExportguardError(
+                f"table {title!r} does not fit the slide: its {len(view.figure_cols)} figure columns need "
+                f"{sum(plan.widths[c] for c in view.figure_cols) / 72:.1f} in at {plan.body_pt:g} pt (a figure never "
+                f"wraps), and its other columns at least {text_cols * lay.MIN_TEXT_COLUMN / 72:.1f} in; the template "
+                f"leaves {self.body.width / 72:.1f} in. Way out: fewer figure columns (--derived / "
+                "columns), a wider template, or an XLSX export")
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             part = doc.part(n, section.title, table, start, stop)
             page_title = title if len(pages) == 1 else f"{title} ({k + 1} of {len(pages)})"
             s = self._slide(page_title)
             notes = self._note_lines(part.lettering)
-            self._table_shape(doc, s, part, plan, headers, fig_cols, tie_rows, table_note, notes, n)
+            self._table_shape(doc, s, part, plan, view, tie_rows, table_note, notes, n)
             self._caveat_strip(s.slide)
             shown = [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
                      if isinstance(c, FigureCell)]
             self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
 
-    def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, headers, fig_cols, tie_rows,
+    def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, view: "_TableView", tie_rows,
                      table_note: str, notes: list[str], n: int) -> None:
         nbody = part.stop - part.start
+        fig_cols = view.figure_cols
         keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in part.lettering.notes()]
         footer = [(table_note, plan.note_h[table_note])] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
             + [(self.legend, plan.note_h[self.legend])]
         style = self._styles(plan)
         rows = [(lay.emu(plan.header_h), [(h, style["head_fig" if c in fig_cols else "head"])
-                                          for c, h in enumerate(headers)], False)]
-        main = fig_cols[0] if fig_cols else None
+                                          for c, h in enumerate(view.headers)], False)]
+        main = view.main
         for i, (r, cells) in enumerate(part.cells()):
             odd = i % 2 == 1
             out = []
-            for c, cell in enumerate(cells):
+            for c, cell in enumerate(view.cells(cells)):
                 if isinstance(cell, FigureCell):
                     fig = cell.figure
                     text = slide_text(cell.text, figure=True)
@@ -323,12 +329,12 @@ class PptxRenderer:
                     doc.place(f"slide {s.number}, table 1, row {i + 2}, column {c + 1}", fig, part.lettering, text)
                     self._shown(fig, s.number)
                 else:
-                    out.append((slide_text(cell), style[("text_r" if c in fig_cols else "text") + ("_odd" if odd else "")]))
+                    out.append((cell, style[("text_r" if c in fig_cols else "text") + ("_odd" if odd else "")]))
             rows.append((lay.emu(plan.row_h[r]), out, False))
         for j, (text, h) in enumerate(footer):
             rows.append((lay.emu(h), (text, style["legend" if j == len(footer) - 1 else "note"]), True))
         box = Box(self.body.left, self.body.top, plan.width, sum(lay.pt(h) for h, _, _ in rows))
-        gf = s.slide.shapes.add_table(1, len(headers), *box.emu())
+        gf = s.slide.shapes.add_table(1, len(view.headers), *box.emu())
         gf.name = f"Table {n}"
         px.replace_table(gf, px.table_xml([lay.emu(w) for w in plan.widths], rows))
         px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=TITLE_LIMIT)}. {nbody} rows; every figure shows its "
@@ -589,6 +595,44 @@ class PptxRenderer:
             px.set_alt_text(gf, "Sources: result ID, submitter, system, benchmark, scenario, verified status, "
                                 "retrieval date, source and the slide each result is shown on.")
             self._speaker_notes(s.slide, page_title)
+
+
+class _TableView:
+    """The columns a table shows on a slide: its own, or, when they cannot all fit the slide, the
+    rank, one "Result" column combining the other text columns ("Submitter, system; Accelerators:
+    8; ..."), and the figures."""
+
+    def __init__(self, table: BoundTable, combined: bool):
+        cols = table.columns
+        figure = [i for i, c in enumerate(cols) if c.kind in ("figure", "derived")]
+        if not combined:
+            self.sources = [[i] for i in range(len(cols))]
+            self.headers = [slide_text(c.header, limit=NAME_LIMIT) for c in cols]
+        else:
+            rank = [i for i, c in enumerate(cols) if c.key == "rank"]
+            text = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived") and c.key != "rank"]
+            self.sources = [[i] for i in rank] + ([text] if text else []) + [[i] for i in figure]
+            self.headers = ([slide_text(cols[i].header, limit=NAME_LIMIT) for i in rank] +
+                            (["Result"] if text else []) + [slide_text(cols[i].header, limit=NAME_LIMIT) for i in figure])
+        self.cols = cols
+        self.figure_cols = [k for k, src in enumerate(self.sources) if len(src) == 1 and src[0] in figure]
+        self.main = next((k for k, src in enumerate(self.sources) if len(src) == 1 and cols[src[0]].kind == "figure"),
+                         None)
+
+    def cells(self, row) -> list:
+        """A row's cells as shown: figures (BoundFigure or FigureCell) as they are, text escaped."""
+        out = []
+        for src in self.sources:
+            if len(src) == 1:
+                cell = row[src[0]]
+                out.append(slide_text(cell) if isinstance(cell, str) else cell)
+                continue
+            keys = [self.cols[i].key for i in src]
+            first = ", ".join(slide_text(row[i]) for i, k in zip(src, keys) if k in ("submitter", "system"))
+            rest = [f"{slide_text(self.cols[i].header, limit=NAME_LIMIT)}: {slide_text(row[i])}"
+                    for i, k in zip(src, keys) if k not in ("submitter", "system")]
+            out.append("; ".join(([first] if first else []) + rest))
+        return out
 
 
 class _BoundChartData(CategoryChartData):

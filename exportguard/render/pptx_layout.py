@@ -42,6 +42,8 @@ FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local
 # (body, notes) sizes tried for a table, largest first; the step needing the fewest slides wins.
 TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9), (11, 8), (10, 8), (10, 7.5), (9, 7))
 # (category and data label size, notes size) for a chart
+FORCED_STEPS = ((8, 7), (7, 6.5))
+MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth drawing  # below the ladder, only when figures alone would not fit the width
 CHART_LADDER = ((12, 10), (11, 9), (10, 8), (9, 7.5), (9, 7))
 NOTE_PREFIX = "[zz] "  # notes are measured with the widest mark a slide can have in practice
 
@@ -330,6 +332,7 @@ class TablePlan:
     row_h: list[float]  # per body row of the whole table
     note_h: dict[str, float]  # footer row height per note text
     pages: list[tuple[int, int]]  # rows [start, stop) of each slide
+    forced: bool = False  # no step fitted: text columns squeezed below their longest word
 
     @property
     def width(self) -> float:
@@ -372,9 +375,13 @@ def plan_table(m: Metrics, width: float, height: float, headers: Sequence[str], 
             break
     if smallest is not None and (best is None or len(smallest.pages) < len(best.pages)):
         best = smallest
-    if best is None:  # not even the smallest step fits the columns: squeeze text columns
-        body, note = ladder[-1]
-        best = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note, force=True)
+    if best is None:  # not even the smallest step fits the columns: squeeze text columns, and go down to
+        # 7 pt if the figures alone are wider than the slide
+        for body, note in [ladder[-1]] + [step for step in FORCED_STEPS if step[0] < ladder[-1][0]]:
+            best = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note, force=True)
+            if sum(best.widths[c] for c in nowrap) + MIN_TEXT_COLUMN * (len(headers) - len(nowrap)) <= width:
+                break
+        best.forced = True
     best.pages = _balance(best, row_notes, fixed_notes, height)
     return best
 
@@ -422,9 +429,9 @@ def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=
         head_full, head_word = (x * size for x in m.em(head, bold=True))
         ems = [m.em(row[c]) for row in rows if row[c]]
         widest = max((e[0] for e in ems), default=0.0) * size
-        if c in nowrap:
+        if c in nowrap:  # as wide as its widest figure; its header wraps rather than widen it
             mins.append(max(widest, head_word) + pad)
-            nats.append(max(widest, head_full) + pad)
+            nats.append(mins[-1] if len(headers) > 1 and head_full > widest * 1.5 else max(widest, head_full) + pad)
         else:
             word = max((e[1] for e in ems), default=0.0) * size
             cap = width * 0.3  # a very long word (a URL, a hostile name) breaks rather than eats the table
@@ -456,8 +463,16 @@ def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=
         for c in grow:
             widths[c] += spare * nats[c] / base
         return widths
-    total_want = sum(want)
-    return [mn + extra * w / total_want for mn, w in zip(mins, want)]
+    # max-min fair: columns that need little to stop wrapping ("48 (6 nodes x 8)") get all of it,
+    # the rest is shared equally by the columns that would wrap anyway (a long system name)
+    widths = list(mins)
+    order = sorted((c for c in range(len(headers)) if want[c] > 0), key=lambda c: want[c])
+    left = extra
+    for k, c in enumerate(order):
+        give = min(want[c], left / (len(order) - k))
+        widths[c] += give
+        left -= give
+    return widths
 
 
 def _greedy(plan: TablePlan, row_notes, fixed_notes, height, cap, force=False):
