@@ -379,7 +379,7 @@ def test_ties_within_slack_get_one_colour_per_group(deck):
             assert len(colours) == len(categories)
             for cat, colour in zip(categories, colours):
                 if cat.startswith("~3-8 tie within slack"):
-                    assert colour == "accent3", cat
+                    assert colour == "accent5", cat
                 else:
                     assert colour in ("accent1", "accent2"), cat
             seen = dict(zip(categories, colours))

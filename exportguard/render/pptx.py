@@ -50,8 +50,8 @@ TITLE_LIMIT = 200
 NOTE_LIMIT = 1500  # one footnote on a slide (speaker notes take up to SPEAKER_LIMIT)
 PARA_LIMIT = 4000
 SPEAKER_LIMIT = 20_000
-ACCENTS = (MSO_THEME_COLOR.ACCENT_1, MSO_THEME_COLOR.ACCENT_2, MSO_THEME_COLOR.ACCENT_3, MSO_THEME_COLOR.ACCENT_4,
-           MSO_THEME_COLOR.ACCENT_5, MSO_THEME_COLOR.ACCENT_6)
+ACCENT_ORDER = (1, 2, 5, 6, 4, 3)  # tie groups cycle the theme's accents; the usual grey (accent 3) comes last
+ACCENTS = tuple(getattr(MSO_THEME_COLOR, f"ACCENT_{k}") for k in ACCENT_ORDER)
 _DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
 CHART_TITLE_PT = 10.0
 CHART_TITLE_SHARE = 0.5  # chart titles are broken into lines this share of the chart wide (renderers wrap near it)
@@ -322,7 +322,8 @@ class PptxRenderer:
                     kind = "derived" if fig.derivation is not None else "figure"
                     group = tie_rows.get(r)
                     if c == main and group is not None and group[1] > 1:
-                        cs = dataclasses.replace(style[kind], fill=("accent%d" % (group[0] % 6 + 1), 20000, 80000))
+                        accent = ACCENT_ORDER[group[0] % len(ACCENT_ORDER)]
+                        cs = dataclasses.replace(style[kind], fill=(f"accent{accent}", 20000, 80000))
                     else:
                         cs = style[kind + ("_odd" if odd else "")]
                     out.append((text, cs))

@@ -680,7 +680,7 @@ def _nice_ceiling(x: float) -> float:
 # -- text slides -------------------------------------------------------------------------------------
 
 def fit_paragraphs(m: Metrics, texts: Sequence[str], width: float, height: float,
-                   sizes: Sequence[float] = (20, 18, 16, 15, 14, 13, 12, 11)) -> tuple[float, list[list[int]]]:
+                   sizes: Sequence[float] = (24, 22, 20, 18, 16, 15, 14, 13, 12, 11)) -> tuple[float, list[list[int]]]:
     """The largest size at which ``texts`` fit a box, or, at the smallest, the paragraphs split into
     boxes (slides) that each fit: (size, [[paragraph indexes of slide 1], ...])."""
     for size in sizes:
