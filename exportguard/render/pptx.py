@@ -736,6 +736,11 @@ def render(report: Report, path, template: str | Path | None = None, **_options)
     ``template``: a .pptx or .potx whose masters, layouts, theme fonts and slide size the deck uses
     (default: templates/default.pptx). Other options are for other formats and are ignored here."""
     t = open_template(template)
+    props = t.prs.core_properties
+    props.title = slide_text(report.title, limit=TITLE_LIMIT)
+    props.subject = slide_text(report.caveat_short, limit=TITLE_LIMIT)
+    props.last_modified_by = "exportguard"
+    props.keywords = "MLPerf; exportguard"
     renderer = PptxRenderer(report, t)
     manifest = walk(report, renderer)
     t.prs.save(str(path))

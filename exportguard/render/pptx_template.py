@@ -93,6 +93,7 @@ def build_default(width_in: float = 13.333, font: str = THEME_FONT, layouts: tup
                     lvl.set("algn", "l")
     props = prs.core_properties
     props.title, props.author, props.subject = "exportguard default template", "exportguard", ""
+    props.last_modified_by, props.comments = "exportguard", "exportguard's default slide template"
     props.revision = 1
     out = io.BytesIO()
     prs.save(out)
