@@ -251,7 +251,7 @@ def demo(ctx, out_dir):
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (TOML) for cost per 1M tokens.")
 @click.option("--title", help="Report title (without --spec).")
 @click.option("--to", "targets", multiple=True, metavar="FILE",
-              help="Output file; the format follows the extension (.csv .md .xlsx). Repeatable.")
+              help="Output file; the format follows the extension (.csv .md .xlsx .pptx). Repeatable.")
 @click.option("--text-cells", is_flag=True, help="XLSX: figure cells hold the bound text, with a numeric sort column.")
 @click.option("--template", type=click.Path(exists=True, dir_okay=False),
               help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses.")
