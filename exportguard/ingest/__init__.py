@@ -68,6 +68,7 @@ class IngestReport:
     skip_reasons: dict = field(default_factory=dict)
     quarantine_reasons: dict = field(default_factory=dict)
     changes: list = field(default_factory=list)
+    apart: list = field(default_factory=list)  # stored beside a row of the other origin that disagrees
 
     @property
     def reconciles(self) -> bool:
@@ -210,6 +211,8 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
                 report.quarantine_reasons[item.reason] = report.quarantine_reasons.get(item.reason, 0) + 1
             else:
                 setattr(report, outcome.kind, getattr(report, outcome.kind) + 1)
+                if outcome.kind == "added" and outcome.message:
+                    report.apart.append(f"{item.conditions.provenance.source_locator}: {outcome.message}")
                 if outcome.kind == "changed":
                     locator = item.conditions.provenance.source_locator
                     report.changes.append(f"{locator}: {outcome.message}")
