@@ -278,11 +278,14 @@ def demo(ctx, out_dir):
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (TOML) for cost per 1M tokens.")
 @click.option("--title", help="Report title (without --spec).")
 @click.option("--to", "targets", multiple=True, metavar="FILE",
-              help="Output file; the format follows the extension (.csv .md .xlsx). Repeatable.")
+              help="Output file; the format follows the extension (.csv .md .xlsx .pptx). Repeatable.")
 @click.option("--text-cells", is_flag=True, help="XLSX: figure cells hold the bound text, with a numeric sort column.")
 @click.option("--force", is_flag=True, help="Replace outputs even where they are read-only.")
+@click.option("--template", type=click.Path(exists=True, dir_okay=False),
+              help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses.")
 @click.pass_context
-def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, **kwargs):
+def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, template,
+           **kwargs):
     """Export bound figures to CSV, Markdown or XLSX: from a spec, or from the filters."""
     from pathlib import Path
 
@@ -306,7 +309,7 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
         price_table = load_prices(prices) if prices else None
         with _open(ctx) as store:
             report = build_report(store, spec, price_table)
-        written = export_report(report, targets, text_cells=text_cells, force=force)
+        written = export_report(report, targets, text_cells=text_cells, force=force, template=template)
     except GuardError as e:
         _say(str(e), err=True)
         sys.exit(1)
