@@ -237,6 +237,9 @@ def quarantine(ctx, as_json):
     click.echo(f"{len(rows)} quarantined row(s)")
 
 
+DEMO_SPECS = ("demo.toml", "demo-deck.toml")  # in exportguard/data: a vendor workbook, an executive deck
+
+
 @command()
 @click.option("--out", "out_dir", default="exportguard-demo", show_default=True, type=click.Path(file_okay=False),
               help="Folder for the artifacts the demo writes.")
@@ -258,13 +261,14 @@ def demo(ctx, out_dir):
     click.echo("\nCohorts of v5.1 closed (figures compare only inside a cohort):")
     for c in found:
         _say("  " + cohort_header(c))
-    spec = parse_spec(data.joinpath("demo.toml").read_text("utf-8"), name="demo.toml")
-    with _open(ctx) as store:
-        report = build_report(store, spec)
-    written = export_report(report, [Path(out_dir) / t for t in spec.targets])
-    click.echo(f"\nWrote {sum(1 for _ in report.figures())} bound figures:")
-    for path in written:
-        click.echo(f"  {path}")
+    for name in DEMO_SPECS:
+        spec = parse_spec(data.joinpath(name).read_text("utf-8"), name=name)
+        with _open(ctx) as store:
+            report = build_report(store, spec)
+        written = export_report(report, [Path(out_dir) / t for t in spec.targets])
+        click.echo(f"\n{spec.title}: {sum(1 for _ in report.figures())} bound figures in")
+        for path in written:
+            click.echo(f"  {path}")
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
 
 

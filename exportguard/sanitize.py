@@ -20,7 +20,8 @@ from dataclasses import fields, replace
 from .model import Conditions, Result
 
 SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+# Joiners (U+200C, U+200D) stay: scripts and emoji need them, and they hide nothing.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff"
                      "\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]")
 _SPACES = re.compile("[\t\n\r\u2028\u2029]+")
 _PARTS = tuple(f.name for f in fields(Conditions))
@@ -33,13 +34,22 @@ def visible(value: str) -> str:
     return _UNSAFE.sub("\ufffd", text) if _UNSAFE.search(text) else text
 
 
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters, marker included: cut at a word where one is near, followed by a
+    marker saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 40, 10)]  # room for the marker
+    if " " in cut[len(cut) // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    cut = cut.rstrip()
+    return f"{cut}… [{len(text) - len(cut):,} more characters cut]"
+
+
 @functools.lru_cache(maxsize=65536)
 def source_text(value: str, limit: int = SOURCE_TEXT_LIMIT) -> str:
     """One line of visible text, at most ``limit`` characters plus a marker saying what was cut."""
-    text = visible(value)
-    if len(text) > limit:
-        text = f"{text[:limit].rstrip()}… [{len(text) - limit:,} more characters cut]"
-    return text
+    return shorten(visible(value), limit)
 
 
 def presentable(result: Result) -> Result:

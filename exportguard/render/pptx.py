@@ -35,6 +35,8 @@ from ..citation import result_id_cell
 from ..errors import ExportguardError
 from ..guard import rank_groups
 from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..detect import defuse
+from ..sanitize import shorten, visible
 from ..wording import band_words, marks_words, number, shape_title
 from . import pptx_layout as lay
 from . import pptx_xml as px
@@ -59,33 +61,16 @@ CHART_TITLE_SHARE = 0.5  # chart titles are broken into lines this share of the 
 
 # -- escaping: what a slide may show ------------------------------------------------------------------
 
-_BREAKS = re.compile("[\t\n\r\x0b\x0c\x85\u2028\u2029]")
-_ILLEGAL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff\ud800-\udfff]")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
-_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u00ad\u180e\u2061-\u2064]")
-_JOINERS = re.compile("[\u200c\u200d]")
-_FIGURE_LIKE = re.compile(
-    r"(?P<num>[-+\u2212]?\d[\d,.\u00a0\u202f']*)(?P<sp>\s*)"
-    r"(?P<unit>tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+per\s+s(?:ec(?:ond)?)?|samples?\s*/\s*s|"
-    r"quer(?:y|ies)\s*/\s*s|(?:[A-Za-z]{3}\s+)?per\s+1\s*M\s+tokens)(?![A-Za-z])", re.IGNORECASE)
-_MARK_LIKE = re.compile(r"\[([a-z]+)\]")  # marks are lower-case letters (wording.mark_name)
-
-
 _RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff]")
-_LINE_ENDS = re.compile("[\t\r\x0b\x0c\x85\u2028\u2029]")
-_CLEAN_ASCII = re.compile(r"[^\x00-\x1f\x7f\[\d]*\Z")  # nothing to do for such text (but a possible cut)
 
 
 def slide_text(value, *, limit: int = CELL_LIMIT, figure: bool = False, lines: bool = False) -> str:
-    """Any string made safe for a slide, a chart, a workbook cell or speaker notes.
-
-    Characters XML cannot carry (and other control characters) become U+FFFD; line breaks become
-    spaces (kept when ``lines``); bidi controls are shown as ``‹U+202E›`` and text with right-to-left
-    letters is closed with a left-to-right mark; invisible characters are removed (joiners kept
-    between letters). Unless ``figure`` (a bound figure's own text), text that reads like a figure is
-    neutralised: a throughput unit after a number is quoted and a mark-like ``[a]`` becomes ``(a)``,
-    so it can pass neither for a bound figure nor for a mark. Text longer than ``limit`` is cut at a
-    word with a visible marker."""
+    """Any string made safe for a slide, a chart, a workbook cell or speaker notes: the shared
+    visible-text layer (sanitize.visible: controls, bidi and zero-width characters as U+FFFD; line
+    breaks as spaces, kept when ``lines``), then, unless ``figure`` (a bound figure's own text),
+    figure-like text defused (detect.defuse) and text longer than ``limit`` cut with a visible
+    marker; text with right-to-left letters is closed with a left-to-right mark so that what
+    follows it on the slide keeps its order."""
     text = "" if value is None else str(value)
     if len(text) > 4000:
         return _slide_text(text, limit, figure, lines)
@@ -93,27 +78,12 @@ def slide_text(value, *, limit: int = CELL_LIMIT, figure: bool = False, lines: b
 
 
 def _slide_text(text: str, limit: int, figure: bool, lines: bool) -> str:
-    if text.isascii() and _CLEAN_ASCII.match(text) and len(text) <= limit:
-        return text
     if lines:
-        text = _LINE_ENDS.sub(lambda m: " " if m.group() == "\t" else "\n", text.replace("\r\n", "\n"))
+        text = "\n".join(visible(line) for line in text.replace("\r\n", "\n").split("\n"))
     else:
-        text = _BREAKS.sub(" ", text)
-    text = _ILLEGAL.sub("\ufffd", text)
-    if not text.isascii():
-        text = _BIDI.sub(lambda m: f"‹U+{ord(m.group()):04X}›", text)
-        text = _INVISIBLE.sub("", text)
-        if _JOINERS.search(text):
-            text = "".join(ch for i, ch in enumerate(text) if not _JOINERS.match(ch) or
-                           (0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha()))
+        text = visible(text)
     if not figure:
-        text = _FIGURE_LIKE.sub(lambda m: f'{m.group("num")}{m.group("sp")}"{m.group("unit")}"', text)
-        text = _MARK_LIKE.sub(r"(\1)", text)
-        if len(text) > limit:
-            cut = text[: max(limit - 40, 10)]
-            if " " in cut[len(cut) // 2:]:
-                cut = cut[: cut.rindex(" ")]
-            text = f"{cut} … [cut: {number(len(text) - len(cut), 0)} more characters]"
+        text = shorten(defuse(text), limit)
     if _RTL.search(text) and not text.endswith("\u200e"):
         text += "\u200e"
     return text
@@ -734,7 +704,7 @@ def render(report: Report, path, template: str | Path | None = None, **_options)
     """Write the deck to ``path``; return the manifest embedded in it.
 
     ``template``: a .pptx or .potx whose masters, layouts, theme fonts and slide size the deck uses
-    (default: templates/default.pptx). Other options are for other formats and are ignored here."""
+    (default: exportguard/data/templates/default.pptx). Other options are for other formats and are ignored here."""
     t = open_template(template)
     props = t.prs.core_properties
     props.title = slide_text(report.title, limit=TITLE_LIMIT)

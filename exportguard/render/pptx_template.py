@@ -1,11 +1,11 @@
 """Slide templates: the default template exportguard ships, and what an export takes from any
 template (its layouts, the room they leave for content, its theme fonts, its slide size).
 
-    python -m exportguard.render.pptx_template templates/default.pptx   # (re)build the default
+    python -m exportguard.render.pptx_template exportguard/data/templates/default.pptx   # (re)build the default
 
 The default is python-pptx's own default presentation made 16:9, with four layouts (Title Slide,
 Title and Content, Title Only, Blank), left-aligned 28 pt titles, Calibri theme fonts and the
-Office 2013+ colours. An installed package without the ``templates/`` folder builds the same
+Office 2013+ colours. A package installed without its data/templates folder builds the same
 template in memory.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import ExportguardError
 from .pptx_layout import Box, pt
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "templates" / "default.pptx"
+DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "templates" / "default.pptx"
 WIDE = (12_192_000, 6_858_000)  # 13.333" x 7.5"
 KEEP_LAYOUTS = ("Title Slide", "Title and Content", "Title Only", "Blank")
 THEME_NAME = "exportguard"
