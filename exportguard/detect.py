@@ -9,6 +9,7 @@ A number preceded by "target" is a load setting (a Server run's target QPS), not
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -67,6 +68,7 @@ def find_figures(text: str) -> list[Detected]:
     return found
 
 
+@functools.lru_cache(maxsize=65536)
 def reads_like_a_figure(text: str) -> bool:
     return bool(find_figures(text))
 
