@@ -512,7 +512,8 @@ class PdfRenderer:
         keywords = ["MLPerf", "MLPerf Inference", "LLM", "throughput", "exportguard"]
         keywords += sorted({clean(s.table.cohort.label(), 200, one_line=True) for s in r.sections
                             if isinstance(s, (TableSection, ChartSection))})
-        canv = Canvas(str(self.path), pagesize=(PORTRAIT.page_w, PORTRAIT.page_h), pageCompression=1, lang="en")
+        canv = Canvas(str(self.path), pagesize=(PORTRAIT.page_w, PORTRAIT.page_h), pageCompression=1, lang="en",
+                      initialFontName=SANS, initialFontSize=9.5, initialLeading=BODY.leading)
         canv.setTitle(title)
         canv.setAuthor("exportguard")
         canv.setSubject(clean(f"MLPerf Inference LLM throughput briefing for {r.audience or 'a general audience'}: "
