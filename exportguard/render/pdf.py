@@ -208,11 +208,16 @@ class _Contents(Flowable):
     """The title page's contents: one line per section with the page it starts on (known once
     the pages are planned, before anything is drawn)."""
 
+    INDENT = 16.0  # continuation lines of an entry
+
     def __init__(self, entries: list[tuple[str, str]], pages: dict[str, int], width: float, metrics: Metrics):
         super().__init__()
         self.entries, self.pages, self.width = entries, pages, width
         m = self.measure = metrics(BODY)
-        self.lines = [m.wrap(title, width - 40.0) or [""] for title, _ in entries]
+        self.lines = []
+        for title, _ in entries:
+            first, *rest = m.wrap(title, width - 40.0) or [""]
+            self.lines.append([first] + (m.wrap(" ".join(rest), width - 40.0 - self.INDENT) if rest else []))
         self.height = CAPTION.leading + 4.0 + sum(len(x) for x in self.lines) * BODY.leading
 
     def wrap(self, aw, ah):
@@ -229,7 +234,7 @@ class _Contents(Flowable):
         for (title, key), lines in zip(self.entries, self.lines):
             for k, line in enumerate(lines):
                 y -= BODY.leading
-                t.text(0, y + 3.0, line)
+                t.text(0 if k == 0 else self.INDENT, y + 3.0, line)
                 if k == 0:
                     page = str(self.pages.get(key, ""))
                     t.text(self.width - self.measure.width(page), y + 3.0, page)
@@ -471,7 +476,7 @@ class PdfRenderer:
         if not results:
             return
         headers = ["Result ID", "Submitter, system", "Benchmark, scenario, round, division, availability",
-                   "Verified, retrieved", "Source", "Shown on page"]
+                   "Verified, retrieved", "Source", "Page"]
         rows = []
         for res in results:
             i, b, pv = res.conditions.identity, res.conditions.benchmark, res.conditions.provenance
@@ -481,12 +486,14 @@ class PdfRenderer:
                          f"{i.verified}, {pv.retrieved_on}", pv.source_url or pv.source_locator,
                          _page_list(shown_on.get(res.natural_key, []))))
         numeric = [False] * 5 + [True]
-        shared = (f"One row per result shown in this briefing, in order of first appearance; the suite of every "
+        shared = (f"One row per result shown in this briefing, in order of first appearance, with the page(s) that "
+                  f"show it; the suite of every "
                   f"MLPerf result is {', '.join(sorted({suite_name(x) for x in results if x.conditions.identity.mlperf})) or 'none'}. "
                   f"The manifest of this PDF "
                   f"(every figure with its page, value, unit, band, marks, notes and conditions) is attached to it as "
                   f"the file {MANIFEST_NAME}.")
-        layout, geometry = self._fitting_layout(label="Sources", title="one citation per result shown", shared=shared,
+        layout, geometry = self._fitting_layout(label="Sources", title="one citation per result shown", first_caption=None,
+                                                shared=shared,
                                                 headers=headers, rows=rows, numeric=numeric)
 
         def make(start, stop, continued, page, continues):

@@ -387,13 +387,13 @@ class TableLayout:
 
     def __init__(self, metrics: Metrics, *, label: str, title: str, shared: str, headers: Sequence[str],
                  rows: Sequence[Sequence[str | BoundFigure]], numeric: Sequence[bool] = (),
-                 derived: Sequence[bool] = (), first_caption: str = "", letters: int = 2):
+                 derived: Sequence[bool] = (), first_caption: str | None = "", letters: int = 2):
         self.metrics = metrics
         self.cap, self.shared_m = metrics(CAPTION), metrics(SHARED)
         self.label = label
         self.letters = letters
         self.title = clean(title, 400, one_line=True)
-        self.first_caption = clean(first_caption, 400, one_line=True)
+        self.first_caption = None if first_caption is None else clean(first_caption, 400, one_line=True)
         self.shared = clean(shared, NOTE_LIMIT, one_line=True) if shared else ""
         self.headers = [clean(h, 80, one_line=True) for h in headers]
         self.rows = rows
@@ -510,6 +510,8 @@ class TableLayout:
     def caption_lines(self, continued: bool, width: float) -> list[str]:
         if continued:
             return self.cap.wrap(f"{self.label} (continued). {self.title}", width)
+        if self.first_caption is None:
+            return []  # the section heading right above says it all
         return self.cap.wrap(f"{self.label}. {self.first_caption}" if self.first_caption else self.label, width)
 
     def shared_lines(self, width: float) -> list[str]:
@@ -517,7 +519,8 @@ class TableLayout:
 
     def head_height(self, continued: bool, geometry: Geometry) -> float:
         width = self.width
-        return (len(self.caption_lines(continued, width)) * CAPTION.leading + 3.0 +
+        captions = self.caption_lines(continued, width)
+        return (len(captions) * CAPTION.leading + (3.0 if captions else 0.0) +
                 len(self.shared_lines(width)) * SHARED.leading + (4.0 if self.shared else 0.0) + self.head_h)
 
     def figures_of(self, r: int) -> list[BoundFigure]:
@@ -540,7 +543,8 @@ class TableLayout:
         for line in self.caption_lines(share.continued, width):
             y -= CAPTION.leading
             y_caption.append((y + (CAPTION.leading - CAPTION.size) * 0.5, line))
-        y -= 3.0
+        if y_caption:
+            y -= 3.0
         y_shared = []
         if self.shared:
             for line in self.shared_lines(width):
@@ -549,31 +553,27 @@ class TableLayout:
             y -= 4.0
         head_top = y
         body_top = y - self.head_h
-        # shapes first: header band, zebra rows, derived cells, rules
-        canv.saveState()
-        canv.setFillColor(HEAD_FILL)
-        canv.rect(0, body_top, table_w, self.head_h, stroke=0, fill=1)
+        # shapes first (one path block): header band, zebra rows, derived cells, rules
+        t = TextRuns(canv)
+        fills = {HEAD_FILL: [f"0 {body_top:.2f} {table_w:.2f} {self.head_h:.2f} re"], ZEBRA: [], DERIVED_FILL: []}
         y = body_top
+        derived = [c for c, d in enumerate(self.derived) if d]
+        lefts = [sum(self.widths[:c]) for c in range(len(self.widths))]
         for r in range(share.start, share.stop):
             h = self.heights[r]
             if (r - share.start) % 2:
-                canv.setFillColor(ZEBRA)
-                canv.rect(0, y - h, table_w, h, stroke=0, fill=1)
-            if any(self.derived):
-                x = 0.0
-                canv.setFillColor(DERIVED_FILL)
-                for c, w in enumerate(self.widths):
-                    if self.derived[c] and self.measured[r][c] is None:
-                        canv.rect(x, y - h, w, h, stroke=0, fill=1)
-                    x += w
+                fills[ZEBRA].append(f"0 {y - h:.2f} {table_w:.2f} {h:.2f} re")
+            for c in derived:
+                if self.measured[r][c] is None:
+                    fills[DERIVED_FILL].append(f"{lefts[c]:.2f} {y - h:.2f} {self.widths[c]:.2f} {h:.2f} re")
             y -= h
         bottom = y
-        canv.setStrokeColor(RULE)
-        canv.setLineWidth(0.6)
-        canv.lines([(0, head_top, table_w, head_top), (0, body_top, table_w, body_top), (0, bottom, table_w, bottom)])
-        canv.restoreState()
+        for colour, rects in fills.items():
+            if rects:
+                t.path(f"{colour.red:.3f} {colour.green:.3f} {colour.blue:.3f} rg\n" + "\n".join(rects) + "\nf")
+        t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.6 w\n" + "\n".join(
+            f"0 {ly:.2f} m {table_w:.2f} {ly:.2f} l" for ly in (head_top, body_top, bottom)) + "\nS")
         # text, in reading order: caption, shared conditions, header, then each row left to right
-        t = TextRuns(canv)
         t.colour(INK)
         t.font(CAPTION.font, CAPTION.size)
         for ty, line in y_caption:
@@ -613,10 +613,12 @@ class TableLayout:
                     if current != NARROW:
                         t.font(NARROW, CELL.size)
                         current = NARROW
-                    num = self.numeric[c]
-                    for line in cell_lines:
-                        t.text(x + w - PAD_X - width_of(line) if num else x + PAD_X, ly, line)
-                        ly -= CELL.leading
+                    if self.numeric[c]:
+                        for line in cell_lines:
+                            t.text(x + w - PAD_X - width_of(line), ly, line)
+                            ly -= CELL.leading
+                    else:
+                        t.lines(x + PAD_X, ly, cell_lines, CELL.leading)
                 x += w
             y -= self.heights[r]
         if share.continues:
@@ -645,8 +647,6 @@ def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -
         t.font(NOTE_MARK.font, NOTE_MARK.size)
         t.text(0, y - NOTE.leading + lift, f"[{mark}]")
         t.font(NOTE.font, NOTE.size)
-        for line in lines:
-            y -= NOTE.leading
-            t.text(NOTE_GUTTER, y + lift, line)
-        y -= NOTE_GAP
+        t.lines(NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
+        y -= len(lines) * NOTE.leading + NOTE_GAP
     t.close()

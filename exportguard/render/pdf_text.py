@@ -335,6 +335,7 @@ class TextRuns:
         self.canv = canv
         self.doc = canv._doc
         self.ops: list[str] = ["q", "BT"]
+        self.pre: list[str] = []
         self._font = None
         self._tf = ""
         self._names: dict[tuple[str, float, int], str] = {}  # -> its 'Tf' operator
@@ -367,6 +368,31 @@ class TextRuns:
                 first = False
             self.ops.append(f"({escaped}) Tj")
 
+    def lines(self, x: float, y: float, lines, leading: float) -> None:
+        """Several lines, the first with its baseline at ``y``, each next one ``leading`` lower
+        (one positioning for the block; each line still its own run)."""
+        if not lines:
+            return
+        self.text(x, y, lines[0])
+        if len(lines) > 1:
+            self.ops.append(f"{leading:g} TL")
+            for line in lines[1:]:
+                self.ops.append("T*")
+                self._runs(line)
+
+    def _runs(self, text: str) -> None:
+        enc, name, size = self._font
+        for subset, escaped in enc.encode(text):
+            tf = self._tf_of(enc, name, size, subset)
+            if tf != self._tf:
+                self.ops.append(tf)
+                self._tf = tf
+            self.ops.append(f"({escaped}) Tj")
+
+    def path(self, ops: str) -> None:
+        """Path operators (rectangles, lines) drawn before the text block, in the same q ... Q."""
+        self.pre.append(ops)
+
     def _tf_of(self, enc, name: str, size: float, subset: int) -> str:
         key = (name, size, subset)
         tf = self._names.get(key)
@@ -376,6 +402,7 @@ class TextRuns:
 
     def close(self) -> None:
         self.ops += ["ET", "Q"]
-        self.canv.addLiteral("\n".join(self.ops))
+        self.canv.addLiteral("\n".join(["q"] + self.pre + self.ops[1:]))
         self.ops = ["q", "BT"]
+        self.pre = []
         self._tf = ""
