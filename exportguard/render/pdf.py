@@ -14,13 +14,17 @@ figures. Layout in docs/pdf.md.
   per section.
 - The manifest is attached to the PDF as ``exportguard-manifest.json`` (pdf_manifest.py).
 
-Pages are planned first (pdf_layout.Pager, linear in the rows), figures are placed in the manifest
-with their page, and only then does reportlab's platypus draw the planned pages; a check at the top
-of each page makes any disagreement between plan and drawing an error, never a misplaced note.
+Pages are planned first (pdf_layout.Pager, linear in the rows) while the walker goes through the
+sections; in ``back`` every figure is lettered for its page and placed in the manifest, and only
+then is each page drawn, its items (platypus flowables, and the table and chart shares of
+pdf_layout and pdf_chart) at their planned positions on the canvas. Nothing is re-flowed, so no
+note can drift away from its figure; a page planned over-full is an error.
 """
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
@@ -361,6 +365,8 @@ class PdfRenderer:
         table = section.table
         cols = [c for c, col in enumerate(table.columns) if col.kind in ("figure", "derived")]
         text_cols = {col.key: c for c, col in enumerate(table.columns)}
+        any_figure = next((f for _, _, f in table.figures()), None)
+        shape = shape_title(any_figure.result) if any_figure else table.table_note.shape
         first = True
         for c in cols:
             self.counts["chart"] += 1
@@ -379,13 +385,14 @@ class PdfRenderer:
                 if not who:
                     who = [row[i] for i, col in enumerate(table.columns) if col.kind == "text"][:2]
                 bars.append(Bar(clean(", ".join(str(x) for x in who), lay.CELL_LIMIT, one_line=True), ranks[k], figs[r]))
-            sample = next(f for f in figs if isinstance(f, BoundFigure))
-            unit, cohort = sample.unit_text, table.cohort.label()
+            sample = next((f for f in figs if isinstance(f, BoundFigure)), None)
+            unit = sample.unit_text if sample else table.columns[c].header
+            cohort = table.cohort.label()
             what = "" if c == cols[0] else f"{table.columns[c].header}, "
             title = section.title if cohort in section.title else f"{section.title}; {cohort}"
             title = title if not what else f"{title}: {table.columns[c].header}"
             chart = ChartLayout(self.metrics, label=f"Chart {number}", title=title,
-                                first_caption=f"{what}{cohort}; shape: {shape_title(sample.result)}",
+                                first_caption=f"{what}{cohort}; shape: {shape}",
                                 shared=f"Every bar: {table.table_note.text}", unit=unit, bars=bars, slack=table.slack,
                                 width=PORTRAIT.frame_w, letters=self.letters)
 
@@ -598,5 +605,20 @@ def _page_list(pages: Sequence[int]) -> str:
 def render(report: Report, path, **_options) -> dict:
     """Write the briefing to ``path``; return the manifest attached to it. Options meant for other
     formats are ignored."""
-    renderer = PdfRenderer(report, Path(path))
-    return walk(report, renderer)
+    with _no_cyclic_gc():
+        renderer = PdfRenderer(report, Path(path))
+        return walk(report, renderer)
+
+
+@contextmanager
+def _no_cyclic_gc():
+    """Python's cyclic collector pauses the render again and again as a long table's rows and
+    notes pile up (about a tenth of the time for 20,000 rows), and finds little: the render makes
+    almost no reference cycles. It is off while the PDF is written and back on after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
