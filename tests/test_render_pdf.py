@@ -446,6 +446,22 @@ def test_escaping_makes_any_text_safe(text):
     assert squash(p.getPlainText()) == squash(clean(text, 300, one_line=True))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["alpha", "be", "gam/ma", "delta-epsilon_zeta", "x", "NVIDIA", "B200-SXM-180GB,", "(8x",
+                                 "±5.4%", "/", "a/b/c/d/e/f/g", "≈", "https://github.com/mlcommons/x_y-z"]), max_size=40),
+       st.floats(min_value=1, max_value=400))
+def test_line_breaking_keeps_every_character_and_every_line_fits(words, width):
+    from exportguard.render.pdf_text import Measure, Style, register_fonts
+
+    register_fonts()
+    m = Measure(Style("EG-Narrow", 7.8, 9.6))
+    text = " ".join(words)
+    lines = m.wrap(text, width)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert all(m.width(line) <= width + 1e-6 or len(line) == 1 for line in lines)
+    assert all(line and not line.startswith(" ") and not line.endswith(" ") for line in lines)
+
+
 # -- export mechanics ------------------------------------------------------------------------------
 
 def test_interrupted_export_leaves_nothing_behind(v51_store, tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ def prepare(report):
     table = report.sections[0].table
     layout = lay.TableLayout(lay.Metrics(), label="Table 1", title=table.title, shared="",
                              headers=[c.header for c in table.columns], rows=table.rows, letters=2)
-    layout.geometry = layout.fit([(lay.PORTRAIT, lay.TYPE_SIZES[0])] + [(lay.LANDSCAPE, s) for s in lay.TYPE_SIZES])
+    layout.geometry = layout.fit(lay.FITS)
     lettering = Lettering([f for _, _, f in table.figures()])
     data = [["\n".join(lines) for lines in layout.head_lines]]
     for r, row in enumerate(table.rows):

@@ -336,11 +336,10 @@ class PdfRenderer:
 
     def _fitting_layout(self, **kw) -> tuple[TableLayout, Geometry]:
         """Portrait when the table's columns fit it (each at least its longest word, each figure
-        whole), else landscape, in smaller type if it must be."""
+        whole), else landscape, in smaller type and with long words broken if it must be
+        (pdf_layout.FITS)."""
         layout = TableLayout(self.metrics, letters=self.letters, **kw)
-        sizes = lay.TYPE_SIZES
-        geometry = layout.fit([(PORTRAIT, sizes[0])] + [(LANDSCAPE, size) for size in sizes])
-        return layout, geometry
+        return layout, layout.fit(lay.FITS)
 
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         table = section.table
@@ -437,7 +436,7 @@ class PdfRenderer:
         shown_on = self._place(doc)
         self._sources(doc, shown_on)
         for page in self.pager.pages:
-            if not hasattr(page, "lettering"):
+            if page.lettering is None:  # the sources' pages: no figures
                 page.lettering = Lettering(page.figures)
         manifest = doc.manifest()
         self._build(manifest)

@@ -112,9 +112,6 @@ class NoteBook:
     def height(self, note: Note, width: float) -> float:
         return len(self.lines(note, width)) * NOTE.leading + NOTE_GAP
 
-    def forget(self, note: Note, width: float) -> None:
-        self._lines.pop((note, width), None)
-
 
 # -- pages ------------------------------------------------------------------------------------------
 
@@ -134,6 +131,7 @@ class Page:
     figures: list[BoundFigure] = field(default_factory=list)
     notes: dict[Note, float] = field(default_factory=dict)  # in order of first appearance
     notes_h: float = 0.0
+    lettering: Any = None  # walk.Lettering of the page's figures, once the page is final
 
     @property
     def empty(self) -> bool:
@@ -170,13 +168,14 @@ class Pager:
             else:
                 self.new_page(geometry)
 
-    def _notes_cost(self, figures: Sequence[BoundFigure], extra: dict | None = None) -> float:
+    def _notes_cost(self, figures: Sequence[BoundFigure]) -> float:
+        """The height the page's notes area grows by if these figures join the page."""
         page, width = self.page, self.page.geometry.frame_w
-        cost, seen = 0.0, extra if extra is not None else {}
+        cost, seen = 0.0, set()
         for fig in figures:
             for note in fig.notes:
                 if note not in page.notes and note not in seen:
-                    seen[note] = True
+                    seen.add(note)
                     cost += self.notebook.height(note, width)
         if cost and not page.notes:
             cost += NOTES_TOP
@@ -222,8 +221,7 @@ class Pager:
         two: (first payload, its height, rest payload, its height)."""
         while True:
             need = self.gap(gap) + height + keep
-            seen: dict = {}
-            notes = self._notes_cost(figures, seen) + self._notes_cost(keep_figures, seen)
+            notes = self._notes_cost(list(figures) + list(keep_figures))
             if need + notes <= self.room():
                 self.place(payload, height, figures, gap)
                 return
@@ -244,11 +242,11 @@ class Pager:
         """A table or a chart: shares of its units (rows, bars), each share with its head repeated."""
         n = len(run.heights)
         i = 0
-        while i < n or (n == 0 and i == 0):
+        while i < n:
             continued = i > 0
             head = run.head_height(continued, self.page.geometry) + run.tail_h
-            first_h = run.heights[i] if n else 0.0
-            first_figs = run.figures(i) if n else ()
+            first_h = run.heights[i]
+            first_figs = run.figures(i)
             if not self.fits(self.gap(gap if not continued else 0.0) + head + first_h, first_figs):
                 if self.page.empty:
                     raise LayoutError(f"one row of {run.label} does not fit on an empty page with its notes")
@@ -269,8 +267,6 @@ class Pager:
                 self.add_figures(figs)
                 i += 1
             page.items.append(Placed(run.make(start, i, continued, page, i < n), g, head + body))
-            if n == 0:
-                break
             if i < n:
                 self.new_page()
 
@@ -374,6 +370,11 @@ TYPE_SIZES = (7.8, 7.0, 6.3, 5.6)  # cell type sizes a table may use, largest fi
 REF = 10.0  # the size at which a table's widths are measured once (widths scale with the size)
 
 
+# (page, type size, longest word kept whole in points): a table takes the first that holds its columns
+FITS = ((PORTRAIT, 7.8, 60.0), (LANDSCAPE, 7.8, 60.0), (LANDSCAPE, 7.0, 54.0), (LANDSCAPE, 7.0, 36.0),
+        (LANDSCAPE, 6.3, 28.0), (LANDSCAPE, 5.6, 24.0))
+
+
 def cell_styles(size: float) -> tuple[Style, Style]:
     leading = round(size * 1.23, 2)
     return Style(NARROW, size, leading), Style(NARROW_BOLD, size, leading)
@@ -406,11 +407,14 @@ class TableLayout:
     def _measure_at_ref(self) -> None:
         ncols = len(self.headers)
         cell, head = (self.metrics(s) for s in cell_styles(REF))
-        natural, minimum, fixed = [0.0] * ncols, [0.0] * ncols, [False] * ncols
+        natural, fixed = [0.0] * ncols, [False] * ncols
+        figure_w, word_w = [0.0] * ncols, [0.0] * ncols  # widest figure text, longest word of a text cell
+        piece_w = [0.0] * ncols  # longest piece of a word between / - _ of a text cell
+        head_word = [head.longest_word(h) for h in self.headers]
+        head_piece = [head.longest_piece(h) for h in self.headers]
+        pieces = cell.longest_piece
         for c, h in enumerate(self.headers):
-            minimum[c] = min(head.longest_word(h), 60.0 * REF / TYPE_SIZES[0])
             natural[c] = min(head.width(h), 90.0 * REF / TYPE_SIZES[0])
-        word_cap = 60.0 * REF / TYPE_SIZES[0]  # longer words break between characters
         width, longest = cell.width, cell.longest_word
         widest: list[list[tuple[float, str]]] = [[] for _ in range(ncols)]  # a few widest texts per column
         seen: list[dict[str, tuple[str, float]]] = [{} for _ in range(ncols)]  # each distinct text once
@@ -425,8 +429,8 @@ class TableLayout:
                 if isinstance(value, BoundFigure):
                     w = width(widest_text(value, self.letters))
                     fixed[c] = True
-                    if w > minimum[c]:
-                        minimum[c] = w
+                    if w > figure_w[c]:
+                        figure_w[c] = w
                     if w > natural[c]:
                         natural[c] = w
                     out.append(value)
@@ -442,34 +446,48 @@ class TableLayout:
                     heapq.heapreplace(top, (w, text))
                 if w > natural[c]:
                     natural[c] = w
-                if w > minimum[c] and minimum[c] < word_cap:
-                    minimum[c] = max(minimum[c], min(longest(text), word_cap))
+                if w > word_w[c]:
+                    word_w[c] = max(word_w[c], longest(text))
+                if w > piece_w[c]:
+                    piece_w[c] = max(piece_w[c], pieces(text))
             cleaned.append(out)
         self.cells = cleaned
-        self.ref_natural, self.ref_minimum, self.fixed, self.widest = natural, minimum, fixed, widest
+        self.ref_natural, self.fixed, self.widest = natural, fixed, widest
+        self.ref_figure = figure_w
+        self.ref_words = list(zip(word_w, piece_w, head_word, head_piece))
 
-    def min_width(self, size: float) -> float:
-        return sum(m * size / REF + 2 * PAD_X for m in self.ref_minimum)
+    def minimum(self, size: float, word_cap: float) -> list[float]:
+        """Each column's narrowest width at this type size: its widest figure whole; the longest
+        word of its cells and of its header whole, unless that is wider than ``word_cap`` points
+        (60 for a header), when it may break after a / - or _ (or, failing that, anywhere); in the
+        tightest fits (``word_cap`` under 40) a header word may break after a / - or _ too."""
+        k = size / REF
 
-    def fit(self, options: Sequence[tuple[Geometry, float]]) -> Geometry:
-        """Lay the table out in the first (geometry, type size) whose width holds every column at
-        its minimum; raises LayoutError when none does."""
-        for geometry, size in options:
-            if self.min_width(size) <= geometry.frame_w + 0.01:
-                self._set(geometry.frame_w, size)
+        def word(whole: float, piece: float, cap: float) -> float:
+            return whole * k if whole * k <= cap else min(piece * k, cap)
+
+        head_cap = 60.0 if word_cap >= 40.0 else 0.0  # in the tightest fits headers break after / - _ too
+        return [max(f * k, word(w, p, word_cap), word(hw, hp, head_cap) if head_cap else hp * k) + 2 * PAD_X
+                for f, (w, p, hw, hp) in zip(self.ref_figure, self.ref_words)]
+
+    def fit(self, options: Sequence[tuple[Geometry, float, float]] | None = None) -> Geometry:
+        """Lay the table out in the first (geometry, type size, word cap) whose width holds every
+        column at its minimum (FITS by default); raises LayoutError when none does."""
+        options = options or FITS
+        for geometry, size, cap in options:
+            if sum(self.minimum(size, cap)) <= geometry.frame_w + 0.01:
+                self._set(geometry.frame_w, size, self.minimum(size, cap))
                 return geometry
-        widest = options[-1]
-        raise LayoutError(f"{self.label} needs {self.min_width(widest[1]):.0f} points for its columns at "
-                          f"{widest[1]} pt, more than a {widest[0].name} page's {widest[0].frame_w:.0f}: "
-                          "choose fewer columns")
+        geometry, size, cap = options[-1]
+        raise LayoutError(f"{self.label} needs {sum(self.minimum(size, cap)):.0f} points for its columns at "
+                          f"{size} pt, more than a {geometry.name} page's {geometry.frame_w:.0f}: choose fewer columns")
 
-    def _set(self, total: float, size: float) -> None:
+    def _set(self, total: float, size: float, minimum: list[float]) -> None:
         self.width, self.size = total, size
         self.cell_style, self.head_style = cell_styles(size)
         self.cell, self.head = self.metrics(self.cell_style), self.metrics(self.head_style)
         k = size / REF
         natural = [min(n * k, 0.42 * total) + 2 * PAD_X for n in self.ref_natural]
-        minimum = [m * k + 2 * PAD_X for m in self.ref_minimum]
         cell = self.cell
 
         def lines_at(c: int, w: float) -> int:

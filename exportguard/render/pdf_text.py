@@ -88,9 +88,10 @@ _UNIT = (r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|samples?\s*/\s*s(?:ec(?:ond)?)
          r"|tokens?\s+per\s+second|samples?\s+per\s+second|queries\s+per\s+second|(?:USD|EUR|\$)?\s*per\s+1M\s+tokens)")
 FIGURE_LIKE = re.compile(rf"(\d[\d,.\u00a0\u202f]*)\s*({_UNIT})(?![A-Za-z])", re.IGNORECASE)
 MARK_LIKE = re.compile(r"\[([A-Za-z]{1,4})\]")
-# every unit FIGURE_LIKE knows ends in one of these: a cheap test before the full pattern
-_UNIT_HINT = r"/\s*s(?:ec(?:ond)?)?(?![a-z])|per\s+(?:second|1m\s)"
-_HINT = re.compile(_UNIT_HINT, re.IGNORECASE)
+# every unit FIGURE_LIKE knows ends in one of these: cheap tests before the full pattern (two
+# patterns, each with a literal start, are much faster to search than one alternation)
+_SLASH = re.compile(r"/\s*s(?:ec(?:ond)?)?(?![a-z])", re.IGNORECASE)
+_PER = re.compile(r"per\s+(?:second|1m\s)", re.IGNORECASE)
 CUT_MARK = "…[cut: {n:,} more characters]"
 
 
@@ -98,13 +99,11 @@ def neutralise(text: str) -> str:
     """Source text that reads like a bound figure or a note mark is shown so it does not:
     ``999,999 tok/s`` becomes ``‹999,999·tok/s›`` (the number and its unit no longer stand as a
     figure) and ``[a]`` becomes ``(a)`` (it resolves to no note)."""
-    if _HINT.search(text):
+    if _SLASH.search(text) or _PER.search(text):
         text = FIGURE_LIKE.sub(lambda m: f"‹{m.group(1).strip()}·{' '.join(m.group(2).split())}›", text)
     return MARK_LIKE.sub(r"(\1)", text) if "[" in text else text
 
 
-_QUICK = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069"
-                    "\ufeff\ufffe\uffff\ud800-\udfff\U000f0000-\U0010ffff\\[]|" + _UNIT_HINT, re.IGNORECASE)
 _CACHE: dict[tuple, str] = {}
 _HAZARD = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069"
                      "\ufeff\ufffe\uffff\ud800-\udfff\U000f0000-\U0010ffff\\[]")
@@ -114,8 +113,11 @@ def clean(value, limit: int | None = None, one_line: bool = False) -> str:
     """Any data string as text the PDF may show (module docstring). ``limit`` cuts it, visibly,
     after that many characters; ``one_line`` turns line ends into spaces."""
     text = str(value)
-    if (limit is None or len(text) <= limit) and not _QUICK.search(text) and not (one_line and "  " in text):
-        return text  # nothing to neutralise: the common case, kept cheap for long tables
+    # the common case, kept cheap for long tables: nothing to neutralise. isprintable() is False for
+    # every control, format (bidi, zero-width), separator, surrogate, private and unassigned character
+    if (text.isprintable() and "[" not in text and "\u034f" not in text and (limit is None or len(text) <= limit)
+            and not (one_line and "  " in text) and not _SLASH.search(text) and not _PER.search(text)):
+        return text
     key = (text, limit, one_line)
     got = _CACHE.get(key)
     if got is None:
@@ -153,6 +155,9 @@ def markup(value, limit: int | None = None) -> str:
 
 
 # -- measuring and breaking lines -----------------------------------------------------------------
+
+_PIECES = re.compile(r"\s+|(?<=[/_-])")
+
 
 class _Widths(dict):
     """Advance widths (thousandths of an em) by character; the font's default for any other."""
@@ -238,8 +243,10 @@ class Measure:
                 cut = end
             else:
                 cut = text.rfind(" ", start, end)
-                if cut <= start:  # one word wider than the line: break it between characters
-                    cut = max(end, start + 1)
+                if cut <= start:  # one word wider than the line: break it after a / - or _, or anywhere
+                    soft = max(text.rfind("/", start, end - 1), text.rfind("-", start, end - 1),
+                               text.rfind("_", start, end - 1)) if end - 1 > start else -1
+                    cut = soft + 1 if soft > start else max(end, start + 1)
                     lines.append(text[start:cut])
                     start = cut + 1 if cut < n and text[cut] == " " else cut
                     continue
@@ -249,6 +256,11 @@ class Measure:
 
     def longest_word(self, text: str) -> float:
         return max((self.word(w) for w in text.split()), default=0.0)
+
+    def longest_piece(self, text: str) -> float:
+        """The widest piece that wrap keeps together when it must break a word: a word, or the
+        part of one up to and after a / - or _."""
+        return max((self.word(w) for w in _PIECES.split(text) if w), default=0.0)
 
     def fit(self, text: str, width: float) -> str:
         """One line of ``text`` that fits ``width``, cut with an ellipsis if it must be."""
