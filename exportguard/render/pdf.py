@@ -558,13 +558,10 @@ class PdfRenderer:
                 flow.drawOn(canv, lay.MARGIN_X, y)
             if page.notes:
                 _Notes(page, self.notebook).drawOn(canv, lay.MARGIN_X, lay.MARGIN_BOTTOM)
-            canv.saveState()
-            canv.setStrokeColor(RULE)
-            canv.setLineWidth(0.5)
-            canv.line(lay.MARGIN_X, g.page_h - 35, g.page_w - lay.MARGIN_X, g.page_h - 35) if page.number > 1 else None
-            canv.line(lay.MARGIN_X, lay.MARGIN_BOTTOM - 12, g.page_w - lay.MARGIN_X, lay.MARGIN_BOTTOM - 12)
-            canv.restoreState()
             t = TextRuns(canv)
+            rules = [(g.page_h - 35, page.number > 1), (lay.MARGIN_BOTTOM - 12, True)]
+            t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.5 w\n" + "\n".join(
+                f"{lay.MARGIN_X} {ry:.2f} m {g.page_w - lay.MARGIN_X:.2f} {ry:.2f} l" for ry, drawn in rules if drawn) + "\nS")
             t.colour(GREY)
             t.font(SMALL.font, SMALL.size)
             ty = lay.MARGIN_BOTTOM - 12 - SMALL.leading

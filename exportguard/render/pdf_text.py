@@ -363,7 +363,7 @@ class TextRuns:
         chunks = enc.encode(text)
         if len(chunks) == 1:  # the common case: one run in one subset
             subset, escaped = chunks[0]
-            tf = self._tf_of(enc, name, size, subset)
+            tf = self._names.get((name, size, subset)) or self._tf_of(enc, name, size, subset)
             if tf != self._tf:
                 self.ops.append(tf)
                 self._tf = tf
