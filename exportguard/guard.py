@@ -13,10 +13,12 @@ from typing import Callable, Iterable, Sequence
 
 from .caveat import UNVERIFIED_SENTENCE
 from .citation import Citation, Note, TableNote, result_id_cell, row_note, table_note
+from .detect import find_figures, reads_like_a_figure
 from .errors import ExportguardError
 from .model import Result, Slack, group_by_cohort
 from .report import BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Report, TableSection, TextSection
 from .rules import ERROR, Finding, finding
+from .sanitize import presentable
 from .wording import shape_words, slack_words, tps_words, unit_words
 
 
@@ -133,7 +135,7 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
                prices: PriceTable | None = None, where: str = "table") -> BoundTable:
     """One comparison of one cohort, highest figure first, every figure bound. ``slack`` is the whole
     stored cohort's (Store.cohort_slack). Raises GuardError."""
-    results = sorted(results, key=lambda r: -r.value)
+    results = sorted((presentable(r) for r in results), key=lambda r: -r.value)
     unknown = [c for c in columns if c not in KNOWN_COLUMNS]
     if unknown:
         raise GuardError([finding("unknown-column", where, f"unknown column(s) {', '.join(unknown)}; known: "
@@ -225,12 +227,13 @@ def kpi_conditions(result: Result) -> str:
 
 def bound_figure(result: Result, slack: Slack) -> BoundFigure:
     """A result's official figure, bound to its cohort's slack and its citation."""
+    result = presentable(result)
     return BoundFigure(result, result.cohort_key, slack, row_note(result), result.value)
 
 
 def kpi(result: Result, slack: Slack, title: str) -> KpiSection:
     figure = bound_figure(result, slack)
-    return KpiSection(title, figure, kpi_conditions(result), table_note(result, slack))
+    return KpiSection(title, figure, kpi_conditions(figure.result), table_note(figure.result, slack))
 
 
 # -- validation of a whole report --------------------------------------------------------------
@@ -240,17 +243,23 @@ def validate(report: Report) -> list[Finding]:
     found: list[Finding] = []
     if not report.caveat_short.strip() or not "".join(report.caveat_full).strip():
         found.append(finding("caveat-missing", "report", "the report has no caveat"))
+    found += _figures_in_free_text(report.title, "report title")
+    found += _figures_in_free_text(report.audience, "report audience")
     if "MLCommons" not in report.legend:
         found.append(finding("missing-citation-field", "report", "the trademark legend is missing"))
     for n, section in enumerate(report.sections, 1):
         where = f"section {n} ({section.title})"
+        found += _figures_in_free_text(section.title, f"{where}, title")
         if isinstance(section, (TableSection, ChartSection)):
+            found += _figures_in_free_text(section.table.title, f"{where}, table title")
             found += _validate_table(section.table, where)
         elif isinstance(section, KpiSection):
             found += _validate_figure(section.figure, section.table_note, where)
             if section.inline_conditions != kpi_conditions(section.figure.result):
                 found.append(finding("bare-figure", where, "a headline figure must state its scenario and shape inline"))
         elif isinstance(section, TextSection):
+            for k, p in enumerate(section.paragraphs, 1):
+                found += _figures_in_free_text(p, f"{where}, paragraph {k}")
             for p in section.paragraphs:
                 if re.search(r"MLPerf(?!®)", p) and "MLPerf®" not in " ".join(section.paragraphs):
                     found.append(finding("mlperf-without-mark", where, "\"MLPerf\" without ® in the text"))
@@ -258,8 +267,21 @@ def validate(report: Report) -> list[Finding]:
     return found
 
 
+def _figures_in_free_text(text: str, where: str) -> list[Finding]:
+    """Free text (titles, paragraphs) holds no figure: a figure is quoted through a bound section."""
+    return [finding("bare-figure", where, f"{d.text!r} is a throughput figure in free text, where no band, "
+                    "mark or note can travel with it. Way out: quote it through a KPI or table section.")
+            for d in find_figures(text)]
+
+
 def _validate_table(table: BoundTable, where: str) -> list[Finding]:
     found = check_one_cohort([f.result for _, _, f in table.figures()], where)
+    for r, row in enumerate(table.rows):
+        for c, cell in enumerate(row):
+            if isinstance(cell, str) and reads_like_a_figure(cell):
+                found.append(finding("bare-figure", f"{where}, row {r + 1}, column {c + 1}",
+                                     f"the source text {cell!r} reads like a throughput figure; a reader would take "
+                                     "it for one. Correct the name at its source."))
     checked: set[int] = set()
     for r, c, fig in table.figures():
         found += _validate_figure(fig, table.table_note, f"{where}, row {r + 1}, column {c + 1}", checked)

@@ -133,9 +133,15 @@ class Result:
     raw_system: str = ""
 
     @property
+    def origin(self) -> str:
+        """'mlcommons' for MLCommons publications (trees and summaries, which describe one run and
+        merge), 'csv' for rows a user supplied (which never merge into a publication)."""
+        return "csv" if self.conditions.provenance.source_kind == "csv" else "mlcommons"
+
+    @property
     def natural_key(self) -> tuple[str, ...]:
         i, b = self.conditions.identity, self.conditions.benchmark
-        return (i.round, i.division, i.submitter_key, i.system_id, b.benchmark, b.scenario)
+        return (self.origin, i.round, i.division, i.submitter_key, i.system_id, b.benchmark, b.scenario)
 
     @property
     def cohort_key(self) -> "CohortKey":

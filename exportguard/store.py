@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from urllib.parse import parse_qsl, urlsplit
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
@@ -50,7 +51,7 @@ from .model import (
     same_at_published_precision,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: user-supplied rows and MLCommons publications never share a natural key
 _ADVISORY_LOCK_ID = 0x6578_706F  # "expo": serialises exportguard writers on one PostgreSQL database
 
 
@@ -72,6 +73,7 @@ results_table = sa.Table(
     "results",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("origin", sa.String(16), nullable=False),  # mlcommons / csv: see Result.origin
     # identity
     sa.Column("round", sa.String(16), nullable=False),
     sa.Column("division", sa.String(16), nullable=False),
@@ -126,8 +128,11 @@ results_table = sa.Table(
     sa.Column("retrieved_on", sa.String(10), nullable=False),
     sa.Column("ingested_at", sa.String(32), nullable=False),
     sa.Column("corrections", sa.Text, nullable=False),
-    sa.UniqueConstraint("round", "division", "submitter_key", "system_id", "benchmark", "scenario",
+    sa.UniqueConstraint("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario",
                         name="results_natural_key"),
+    sa.CheckConstraint("origin IN ('mlcommons', 'csv')", name="origin_known"),
+    sa.CheckConstraint("(origin = 'csv') = (source_kind = 'csv')", name="origin_matches_source"),
+    sa.CheckConstraint("origin = 'mlcommons' OR verified = 'unverified'", name="user_rows_unverified"),
     sa.CheckConstraint("value > 0", name="value_positive"),
     sa.CheckConstraint(_in("unit", UNITS), name="unit_known"),
     sa.CheckConstraint(_in("scenario", SCENARIOS), name="scenario_known"),
@@ -234,11 +239,18 @@ class Outcome:
 
 
 class Store:
-    """An open store. Reads are plain; writes go through ``writing()``, one transaction each."""
+    """An open store. Reads take no lock (SQLite: a deferred transaction in WAL mode, which never
+    waits for a writer; PostgreSQL: plain reads); writes go through ``writing()``, one transaction
+    each, serialised between processes."""
 
-    def __init__(self, engine: sa.Engine, url: str):
+    def __init__(self, engine: sa.Engine, url: str, read_only: bool = False):
         self.engine = engine
         self.url = url
+        self.read_only = read_only
+
+    @property
+    def display_url(self) -> str:
+        return mask_url(self.url)
 
     @property
     def is_sqlite(self) -> bool:
@@ -255,10 +267,15 @@ class Store:
 
     @contextmanager
     def writing(self) -> Iterator[sa.Connection]:
-        with self.engine.begin() as conn:
-            if not self.is_sqlite:
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _ADVISORY_LOCK_ID})
-            yield conn
+        if self.read_only:
+            raise StoreError(f"the store at {self.display_url} is read-only (the file or its folder cannot be "
+                             "written): reading works, ingesting needs write access")
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(exportguard_write=True)  # SQLite: BEGIN IMMEDIATE (see _on_begin)
+            with conn.begin():
+                if not self.is_sqlite:
+                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _ADVISORY_LOCK_ID})
+                yield conn
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -276,7 +293,7 @@ class Store:
         if existing is None:
             pk = conn.execute(results_table.insert().values(**row)).inserted_primary_key[0]
             self._note_source(conn, pk, result, "added")
-            return Outcome("added")
+            return Outcome("added", _twin_differences(conn, row))
         if existing["unit"] != row["unit"] or not same_at_published_precision(existing["value"], row["value"]):
             return Outcome(
                 "changed",
@@ -383,7 +400,7 @@ def _filter_clauses(filters: Mapping) -> list:
 
 def _natural_key_clause(result: Result) -> list:
     c = results_table.c
-    names = ("round", "division", "submitter_key", "system_id", "benchmark", "scenario")
+    names = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario")
     return [c[n] == v for n, v in zip(names, result.natural_key)]
 
 
@@ -426,6 +443,27 @@ def _enrichment(existing: Mapping, new: Mapping) -> dict:
     return updates
 
 
+_TWIN_FIELDS = ("value", "unit", "system_name", "accelerator", "accelerators_total", "tokens_per_sample")
+
+
+def _twin_differences(conn, row: Mapping) -> str:
+    """A user-supplied row and a publication with the same key are kept apart (an unverified row
+    never takes a published result's ID, nor lends it its conditions); where they disagree, say so."""
+    c = results_table.c
+    twin = conn.execute(sa.select(results_table).where(
+        c.origin != row["origin"], *[c[n] == row[n] for n in ("round", "division", "submitter_key", "system_id",
+                                                               "benchmark", "scenario")])).mappings().first()
+    if twin is None:
+        return ""
+    differ = [f for f in _TWIN_FIELDS if twin[f] != row[f] and not (
+        f == "value" and same_at_published_precision(twin[f], row[f]))]
+    if not differ:
+        return ""
+    kinds = {"csv": "the user-supplied (unverified) row", "mlcommons": "the MLCommons publication"}
+    return (f"differs from {kinds[twin['origin']]} with the same key in {', '.join(differ)} "
+            f"({'; '.join(f'{f}: {twin[f]!r} there, {row[f]!r} here' for f in differ)}); both are kept, apart")
+
+
 def _tps_rank(row: Mapping) -> int:
     basis = row["tokens_per_sample_basis"]
     return 0 if basis == TPS_NOT_REPORTED else 1 if basis == TPS_DERIVED else 2
@@ -440,7 +478,7 @@ def _result_to_row(r: Result) -> dict:
     load["load_basis"] = load.pop("basis")
     row.update(load)
     row.update(vars(c.provenance))
-    row.update(value=r.value, unit=r.unit, samples_per_s=r.samples_per_s,
+    row.update(origin=r.origin, value=r.value, unit=r.unit, samples_per_s=r.samples_per_s,
                corrections="; ".join(r.corrections), raw_system=r.raw_system)
     return row
 
@@ -463,74 +501,148 @@ def _printable(text: str) -> str:
     return "".join(ch if ch.isprintable() or ch in "\n\t" else "\ufffd" for ch in text[: RAW_LIMIT * 2])
 
 
+def mask_url(url: str) -> str:
+    """A store URL fit for a message: the password and every query parameter's value masked."""
+    url = str(url)
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return "<unparseable store URL>" if "@" in url or "?" in url else url
+    rest, qmark, query = rest.partition("?")
+    authority, slash, path = rest.partition("/")
+    if "@" in authority:
+        user, _, host = authority.rpartition("@")
+        if ":" in user:
+            user = user.split(":", 1)[0] + ":***"
+        authority = f"{user}@{host}"
+    if qmark:
+        query = "&".join(part.split("=", 1)[0] + "=***" for part in query.split("&") if part)
+    return f"{scheme}://{authority}{slash}{path}" + (f"?{query}" if qmark else "")
+
+
+def _scrub(message: str, url: str) -> str:
+    """A driver's message with any secret of the URL taken out (some drivers echo connection strings)."""
+    try:
+        parts = urlsplit(url)
+        secrets = [parts.password or ""] + [v for _, v in parse_qsl(parts.query)]
+    except ValueError:
+        secrets = []
+    for secret in sorted(filter(None, secrets), key=len, reverse=True):
+        message = message.replace(secret, "***")
+    return message.replace(url, mask_url(url))
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
 def open_store(url: str | None = None, *, create: bool = True) -> Store:
-    """Open (and create, on first use) the store at ``url``; default: see ``default_url``."""
+    """Open (and create, on first use) the store at ``url``; default: see ``default_url``.
+
+    A file or database that is not an exportguard store is refused, never extended. A SQLite file
+    that cannot be written is opened read-only. No message shows a password or query parameter."""
     url = url or default_url()
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    shown = mask_url(url)
     try:
         sa_url = sa.engine.make_url(url)
-    except sa.exc.ArgumentError as e:
-        raise StoreError(f"not a database URL: {url!r} ({e})") from None
-    if sa_url.get_backend_name() == "sqlite":
-        engine = _sqlite_engine(sa_url)
-    elif sa_url.get_backend_name() == "postgresql":
+        backend = sa_url.get_backend_name()
+        _ = sa_url.port  # a port that is not a number fails here, not deep in a driver
+    except (sa.exc.ArgumentError, ValueError) as e:
+        raise StoreError(f"not a database URL: {shown} ({_scrub(str(e), url)})") from None
+    read_only = False
+    if backend == "sqlite":
+        engine, read_only = _sqlite_engine(sa_url, shown)
+    elif backend == "postgresql":
         engine = sa.create_engine(sa_url, pool_pre_ping=True)
     else:
-        raise StoreError(f"unsupported database {sa_url.get_backend_name()!r} in {url!r}: use sqlite:/// or postgresql://")
-    store = Store(engine, url)
+        raise StoreError(f"unsupported database {backend!r} in {shown}: use sqlite:/// or postgresql://")
+    store = Store(engine, url, read_only)
     try:
         _ensure_schema(store, create)
-    except sa.exc.OperationalError as e:
+    except StoreError:
         engine.dispose()
-        raise StoreError(f"cannot open the store at {_safe(sa_url)}: {e.orig}") from None
+        raise
+    except sa.exc.DBAPIError as e:
+        engine.dispose()
+        raise StoreError(f"cannot open the store at {shown}: {_scrub(str(e.orig), url)}") from None
     return store
 
 
-def _safe(sa_url) -> str:
-    return sa_url.render_as_string(hide_password=True)
-
-
-def _sqlite_engine(sa_url) -> sa.Engine:
-    if sa_url.database and sa_url.database != ":memory:":
-        Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
+    database = sa_url.database
+    read_only = False
+    if database and database != ":memory:" and not database.startswith("file:"):
+        path = Path(database).expanduser()
+        if path.exists():
+            if not path.is_file():
+                raise StoreError(f"the store at {shown} is not a file")
+            with open(path, "rb") as f:
+                head = f.read(16)
+            if head and head != _SQLITE_MAGIC:
+                raise StoreError(f"the store at {shown} is not an SQLite database (it starts with {head[:8]!r}); "
+                                 "point --db at an exportguard store or a new file")
+            read_only = not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK))
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"cannot create the store at {shown}: {e.strerror}") from None
+        if read_only:
+            # immutable: no -wal/-shm files to create in a folder we may not write
+            sa_url = sa_url.set(database=f"file:{path}?mode=ro&immutable=1", query={"uri": "true"})
     engine = sa.create_engine(sa_url, connect_args={"timeout": 60})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):
-        # Let us issue BEGIN ourselves: pysqlite's implicit BEGIN is DEFERRED, and a deferred
-        # reader that later writes is what produces "database is locked" under concurrency.
+        # We issue BEGIN ourselves (see _on_begin): pysqlite's implicit BEGIN cannot tell a reader
+        # from a writer.
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA busy_timeout = 60000")
-        cur.execute("PRAGMA journal_mode = WAL")
+        if not read_only:
+            cur.execute("PRAGMA journal_mode = WAL")
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # A writer takes the write lock up front (a deferred reader that later writes is what fails
+        # with "database is locked" under concurrency); a reader takes no lock at all in WAL mode.
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("exportguard_write") else "BEGIN")
 
-    return engine
+    return engine, read_only
 
 
 def _ensure_schema(store: Store, create: bool) -> None:
+    """Check the schema without taking the write lock; create it (under the lock) only when the
+    database holds no table at all."""
+    with store.engine.connect() as conn:
+        state = _schema_state(store, conn)
+    if state == "ours":
+        return
+    if not create:
+        raise StoreError(f"no exportguard store at {store.display_url}")
     with store.writing() as conn:
-        inspector = sa.inspect(conn)
-        tables = set(inspector.get_table_names())
-        if meta_table.name in tables:
-            found = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
-            if found != str(SCHEMA_VERSION):
-                raise StoreError(
-                    f"the store at {store.url} has schema version {found}; this exportguard uses version "
-                    f"{SCHEMA_VERSION}. Export what you need with the exportguard that made it, or point "
-                    "--db / EXPORTGUARD_DB at a new store."
-                )
+        if _schema_state(store, conn) == "ours":  # another process created it meanwhile
             return
-        if tables & {t.name for t in metadata.sorted_tables}:
-            raise StoreError(f"the store at {store.url} has exportguard tables but no schema version: not a store this version can use")
-        if not create:
-            raise StoreError(f"no exportguard store at {store.url}")
         metadata.create_all(conn)
         conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
 
+
+def _schema_state(store: Store, conn) -> str:
+    """'ours' (a store of this schema version) or 'empty'; anything else is refused."""
+    tables = set(sa.inspect(conn).get_table_names())
+    if meta_table.name in tables:
+        found = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
+        if found != str(SCHEMA_VERSION):
+            raise StoreError(
+                f"the store at {store.display_url} has schema version {found}; this exportguard uses version "
+                f"{SCHEMA_VERSION}. Export what you need with the exportguard that made it, or point "
+                "--db / EXPORTGUARD_DB at a new store.")
+        return "ours"
+    if tables:
+        listed = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
+        raise StoreError(f"{store.display_url} is not an exportguard store (it holds other tables: {listed}); "
+                         "refusing to add exportguard's tables to it. Point --db / EXPORTGUARD_DB at a new file "
+                         "or an empty database.")
+    return "empty"

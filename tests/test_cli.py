@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from exportguard.cli import main
+from exportguard.wording import number
 from tests.conftest import SUMMARY_V51, TREE_V51
 
 pytestmark = pytest.mark.real_data
@@ -84,7 +85,7 @@ def test_list_json_carries_unit_band_and_conditions_with_every_value(run):
     assert records
     for r in records:
         assert r["unit"] and r["band_text"] and r["cohort"]
-        assert r["figure"].startswith(f"{r['value']:,.0f}") or r["value"] < 100
+        assert r["figure"].startswith(number(r["value"]) + " ")
         c = r["conditions"]
         assert c["benchmark"]["scenario"] and c["shape"]["dataset"] and c["identity"]["result_id"]
 
@@ -104,3 +105,11 @@ def test_the_csv_template_has_every_documented_column():
     assert header == list(COLUMNS)
     readme = (root / "README.md").read_text(encoding="utf-8")
     assert all(f"`{c}`" in readme for c in COLUMNS)
+
+
+def test_db_works_after_the_command_too(sqlite_url):
+    runner = CliRunner()
+    done = runner.invoke(main, ["ingest", str(TREE_V51), "--db", sqlite_url], catch_exceptions=False)
+    assert done.exit_code == 0 and "51 read = 51 added" in done.output
+    listed = runner.invoke(main, ["list", "--submitter", "AMD", "--db", sqlite_url], catch_exceptions=False)
+    assert listed.exit_code == 0 and "27,804 tok/s" in listed.output

@@ -263,6 +263,23 @@ def test_EG011_mlperf_without_the_registered_mark_is_a_warning():
     assert validate(_report(TextSection("About", ("MLPerf® results are fixed-shape.",)))) == []
 
 
+@pytest.mark.parametrize("where", ["title", "paragraph"])
+def test_EG001_a_figure_in_free_text_is_refused(where):
+    claim = "Our system reached 250,000 tok/s on llama2-70b"
+    section = TextSection(claim, ("Plain words.",)) if where == "title" else TextSection("About", (claim,))
+    findings = validate(_report(section))
+    assert [f.rule_id for f in findings] == ["EG001"] and "250,000 tok/s" in findings[0].message
+
+
+def test_EG001_a_source_name_that_reads_like_a_figure(offline, slack):
+    import dataclasses
+
+    r = offline[0]
+    fake = r.with_conditions(identity=dataclasses.replace(r.conditions.identity, system_name="999,999 tok/s ±0.1% [a]"))
+    findings = validate(_report(TableSection("t", _table([fake, *offline[1:3]], slack))))
+    assert [(f.rule_id, f.location) for f in findings] == [("EG001", "section 1 (t), row 1, column 3")]
+
+
 def test_EG012_an_unknown_column_names_the_known_ones(offline, slack):
     with pytest.raises(GuardError) as e:
         _table(offline[:2], slack, columns=("submitter", "colour", "throughput"))

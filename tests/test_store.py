@@ -64,7 +64,7 @@ def test_a_store_of_another_schema_version_is_a_clear_error(store_url):
     with s.writing() as conn:
         conn.execute(meta_table.update().values(value="99"))
     s.close()
-    with pytest.raises(StoreError, match="schema version 99.*uses version 1"):
+    with pytest.raises(StoreError, match="schema version 99.*uses version 2"):
         open_store(store_url)
 
 
@@ -73,7 +73,7 @@ def test_a_database_that_is_not_a_store_is_refused(sqlite_url):
     with engine.begin() as conn:
         conn.exec_driver_sql("CREATE TABLE results (x INTEGER)")
     engine.dispose()
-    with pytest.raises(StoreError, match="no schema version"):
+    with pytest.raises(StoreError, match="not an exportguard store"):
         open_store(sqlite_url)
 
 

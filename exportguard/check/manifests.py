@@ -1,6 +1,6 @@
 """The manifest embedded in an artifact, read back: the very hidden sheet of a workbook, the
-closing HTML comment of a Markdown file, the sidecar file of a CSV, the attached file of a PDF. Integrity is checked
-separately (exportguard.manifest.verify)."""
+closing HTML comment of a Markdown file, the sidecar file of a CSV, the attached file of a PDF.
+Integrity is checked separately (exportguard.manifest.verify)."""
 from __future__ import annotations
 
 import json
@@ -24,6 +24,10 @@ def read_manifest(path) -> dict:
         return _parse(path, _xlsx_text(path))
     if suffix == ".md":
         return _parse(path, _markdown_text(path))
+    if suffix == ".pptx":
+        from ..render.pptx_xml import read_manifest_text  # the deck's custom XML part (docs/pptx.md)
+
+        return _parse(path, read_manifest_text(path))
     if suffix == ".csv":
         sidecar = path.with_name(path.name + CSV_SIDECAR)
         if not sidecar.is_file():

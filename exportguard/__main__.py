@@ -1,0 +1,4 @@
+"""python -m exportguard: the same command line as `exportguard`."""
+from .cli import main
+
+main()
