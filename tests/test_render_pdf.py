@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from exportguard import manifest as manifest_mod
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.check.manifests import ManifestNotFound, read_manifest
-from exportguard.guard import bind_table, kpi
+from exportguard.guard import GuardError, bind_table, kpi
 from exportguard.render import export
 from exportguard.report import Report, TableSection, TextSection
 from exportguard.spec import build_report, load_spec, parse_spec
@@ -413,8 +413,17 @@ def test_markup_and_figure_lookalikes_in_names_render_as_literal_text(v51_store,
                 TextSection("Free text", ("<img src=\"y\"/> & <font size=40>big</font>",)),
                 TableSection(table.title, table))
     report = Report("Hostile <i>title</i>", "tests", sections, SHORT, FULL, TRADEMARK_LEGEND)
-    [path] = export(report, [tmp_path / "hostile.pdf"])
+    # the guard refuses source text that reads like a figure before any renderer sees it ...
+    with pytest.raises(GuardError, match="EG001"):
+        export(report, [tmp_path / "refused.pdf"])
+    assert not (tmp_path / "refused.pdf").exists()
+    # ... and the PDF renderer, given it all the same, shows it neutralised, never as a figure
+    from exportguard.render import pdf
+
+    path = tmp_path / "hostile.pdf"
+    returned = pdf.render(report, path)
     manifest = read_manifest(path)
+    assert manifest == returned
     assert manifest_mod.verify(manifest) == []
     pages = assert_bound_page_by_page(path, manifest)
     text = "\n".join(pages)
@@ -439,12 +448,13 @@ def test_escaping_makes_any_text_safe(text):
     from reportlab.lib.styles import ParagraphStyle
     from reportlab.platypus import Paragraph
 
-    from exportguard.render.pdf_text import FIGURE_LIKE, MARK_LIKE, clean, markup, register_fonts
+    from exportguard.detect import find_figures
+    from exportguard.render.pdf_text import MARK_LIKE, clean, markup, register_fonts
 
     register_fonts()
     shown = clean(text, 300)
-    assert not re.search("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069\u200b\ufeff]", shown)
-    assert not FIGURE_LIKE.search(shown) and not MARK_LIKE.search(shown)
+    assert not re.search("[\x00-\x1f\x7f\u202a-\u202e\u2066-\u2069\u200b\ufeff]", shown)
+    assert not find_figures(shown) and not MARK_LIKE.search(shown)
     assert len(shown) <= 300
     p = Paragraph(markup(text, 300), ParagraphStyle("t", fontName="EG-Sans", fontSize=9, leading=11))
     p.wrap(300, 10_000)

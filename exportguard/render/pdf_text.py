@@ -3,10 +3,10 @@ and the measuring and line-breaking that the page layout relies on (pdf_layout.p
 
 Escaping (one place): ``clean`` turns any string that comes from the data (submitter and system
 names, frameworks, notes built from them, spec titles and paragraphs) into text the PDF may show:
-control and XML-illegal characters become a visible U+FFFD, bidi controls too (they could reorder
-what a reader sees), zero-width characters are removed (they could hide a break inside a word),
-text that reads like a figure or a note mark is neutralised visibly, and over-long text is cut
-with a visible marker. ``markup`` is ``clean`` followed by XML escaping, for reportlab's Paragraph
+first the shared layer, sanitize.visible (control, bidi and zero-width characters shown as U+FFFD,
+one line), then text that reads like a figure or a note mark is neutralised visibly (the guard
+refuses such source text before export; this is the renderer's own second line), and over-long
+text is cut with a visible marker. ``markup`` is ``clean`` followed by XML escaping, for reportlab's Paragraph
 markup, so a submitter named ``<font color=red>x</font>`` prints as those characters.
 
 Measuring: widths come from the embedded font's own metrics (pdfmetrics.stringWidth), which are
@@ -28,6 +28,9 @@ from reportlab.lib.fonts import addMapping
 from reportlab.pdfbase import pdfmetrics
 from reportlab.lib.rl_accel import escapePDF
 from reportlab.pdfbase.ttfonts import TTFont
+
+from ..detect import find_figures
+from ..sanitize import visible
 
 # -- fonts ----------------------------------------------------------------------------------------
 
@@ -79,34 +82,34 @@ def register_fonts() -> dict[str, str]:
 
 # -- escaping: the one layer every data string goes through ---------------------------------------
 
-REPLACEMENT = "\ufffd"
-_LINE_ENDS = re.compile("\r\n|[\r\u2028\u2029\x85]")
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u034f]")  # zero-width: removed
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")  # reorder text: shown as U+FFFD
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff\ud800-\udfff\U000f0000-\U0010ffff]")
-_UNIT = (r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|samples?\s*/\s*s(?:ec(?:ond)?)?|quer(?:y|ies)\s*/\s*s(?:ec(?:ond)?)?"
-         r"|tokens?\s+per\s+second|samples?\s+per\s+second|queries\s+per\s+second|(?:USD|EUR|\$)?\s*per\s+1M\s+tokens)")
-FIGURE_LIKE = re.compile(rf"(\d[\d,.\u00a0\u202f]*)\s*({_UNIT})(?![A-Za-z])", re.IGNORECASE)
 MARK_LIKE = re.compile(r"\[([A-Za-z]{1,4})\]")
-# every unit FIGURE_LIKE knows ends in one of these: cheap tests before the full pattern (two
-# patterns, each with a literal start, are much faster to search than one alternation)
-_SLASH = re.compile(r"/\s*s(?:ec(?:ond)?)?(?![a-z])", re.IGNORECASE)
-_PER = re.compile(r"per\s+(?:second|1m\s)", re.IGNORECASE)
+# every unit the figure detector knows ends in one of these: cheap tests before it runs (each
+# pattern with a literal start is much faster to search than one alternation)
+_SLASH = re.compile(r"/\s?s(?:ec(?:ond)?)?(?![a-z])", re.IGNORECASE)
+_PER = re.compile(r"per\s+s", re.IGNORECASE)
+_QPS = re.compile(r"[qQ][pP][sS]")
 CUT_MARK = "…[cut: {n:,} more characters]"
 
 
+def _may_quote_a_figure(text: str) -> bool:
+    return bool(_SLASH.search(text) or _PER.search(text) or _QPS.search(text))
+
+
 def neutralise(text: str) -> str:
-    """Source text that reads like a bound figure or a note mark is shown so it does not:
-    ``999,999 tok/s`` becomes ``‹999,999·tok/s›`` (the number and its unit no longer stand as a
-    figure) and ``[a]`` becomes ``(a)`` (it resolves to no note)."""
-    if _SLASH.search(text) or _PER.search(text):
-        text = FIGURE_LIKE.sub(lambda m: f"‹{m.group(1).strip()}·{' '.join(m.group(2).split())}›", text)
+    """Source text that reads like a bound figure or a note mark is shown so it does not: where the
+    one figure detector (detect.find_figures) finds a number with a throughput unit, ``999,999
+    tok/s`` becomes ``‹999,999·tok/s›`` (the number and its unit no longer stand as a figure), and
+    ``[a]`` becomes ``(a)`` (it resolves to no note)."""
+    if _may_quote_a_figure(text):
+        found = find_figures(text)
+        for f in reversed(found):
+            unit_at = text.rfind(f.unit, f.start, f.end)
+            number = text[f.start:unit_at].strip()
+            text = text[:f.start] + f"‹{number}·{' '.join(f.unit.split())}›" + text[unit_at + len(f.unit):]
     return MARK_LIKE.sub(r"(\1)", text) if "[" in text else text
 
 
 _CACHE: dict[tuple, str] = {}
-_HAZARD = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069"
-                     "\ufeff\ufffe\uffff\ud800-\udfff\U000f0000-\U0010ffff\\[]")
 
 
 def clean(value, limit: int | None = None, one_line: bool = False) -> str:
@@ -115,8 +118,8 @@ def clean(value, limit: int | None = None, one_line: bool = False) -> str:
     text = str(value)
     # the common case, kept cheap for long tables: nothing to neutralise. isprintable() is False for
     # every control, format (bidi, zero-width), separator, surrogate, private and unassigned character
-    if (text.isprintable() and "[" not in text and "\u034f" not in text and (limit is None or len(text) <= limit)
-            and not (one_line and "  " in text) and not _SLASH.search(text) and not _PER.search(text)):
+    if (text.isprintable() and "[" not in text and (limit is None or len(text) <= limit)
+            and not (one_line and "  " in text) and not _may_quote_a_figure(text)):
         return text
     key = (text, limit, one_line)
     got = _CACHE.get(key)
@@ -128,14 +131,9 @@ def clean(value, limit: int | None = None, one_line: bool = False) -> str:
 
 
 def _clean(text: str, limit: int | None, one_line: bool) -> str:
-    if not _HAZARD.search(text):
-        text = neutralise(" ".join(text.split()) if one_line else text)
-        return _cut(text, limit)
-    text = _LINE_ENDS.sub("\n", text)
-    text = _INVISIBLE.sub("", text)
-    text = _BIDI.sub(REPLACEMENT, text)
-    text = text.replace("\t", " ")
-    text = _CONTROL.sub(REPLACEMENT, text)
+    text = visible(text)  # the shared layer (sanitize.py): controls, bidi, zero-width shown as U+FFFD
+    if "\u00ad" in text:  # a soft hyphen: invisible, and reportlab's paragraphs act on it
+        text = text.replace("\u00ad", "")
     if one_line:
         text = " ".join(text.split())
     return _cut(neutralise(text), limit)
