@@ -1,6 +1,6 @@
 """The manifest embedded in an artifact, read back: the very hidden sheet of a workbook, the
-closing HTML comment of a Markdown file, the sidecar file of a CSV. Integrity is checked
-separately (exportguard.manifest.verify)."""
+closing HTML comment of a Markdown file, the sidecar file of a CSV, the attached file of a PDF.
+Integrity is checked separately (exportguard.manifest.verify)."""
 from __future__ import annotations
 
 import json
@@ -33,6 +33,10 @@ def read_manifest(path) -> dict:
         if not sidecar.is_file():
             raise ManifestNotFound(f"{path}: no {sidecar.name} beside it: the CSV carries no exportguard manifest")
         return _parse(path, sidecar.read_text("utf-8"))
+    if suffix == ".pdf":
+        from ..render.pdf_manifest import read_text  # pypdf: the attached exportguard-manifest.json
+
+        return _parse(path, read_text(path))
     raise ExportguardError(f"{path}: no manifest reader for {suffix!r} files")
 
 
