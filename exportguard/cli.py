@@ -237,7 +237,7 @@ def quarantine(ctx, as_json):
     click.echo(f"{len(rows)} quarantined row(s)")
 
 
-DEMO_SPECS = ("demo.toml", "demo-deck.toml")  # in exportguard/data: a vendor workbook, an executive deck
+DEMO_SPECS = ("demo.toml", "demo-deck.toml", "demo-briefing.toml")  # in exportguard/data: workbook, deck, briefing
 
 
 @command()
@@ -282,7 +282,7 @@ def demo(ctx, out_dir):
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (TOML) for cost per 1M tokens.")
 @click.option("--title", help="Report title (without --spec).")
 @click.option("--to", "targets", multiple=True, metavar="FILE",
-              help="Output file; the format follows the extension (.csv .md .xlsx .pptx). Repeatable.")
+              help="Output file; the format follows the extension (.xlsx .pptx .pdf .csv .md). Repeatable.")
 @click.option("--text-cells", is_flag=True, help="XLSX: figure cells hold the bound text, with a numeric sort column.")
 @click.option("--force", is_flag=True, help="Replace outputs even where they are read-only.")
 @click.option("--template", type=click.Path(exists=True, dir_okay=False),
@@ -290,7 +290,7 @@ def demo(ctx, out_dir):
 @click.pass_context
 def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, template,
            **kwargs):
-    """Export bound figures to CSV, Markdown or XLSX: from a spec, or from the filters."""
+    """Export bound figures to XLSX, PPTX, PDF, CSV or Markdown: from a spec, or from the filters."""
     from pathlib import Path
 
     from .errors import ExportguardError

@@ -73,21 +73,21 @@ def reads_like_a_figure(text: str) -> bool:
     return bool(find_figures(text))
 
 
-_MARK_LIKE = re.compile(r"\[([a-z]{1,3})\]")
+MARK_LIKE = re.compile(r"\[([a-z]{1,3})\]")  # what a mark looks like (wording.mark_name)
 
 
 def defuse(text: str) -> str:
-    """Text that reads like a figure, made so that no reader or checker takes it for one: each
-    figure-like span gets its unit in quotes and its marks as (a) - '999,999 "tok/s" ±0.1% (a)'.
-    A second line of defence for renderers; the guard refuses such text in the first place."""
+    """Source text made so that no reader or checker takes any of it for a figure or a mark: each
+    figure-like span gets its unit in quotes, and anything that looks like a mark reads (a) -
+    '999,999 "tok/s" ±0.1% (a)'. A second line of defence for renderers; the guard refuses such
+    text in the first place."""
     found = find_figures(text)
-    if not found:
-        return text
-    out, last = [], 0
-    for d in found:
-        span = text[d.start:d.end]
-        unit_at = span.find(d.unit)
-        span = f'{span[:unit_at]}"{d.unit}"{span[unit_at + len(d.unit):]}'
-        out += [text[last:d.start], _MARK_LIKE.sub(r"(\1)", span)]
-        last = d.end
-    return "".join(out) + text[last:]
+    if found:
+        out, last = [], 0
+        for d in found:
+            span = text[d.start:d.end]
+            unit_at = span.find(d.unit)
+            out += [text[last:d.start], f'{span[:unit_at]}"{d.unit}"{span[unit_at + len(d.unit):]}']
+            last = d.end
+        text = "".join(out) + text[last:]
+    return MARK_LIKE.sub(r"(\1)", text) if "[" in text else text

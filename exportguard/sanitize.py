@@ -21,7 +21,7 @@ from .model import Conditions, Result
 
 SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
 # Joiners (U+200C, U+200D) stay: scripts and emoji need them, and they hide nothing.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff"
                      "\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]")
 _SPACES = re.compile("[\t\n\r\u2028\u2029]+")
 _PARTS = tuple(f.name for f in fields(Conditions))

@@ -40,7 +40,8 @@ def test_demo_ingests_the_shipped_real_data_shows_the_cohorts_and_writes_a_bound
     assert "v5.1_summary_results.llm.json (mlperf_summary): 373 read = 351 added" in out
     assert "MLPerf® v5.1 closed llama2-70b-99 Offline (tokens/s): 47 results" in out
     assert "slack 10.8%, band ±5.4%" in out
-    for name in ("vendor-comparison.xlsx", "vendor-comparison.md", "vendor-comparison.csv", "executive-deck.pptx"):
+    for name in ("vendor-comparison.xlsx", "vendor-comparison.md", "vendor-comparison.csv", "executive-deck.pptx",
+                 "briefing.pdf"):
         assert (tmp_path / name).is_file(), name
     again = run("demo", "--out", str(tmp_path))
     assert "0 added" in again and "351 unchanged" in again

@@ -4,9 +4,9 @@ and the measuring and line-breaking that the page layout relies on (pdf_layout.p
 Escaping (one place): ``clean`` turns any string that comes from the data (submitter and system
 names, frameworks, notes built from them, spec titles and paragraphs) into text the PDF may show:
 first the shared layer, sanitize.visible (control, bidi and zero-width characters shown as U+FFFD,
-one line), then text that reads like a figure or a note mark is neutralised visibly (the guard
-refuses such source text before export; this is the renderer's own second line), and over-long
-text is cut with a visible marker. ``markup`` is ``clean`` followed by XML escaping, for reportlab's Paragraph
+one line), then detect.defuse (text that reads like a figure or a note mark shown so that it does
+not; the guard refuses such source text before export, this is the renderer's second line), and
+sanitize.shorten (over-long text cut with a visible marker). ``markup`` is ``clean`` followed by XML escaping, for reportlab's Paragraph
 markup, so a submitter named ``<font color=red>x</font>`` prints as those characters.
 
 Measuring: widths come from the embedded font's own metrics (pdfmetrics.stringWidth), which are
@@ -29,8 +29,8 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.lib.rl_accel import escapePDF
 from reportlab.pdfbase.ttfonts import TTFont
 
-from ..detect import find_figures
-from ..sanitize import visible
+from ..detect import defuse
+from ..sanitize import shorten, visible
 
 # -- fonts ----------------------------------------------------------------------------------------
 
@@ -82,31 +82,13 @@ def register_fonts() -> dict[str, str]:
 
 # -- escaping: the one layer every data string goes through ---------------------------------------
 
-MARK_LIKE = re.compile(r"\[([A-Za-z]{1,4})\]")
 # every unit the figure detector knows ends in one of these: cheap tests before it runs (each
 # pattern with a literal start is much faster to search than one alternation)
 _SLASH = re.compile(r"/\s?s(?:ec(?:ond)?)?(?![a-z])", re.IGNORECASE)
 _PER = re.compile(r"per\s+s", re.IGNORECASE)
 _QPS = re.compile(r"[qQ][pP][sS]")
-CUT_MARK = "…[cut: {n:,} more characters]"
-
-
 def _may_quote_a_figure(text: str) -> bool:
     return bool(_SLASH.search(text) or _PER.search(text) or _QPS.search(text))
-
-
-def neutralise(text: str) -> str:
-    """Source text that reads like a bound figure or a note mark is shown so it does not: where the
-    one figure detector (detect.find_figures) finds a number with a throughput unit, ``999,999
-    tok/s`` becomes ``‹999,999·tok/s›`` (the number and its unit no longer stand as a figure), and
-    ``[a]`` becomes ``(a)`` (it resolves to no note)."""
-    if _may_quote_a_figure(text):
-        found = find_figures(text)
-        for f in reversed(found):
-            unit_at = text.rfind(f.unit, f.start, f.end)
-            number = text[f.start:unit_at].strip()
-            text = text[:f.start] + f"‹{number}·{' '.join(f.unit.split())}›" + text[unit_at + len(f.unit):]
-    return MARK_LIKE.sub(r"(\1)", text) if "[" in text else text
 
 
 _CACHE: dict[tuple, str] = {}
@@ -131,19 +113,13 @@ def clean(value, limit: int | None = None, one_line: bool = False) -> str:
 
 
 def _clean(text: str, limit: int | None, one_line: bool) -> str:
-    text = visible(text)  # the shared layer (sanitize.py): controls, bidi, zero-width shown as U+FFFD
-    if "\u00ad" in text:  # a soft hyphen: invisible, and reportlab's paragraphs act on it
-        text = text.replace("\u00ad", "")
+    # the shared layers: sanitize.visible (controls, bidi, zero-width and soft hyphens shown as
+    # U+FFFD), detect.defuse (nothing reads as a figure or a mark), sanitize.shorten (cut visibly)
+    text = visible(text)
     if one_line:
         text = " ".join(text.split())
-    return _cut(neutralise(text), limit)
-
-
-def _cut(text: str, limit: int | None) -> str:
-    if limit is not None and len(text) > limit:
-        keep = max(1, limit - 30)
-        text = text[:keep] + CUT_MARK.format(n=len(text) - keep)
-    return text
+    text = defuse(text)
+    return text if limit is None else shorten(text, limit)
 
 
 def markup(value, limit: int | None = None) -> str:
