@@ -16,6 +16,7 @@ from typing import Callable
 from common import REPO, SUMMARY, TREE, load_rows
 
 sys.path.insert(0, str(REPO / "bench" / "baselines"))
+sys.path.insert(0, str(REPO / "bench"))
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,68 @@ def _plain(module: str, suffix: str):
         rows, slack = data
         __import__(module).run(rows, slack, work / f"baseline{suffix}")
     return run
+
+
+def _report(rows, slack, sections: int = 1, columns=None):
+    """The rows bound into ``sections`` tables (the guard's work, timed on the exportguard side)."""
+    from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
+    from exportguard.guard import DEFAULT_COLUMNS, bind_table
+    from exportguard.report import Report, TableSection
+
+    size = -(-len(rows) // sections)
+    tables = [bind_table(rows[k:k + size], title=f"Results, part {k // size + 1}", slack=slack,
+                         columns=columns or DEFAULT_COLUMNS) for k in range(0, len(rows), size)]
+    return Report("Results", "benchmark", tuple(TableSection(t.title, t) for t in tables), SHORT, FULL,
+                  TRADEMARK_LEGEND, generated_on="2025-09-09")
+
+
+# PPTX: tables of 10 rows, each row a throughput and a per-accelerator figure (20 figures a table)
+_PPTX_COLUMNS = ("submitter", "system", "accelerators", "availability", "result_id", "throughput", "per_accelerator")
+
+
+def _pptx_input(work: Path, n: int):
+    """The replicated rows, and what the exportguard deck shows (read back once, untimed), which
+    the baseline writes again with python-pptx's plain API."""
+    import pickle
+
+    from pptx_plain import deck_content
+
+    rows, slack = load_rows(work, n // 2)
+    path = work / f"pptx-content-{n}.pickle"
+    if not path.exists():
+        from exportguard.render import export
+
+        [deck] = export(_report(rows, slack, max(1, n // 20), _PPTX_COLUMNS), [work / f"pptx-reference-{n}.pptx"])
+        path.write_bytes(pickle.dumps(deck_content(deck)))
+    return rows, slack, pickle.loads(path.read_bytes())
+
+
+def _pptx(work: Path, data) -> None:
+    from exportguard.render import export
+
+    rows, slack, _ = data
+    export(_report(rows, slack, max(1, len(rows) // 10), _PPTX_COLUMNS), [work / "exportguard.pptx"])
+
+
+def _pptx_plain(work: Path, data) -> None:
+    __import__("pptx_plain").write(data[2], str(work / "baseline.pptx"))
+
+
+def _pdf_input(work: Path, n: int):
+    """The replicated rows, and the baseline's cells laid out as the briefing lays them (untimed)."""
+    rows, slack = load_rows(work, n)
+    data, layout = __import__("pdf_longtable").prepare(_report(rows, slack))
+    return rows, slack, data, layout
+
+
+def _pdf(work: Path, data) -> None:
+    from exportguard.render import export
+
+    export(_report(data[0], data[1]), [work / "exportguard.pdf"])
+
+
+def _pdf_longtable(work: Path, data) -> None:
+    __import__("pdf_longtable").render(data[2], data[3], work / "baseline.pdf")
 
 
 # -- ingest ----------------------------------------------------------------------------------------
@@ -135,6 +198,11 @@ CASES = {c.name: c for c in (
          (5_000, 20_000), (500, 2_000), _rows, _export(".xlsx"), _plain("xlsx_plain", ".xlsx"), 1.0),
     Case("xlsx-100k", "100,000 bound figures to XLSX (memory: at most 300 MB)", (100_000,), (),
          _rows, _export(".xlsx"), _plain("xlsx_plain", ".xlsx"), 1.0),
+    Case("pptx", "bound figures in tables of 10 rows (20 figures each) to PPTX vs python-pptx writing the same "
+         "cells, footer rows and notes with cell.text", (1_000, 4_000), (100, 400), _pptx_input, _pptx, _pptx_plain,
+         1.0),
+    Case("pdf", "a table of bound figures to a PDF briefing vs one reportlab LongTable of the same cells",
+         (5_000, 20_000), (200, 800), _pdf_input, _pdf, _pdf_longtable, 0.2),
     Case("csv", "bound figures to CSV vs the csv module writing the same rows", (5_000, 20_000), (500, 2_000),
          _rows, _export(".csv"), _plain("csv_plain", ".csv"), 2.0),
     Case("markdown", "bound figures to Markdown vs writing the same table lines", (5_000, 20_000), (500, 2_000),

@@ -1,4 +1,4 @@
-"""Baseline for bench/bench_pdf.py: the briefing's table laid out the plain way, as one reportlab
+"""Baseline for the pdf case of bench/run.py: the briefing's table laid out the plain way, as one reportlab
 platypus LongTable (header row repeated on every page) built by SimpleDocTemplate.
 
 "The same rows and cells": every cell holds what the briefing draws in it, a text cell broken into

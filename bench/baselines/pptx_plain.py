@@ -1,4 +1,4 @@
-"""Baseline for bench/bench_pptx.py: a plain python-pptx script that writes the same visible content
+"""Baseline for the pptx case of bench/run.py: a plain python-pptx script that writes the same visible content
 as an exportguard deck, from a JSON description of it (slides, titles, table cells with the same
 footer rows of notes merged across each table, text boxes, speaker notes), with python-pptx's public
 API only: ``cell.text``, ``cell.merge``, ``text_frame.text``. No binding, no layout from metrics, no
@@ -12,6 +12,35 @@ import json
 import resource
 import sys
 import time
+from pathlib import Path
+
+
+def deck_content(path: Path) -> dict:
+    """What a deck shows, for the baseline to write again: titles, tables, text boxes, notes."""
+    from pptx import Presentation
+
+    prs = Presentation(path)
+    slides = []
+    for n, slide in enumerate(prs.slides):
+        spec = {"kind": "title" if n == 0 else "content", "title": "", "tables": [], "boxes": [], "notes": ""}
+        for shape in slide.shapes:
+            box = [shape.left, shape.top, shape.width, shape.height]
+            if shape.is_placeholder and shape.placeholder_format.type.name in ("TITLE", "CENTER_TITLE"):
+                spec["title"] = shape.text_frame.text
+            elif shape.has_table:
+                t = shape.table
+                rows = []
+                for row in t.rows:
+                    merged = len(t.columns) > 1 and row.cells[0]._tc.get("gridSpan") == str(len(t.columns))
+                    rows.append([row.height, [c.text for c in row.cells][:1 if merged else None], merged])
+                spec["tables"].append({"box": box, "widths": [c.width for c in t.columns], "rows": rows,
+                                       "name": shape.name})
+            elif shape.has_text_frame:
+                spec["boxes"].append({"box": box, "paragraphs": [p.text for p in shape.text_frame.paragraphs]})
+        if slide.has_notes_slide:
+            spec["notes"] = slide.notes_slide.notes_text_frame.text
+        slides.append(spec)
+    return {"width": prs.slide_width, "height": prs.slide_height, "slides": slides}
 
 
 def write(content: dict, out: str) -> None:
