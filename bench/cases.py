@@ -4,9 +4,6 @@ fresh process by bench/measure.py; only the work is timed, not loading the input
 from __future__ import annotations
 
 import csv
-import json
-import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass

@@ -95,7 +95,7 @@ def main() -> None:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=HERE.parent).stdout.strip()
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-        head = [f"# Benchmark results", "",
+        head = ["# Benchmark results", "",
                 f"{dt.date.today().isoformat()}, commit {commit}, {os.cpu_count()} cores, {mem:.0f} GiB, "
                 f"Python {platform.python_version()}; `python bench/run.py --repeat {repeat}` (median of {repeat}, "
                 "alternating sides, a fresh process per measurement).", "",

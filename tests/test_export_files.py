@@ -3,7 +3,6 @@ moved into place all together or not at all, never outside the spec's folder unl
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

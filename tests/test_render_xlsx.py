@@ -24,7 +24,6 @@ from exportguard import manifest as manifest_mod
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.guard import GuardError, bind_table
 from exportguard.check.manifests import ManifestNotFound, read_manifest
-from exportguard.model import cohort_slack
 from exportguard.render import export
 from exportguard.render import xlsx
 from exportguard.render import xlsx_layout
@@ -239,7 +238,7 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
             if table.slack.estimable:
                 b = table.slack.band_fraction
                 assert low.value == pytest.approx(value * (1 - b)) and high.value == pytest.approx(value * (1 + b))
-                assert f"tok/s, low edge of ±" in low.number_format and "tok/s, high edge of ±" in high.number_format
+                assert "tok/s, low edge of ±" in low.number_format and "tok/s, high edge of ±" in high.number_format
                 assert MARKS.findall(low.number_format) == MARKS.findall(ws.cell(r, fig_col).number_format)
             else:
                 assert low.data_type == "s" and low.value.startswith("slack not estimable")

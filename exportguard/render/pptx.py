@@ -37,7 +37,7 @@ from ..guard import rank_groups
 from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..detect import defuse
 from ..sanitize import shorten, visible
-from ..wording import band_words, marks_words, number, shape_title
+from ..wording import band_words, marks_words, shape_title
 from . import pptx_layout as lay
 from . import pptx_xml as px
 from .pptx_layout import Box, Para

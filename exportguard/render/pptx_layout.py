@@ -17,7 +17,7 @@ import os
 import shutil
 import subprocess
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 

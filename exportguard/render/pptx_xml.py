@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import io
-import re
 import uuid
 import zipfile
 from dataclasses import dataclass

@@ -46,7 +46,7 @@ from .. import manifest as manifest_mod
 from ..check.manifests import XLSX_SHEET
 from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
-from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import band_words, number
 from . import xlsx_layout as lay
 from .walk import Lettering, TablePart, Walk, walk
