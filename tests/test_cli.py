@@ -115,3 +115,11 @@ def test_db_works_after_the_command_too(sqlite_url):
     assert done.exit_code == 0 and "51 read = 51 added" in done.output
     listed = runner.invoke(main, ["list", "--submitter", "AMD", "--db", sqlite_url], catch_exceptions=False)
     assert listed.exit_code == 0 and "27,804 tok/s" in listed.output
+
+
+def test_commands_that_read_the_store_import_no_renderer(sqlite_url):
+    code = ("import sys; from exportguard.cli import main\n"
+            "try:\n    main(['--db', sys.argv[1], 'cohorts'])\nexcept SystemExit:\n    pass\n"
+            "print([m for m in ('openpyxl', 'pptx', 'reportlab', 'pypdf', 'PIL') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code, sqlite_url], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
