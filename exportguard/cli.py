@@ -2,7 +2,6 @@
 commands so that `exportguard --help` starts fast."""
 from __future__ import annotations
 
-import json
 import sys
 import time
 
@@ -81,7 +80,7 @@ def ingest(ctx, paths, retrieved, round_, as_json):
     """Ingest MLCommons submission trees, summary_results.json tables and exportguard CSV files."""
     reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json)
     if as_json:
-        click.echo(json.dumps([_report_dict(r) for r in reports], indent=2))
+        _echo_json([_report_dict(r) for r in reports])
 
 
 def _ingest(ctx, paths, retrieved, round_, quiet=False):
@@ -164,6 +163,12 @@ def _check_date(text: str) -> None:
         raise click.BadParameter(f"{text!r} is not a date like 2025-09-09", param_hint="--retrieved") from None
 
 
+def _echo_json(data, indent: int = 2) -> None:
+    import json  # json compiles its regular expressions on import: not at `exportguard --help`
+
+    click.echo(json.dumps(data, indent=indent))
+
+
 def _safe(text) -> str:
     """Text that holds words from sources, fit for a terminal: nothing in it may steer the screen."""
     return "\n".join(visible(line) for line in str(text).split("\n"))
@@ -195,7 +200,7 @@ def cohorts(ctx, as_json, **kwargs):
     filters = _filters(kwargs)
     found = _cohorts(ctx, filters)
     if as_json:
-        click.echo(json.dumps([cohort_row(c) for c in found], indent=2))
+        _echo_json([cohort_row(c) for c in found])
         return
     if not found:
         click.echo(_nothing(filters))
@@ -214,7 +219,7 @@ def list_(ctx, as_json, **kwargs):
     filters = _filters(kwargs)
     found = _cohorts(ctx, filters)
     if as_json:
-        click.echo(json.dumps([rec for c in found for rec in figure_records(c)], indent=2))
+        _echo_json([rec for c in found for rec in figure_records(c)])
         return
     if not found:
         click.echo(_nothing(filters))
@@ -230,7 +235,7 @@ def quarantine(ctx, as_json):
     with _open(ctx) as store:
         rows = store.quarantined()
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        _echo_json(rows)
         return
     for q in rows:
         _say(f"{q['locator']}: [{q['reason']}] {q['message']}")
