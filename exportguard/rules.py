@@ -56,6 +56,19 @@ RULES = {r.id: r for r in (
          "A derived cost column needs a price table that says where its prices come from."),
     Rule("EG015", "ranking-without-figure", ERROR, "Results listed without their figure",
          "A table of results (a ranking) must show the figure it ranks by, with its band and citation."),
+    # Tamper rules: the checker compares an exportguard artifact with the manifest it embeds.
+    Rule("EG016", "manifest-invalid", ERROR, "Manifest cannot be trusted",
+         "The artifact's embedded manifest cannot be read, has an unknown schema, or its digest (or, with "
+         "EXPORTGUARD_SIGNING_KEY, its HMAC signature) does not match its content: the manifest was edited."),
+    Rule("EG017", "edited-figure", ERROR, "Figure edited since export",
+         "A figure is no longer what was exported at its location: its value changed or it was removed. The "
+         "finding gives the exported and the current value."),
+    Rule("EG018", "stripped-binding", ERROR, "Binding stripped since export",
+         "A figure kept its value but lost part of its binding since export: the number format, unit, band, "
+         "mark or label, or the note its marks resolve to (a footer row, a notes line)."),
+    Rule("EG019", "figure-added", ERROR, "Figure added after export",
+         "An exportguard artifact shows a throughput figure that its manifest does not list: it was added after "
+         "export, and nothing vouches for its conditions."),
 )}
 
 
