@@ -25,7 +25,8 @@ _TARGET = re.compile(r"\btarget(?:ed)?(?:\s+(?:rate|load|of|at))?\s*$", re.IGNOR
 _QUALIFIER = re.compile(r"(\s+per\s+(?:accelerator|GPU|chip|node|device|card|socket))?(?:,\s+((?:low|high)\s+edge)\s+of)?",
                         re.IGNORECASE)
 _BAND = re.compile(r"\s?(?:±\s?\d+(?:\.\d+)?\s?%|\(slack not estimable: [^)]*\))")
-_MARKS = re.compile(r"\s?((?:\[[a-z]{1,3}\])+)")
+MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
+_MARKS = re.compile(r"\s?((?:\[" + MARK + r"\])+)")
 _LABELS = re.compile(r"(?:\s(?:derived|unverified))+")
 _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "m": 1e6}
 THROUGHPUT_HEADER = re.compile(_UNIT + r"|throughput", re.IGNORECASE)
@@ -57,8 +58,14 @@ class Detected:
         return bool(self.band and self.marks)
 
 
+# Every unit above contains one of these: a cheap test that lets most texts skip the full pattern.
+_QUICK = re.compile(r"/\s?s(?:ec(?:ond)?)?(?![A-Za-z])|\sper\s+s|QPS", re.IGNORECASE)
+
+
 def find_figures(text: str) -> list[Detected]:
     """Every throughput figure quoted in ``text``, with the binding that follows it."""
+    if not _QUICK.search(text):
+        return []
     found = []
     for m in _FIGURE.finditer(text):
         if _TARGET.search(text, 0, m.start()):
@@ -114,7 +121,7 @@ def _bound(text: str, start: int, value: float, unit: str, end: int) -> Detected
         band, end = b.group(0).strip(), b.end()
     k = _MARKS.match(text, end)
     if k:
-        marks, end = tuple(re.findall(r"\[([a-z]{1,3})\]", k.group(1))), k.end()
+        marks, end = tuple(re.findall(r"\[(" + MARK + r")\]", k.group(1))), k.end()
     lab = _LABELS.match(text, end)
     if lab:
         labels, end = tuple(lab.group(0).split()), lab.end()

@@ -121,6 +121,7 @@ def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | 
                            "digest_ok": not any("digest" in p for p in problems),
                            "signed": "hmac" in manifest, "signature_checked": key is not None,
                            "signature_ok": (not any("signature" in p for p in problems)) if key else None}
+        del manifest  # the comparison keeps what it needs; a 100,000-figure manifest is ~1 GB of objects
     ev = Evaluator(observer)
     read(path, fmt, ev, limits)
     report.hits = pre + ev.finish()

@@ -27,35 +27,54 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from ..detect import Detected, column_figure, find_figures
+from ..detect import MARK, Detected, column_figure, find_figures
 from ..rules import RULES, finding
 
-SCENARIO = re.compile(r"\b(?:Offline|Server|Interactive|SingleStream|MultiStream)\b")
-SHAPE = re.compile(r"tokens?\s*(?:/|per)\s*sample|\bdataset\b|\bOpenOrca\b|CNN\s*/?\s*Daily\s*Mail|\bLongBench\b"
-                   r"|\bmax(?:imum)?\.?\s+(?:\w+\s+)?output\b|\boutput\s+(?:tokens|length)\b|\bgeneration\s+(?:shape|length)\b"
-                   r"|\bISL\b|\bOSL\b|\binput\s+(?:length|tokens)\b", re.IGNORECASE)
-CITATION = {
-    "suite": re.compile(r"MLPerf\S{0,6}\s+Inference"),
-    "version": re.compile(r"(?<![\w.])v\d+\.\d+\b|Inference(?::\s*\w+)?\s+v?\d+\.\d+"),
-    "division": re.compile(r"\b(?:closed|open)\s+division\b|\b(?:Closed|Open)(?![\w-])", re.IGNORECASE),
-    "benchmark": re.compile(r"\b(?:llama[\w.]*|mixtral[\w.]*|gpt-?j|gpt-?oss[\w.]*|deepseek[\w.]*|qwen[\w.]*|"
-                            r"whisper|stable-diffusion[\w.]*|sdxl|dlrm[\w.]*|bert[\w.]*|resnet[\w.]*|retinanet|"
-                            r"rgat|3d-unet[\w.]*)", re.IGNORECASE),
-    "scenario": SCENARIO,
-    "result ID": re.compile(r"(?<![\d.])\d\.\d{1,2}-\d{3,5}\b|result\s+ID\s+(?:pending|not\s+yet)|no\s+MLPerf\S{0,6}\s+"
-                            r"result\s+ID", re.IGNORECASE),
-    "verified status": re.compile(r"\b(?:un)?verified\b|\bnot\s+verified\b", re.IGNORECASE),
-    "source": re.compile(r"https?://|\bwww\.|mlcommons\.org|\bsource\b", re.IGNORECASE),
-    "retrieval date": re.compile(r"\b(?:retrieved|accessed|as\s+of)\b[^.;\n]{0,20}?(?:\d{4}-\d{2}-\d{2}|"
-                                 r"\d{1,2}\s+[A-Za-z]+\s+\d{4}|[A-Za-z]+\s+\d{1,2},?\s+\d{4})", re.IGNORECASE),
+# Field tests run on every note and on every text that states conditions: each is a substring test
+# (C speed) on the lowered text, confirmed by a pattern that starts with a literal where one is needed.
+SCENARIO = re.compile(r"(?<![A-Za-z])(?:Offline|Server|Interactive|SingleStream|MultiStream)(?![a-z])")
+_SHAPE_WORDS = ("tokens/sample", "tokens per sample", "token/sample", "tok/sample", "tokens / sample", "dataset",
+                "openorca", "cnn/dailymail", "cnn dailymail", "cnn/daily mail", "longbench", "output tokens",
+                "max output", "maximum output", "output length", "generation length", "generation shape", " isl ",
+                " osl ", "input length", "input tokens", "max. output")
+_VERSION = re.compile(r"v\d+\.\d+")
+_INFERENCE_VERSION = re.compile(r"inference:?\s+(?:datacenter\s+|edge\s+)?v?\d+\.\d+")
+_DIVISION = re.compile(r"(?:closed|open)(?=[\s,;.:)])")
+_BENCHMARK = re.compile(r"llama|mixtral|gpt-?j|gpt-?oss|deepseek|qwen|whisper|stable-diffusion|sdxl|dlrm|bert|"
+                        r"resnet|retinanet|rgat|3d-unet")
+_RESULT_ID = re.compile(r"\d\.\d{1,2}-\d{3,5}(?!\d)")
+_RETRIEVED = re.compile(r"(?:retrieved|accessed|as of)[^.;\n]{0,20}?(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|"
+                        r"[a-z]+\s+\d{1,2},?\s+\d{4})")
+
+
+def _has_any(low: str, words) -> bool:
+    return any(w in low for w in words)
+
+
+CITATION = {  # field -> test(text, lowered text)
+    "suite": lambda t, low: "mlperf" in low and re.search(r"mlperf\S{0,6}\s+inference", low) is not None,
+    "version": lambda t, low: (_VERSION.search(low) is not None or
+                               ("inference" in low and _INFERENCE_VERSION.search(low) is not None)),
+    "division": lambda t, low: _DIVISION.search(low) is not None,
+    "benchmark": lambda t, low: _BENCHMARK.search(low) is not None,
+    "scenario": lambda t, low: SCENARIO.search(t) is not None,
+    "result ID": lambda t, low: (_RESULT_ID.search(t) is not None or "result id pending" in low or
+                                 ("result id" in low and "no mlperf" in low)),
+    "verified status": lambda t, low: "verified" in low,
+    "source": lambda t, low: _has_any(low, ("http", "www.", "mlcommons.org", "source")),
+    "retrieval date": lambda t, low: (_has_any(low, ("retrieved", "accessed", "as of")) and
+                                      _RETRIEVED.search(low) is not None),
 }
 CONDITION_FIELDS = tuple(CITATION) + ("shape",)
+_ALL_FIELDS = frozenset(CONDITION_FIELDS)
+_SHAPE_FIELDS = frozenset(("scenario", "shape"))
+SHARED_TEXTS = 20_000  # distinct texts per scope kept as possible table-wide conditions
 UNVERIFIED = re.compile(r"\bunverified\b|\bnot\s+verified\b", re.IGNORECASE)
 DERIVED_BASIS = re.compile(r"\bderived\b", re.IGNORECASE)
 MLPERF = re.compile(r"MLPerf")
 MLPERF_UNMARKED = re.compile(r"MLPerf(?!\s*(?:®|&reg;|\(R\)|\u00ae))(?!\s+name\b)(?!\s+logo\b)")
 LEGEND = re.compile(r"trademarks?\s+of\s+MLCommons", re.IGNORECASE)
-NOTE_START = re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[([a-z]{1,3})\][ \t]+(?=\S)", re.MULTILINE)
+NOTE_START = re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[(" + MARK + r")\][ \t]+(?=\S)", re.MULTILINE)
 _NOTE_END = re.compile(r"\n[ \t]*\n")
 _LINE = re.compile(r"\bline \d+")
 _FIELD_CACHE: dict[str, frozenset] = {}
@@ -65,9 +84,10 @@ def fields_in(text: str) -> frozenset:
     """The citation and condition fields a text names."""
     got = _FIELD_CACHE.get(text)
     if got is None:
-        got = frozenset([name for name, rx in CITATION.items() if rx.search(text)] +
-                        (["shape"] if SHAPE.search(text) else []))
-        if len(_FIELD_CACHE) < 50_000:
+        low = text.lower()
+        got = frozenset([name for name, test in CITATION.items() if test(text, low)] +
+                        (["shape"] if _has_any(low, _SHAPE_WORDS) else []))
+        if len(_FIELD_CACHE) < 50_000 and len(text) < 500:
             _FIELD_CACHE[text] = got
     return got
 
@@ -171,8 +191,16 @@ class Scope:
     name: str
     figures: list[Figure] = field(default_factory=list)
     marks: dict[str, _Marks] = field(default_factory=dict)
-    shared: set = field(default_factory=set)  # condition fields stated for the whole scope
+    shared_texts: set = field(default_factory=set)  # texts that may state conditions for the whole scope
     mlperf: bool = False
+    _shared: frozenset | None = None
+
+    @property
+    def shared(self) -> frozenset:
+        """Condition fields the scope states for all its figures (a table note, a title)."""
+        if self._shared is None:
+            self._shared = frozenset().union(*(fields_in(t) for t in self.shared_texts))
+        return self._shared
 
 
 def parse_notes(text: str, figures: list[Detected]) -> list[tuple[str, str]]:
@@ -262,8 +290,8 @@ class Evaluator:
             sc.figures.append(fig)
             if self.observer:
                 self.observer.figure(sc.name, fig, text)
-        if not figs and not notes and len(text) > 4:
-            sc.shared |= fields_in(text)
+        if not figs and not notes and len(text) > 4 and len(sc.shared_texts) < SHARED_TEXTS:
+            sc.shared_texts.add(text)  # read only if a figure's notes lack a field
 
     def finish(self) -> list[Hit]:
         self._close()
@@ -334,16 +362,18 @@ class Evaluator:
             found.append(None)
         if not notes:
             return found
-        named = frozenset().union(*(n.fields for n in notes))
-        known = named | sc.shared
+        known = frozenset().union(*(n.fields for n in notes))
+        note_text = " ".join(n.text for n in notes)
+        is_mlperf = fig.item_mlperf or sc.mlperf or "MLPerf" in note_text
+        if not known >= (_ALL_FIELDS if is_mlperf else _SHAPE_FIELDS):
+            known = known | sc.shared
         lacking = [w for w, f in (("a scenario (Offline, Server or Interactive)", "scenario"),
                                   ("a shape (tokens per sample, dataset or maximum output tokens)", "shape"))
                    if f not in known]
         if lacking:
             found.append(hit("bare-figure", fig.where, f"{shown}: its note {_marks(d.marks)} names no "
                              f"{' and no '.join(lacking)}, on {sc.name}.", **at))
-        note_text = " ".join(n.text for n in notes)
-        if fig.item_mlperf or sc.mlperf or "MLPerf" in note_text:
+        if is_mlperf:
             absent = [f for f in CITATION if f not in known]
             if absent:
                 found.append(hit("missing-citation-field", fig.where, f"{shown} is an MLPerf figure, but its note "

@@ -51,10 +51,16 @@ def _compile(code: str) -> tuple:
     return tuple(_parse_section(s) for s in _split_sections(code))
 
 
+_SIMPLE = re.compile(r'([#0,.]+)"([^"]*)"')  # '#,##0" tok/s ±5.4% [a]"': digits, then one literal
+
+
 def format_number(value: float, code: str, date1904: bool = False) -> str:
     """The text a cell holding ``value`` shows under the number format ``code``."""
-    if not code or code.lower() == "general":
+    if not code or code == "General" or code.lower() == "general":
         return general(value)
+    simple = _SIMPLE.fullmatch(code)
+    if simple and value >= 0:
+        return _digits(value, simple.group(1)) + simple.group(2)
     try:
         sections = _compile(code)
     except Exception:

@@ -388,7 +388,9 @@ def configure_pypdf(limits: Limits) -> None:
 
     import pypdf
 
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    logger = logging.getLogger("pypdf")
+    logger.setLevel(logging.WARNING)  # its warnings are read by pdf_reader, not printed
+    logger.propagate = False
     size = limits.max_pdf_stream_bytes
     if hasattr(pypdf, "overwrite_configuration"):
         fields = {f for f in getattr(pypdf.Configuration, "__dataclass_fields__", {})}

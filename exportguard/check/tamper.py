@@ -138,7 +138,8 @@ class ManifestCheck:
     def item(self, scope: str, key: str, where: str, text: str, value, kind: str, line) -> None:
         if key in self.entries:
             self.found[key] = (text, value, where, line)
-        if self.caveat and kind != "comment" and len(text) >= len(self.caveat) and self.caveat in _norm(text):
+        if (self.caveat and scope not in self.caveat_in and kind != "comment" and len(text) >= len(self.caveat)
+                and self.caveat in _norm(text)):
             self.caveat_in.add(scope)
 
     def note(self, scope: str, mark: str, text: str, kind: str) -> None:
@@ -254,15 +255,17 @@ class ManifestCheck:
         return hits
 
     def _added(self) -> list[Hit]:
-        listed: dict[str, set[str]] = defaultdict(set)
+        """Figures at locations the manifest does not list whose number is none of the exported
+        figures' numbers on that scope (a sort column or a cell comment repeats an exported number)."""
+        listed: dict[str, set[float]] = defaultdict(set)
         for e in self.entries.values():
-            for t in (e.text, e.figure_text):
-                listed[e.scope].add(_norm(t))
-                listed[e.scope].update(_norm(d.text) for d in find_figures(t))
+            for t in {e.text, e.figure_text}:
+                listed[e.scope].update(d.value for d in find_figures(t))
         hits = []
         for scope, figs in self.figures_in.items():
+            numbers = listed.get(scope, set())
             for fig in figs:
-                if fig.key in self.entries or fig.d.band_edge or _norm(fig.d.text) in listed.get(scope, ()):
+                if fig.key in self.entries or fig.d.band_edge or fig.d.value in numbers:
                     continue
                 hits.append(hit("figure-added", fig.where, f"{fig.d.text!r} is not in the artifact's manifest: added "
                                 "after export", scope=scope, line=fig.line, key=fig.key, exported="", now=fig.d.text))

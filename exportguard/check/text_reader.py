@@ -13,23 +13,26 @@ manifest lives in one). Table cells are items at ``section N, table row R, colum
 from __future__ import annotations
 
 import csv
-import io
 import re
 from pathlib import Path
 
 from ..detect import header_unit
-from .safety import DEFAULT_LIMITS, Limits, NotInspectable, read_text
+from .safety import DEFAULT_LIMITS, Limits, NotInspectable, check_file_size, read_text
 
 CSV_FIELD_LIMIT = 64 << 20
 
 
 def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
-    text = read_text(path, limits)
+    check_file_size(path, limits)
     sink.scope("file")
     previous = csv.field_size_limit()
     csv.field_size_limit(CSV_FIELD_LIMIT)
     try:
-        reader = csv.reader(io.StringIO(text, newline=""))
+        f = open(path, newline="", encoding="utf-8-sig")
+    except OSError as e:
+        raise NotInspectable(f"cannot read the file: {e.strerror or e}") from None
+    try:
+        reader = csv.reader(f)
         headers: list[str] = []
         units: dict[int, str] = {}
         line = 1
@@ -47,14 +50,17 @@ def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
             line = reader.line_num + 1
     except csv.Error as e:
         raise NotInspectable(f"not a readable CSV file: {e}") from None
+    except UnicodeDecodeError as e:
+        raise NotInspectable(f"not UTF-8 text (byte {e.start} of a block: {e.reason})") from None
     finally:
+        f.close()
         csv.field_size_limit(previous)
 
 
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _HEADLINE = re.compile(r"^\*\*(.+?)\*\*(.*)$")
-_BLOCK_START = re.compile(r"^\s*(?:[-*+•]\s|\d+[.)]\s|#|\||>|```|\[[a-z]{1,3}\]\s)")
+_BLOCK_START = re.compile(r"^\s*(?:[-*+•]\s|\d+[.)]\s|#|\||>|```|\[[a-z]{1,6}\]\s)")
 
 
 def split_row(line: str) -> list[str]:

@@ -16,6 +16,7 @@ a throughput unit: detect.header_unit) down to the next empty row.
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Callable
 
 from .numfmt import builtin, format_number
@@ -30,6 +31,17 @@ _TYPE_SST = "/sharedStrings"
 _TYPE_STYLES = "/styles"
 _TYPE_COMMENTS = "/comments"
 _TYPE_THREADED = "/threadedComment"
+
+
+_ESCAPED = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def unescape(text: str) -> str:
+    """OOXML string escapes: ``_xHHHH_`` is the character U+HHHH (``_x005F_`` a literal underscore),
+    as Excel and LibreOffice write characters XML cannot carry and text that looks like an escape."""
+    if "_x" not in text:
+        return text
+    return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text)
 
 
 def sheet_location(sheet: str, coordinate: str) -> str:
@@ -131,7 +143,7 @@ def _shared_strings(z: SafeZip, part: str) -> list[str]:
         elif t == "rPh":
             state["rph"] -= 1
         elif t == "si":
-            strings.append("".join(buf))
+            strings.append(unescape("".join(buf)))
 
     def data(text):
         if state["t"]:
@@ -194,11 +206,8 @@ def column_letters(n: int) -> str:
     return out
 
 
-def _split_ref(ref: str) -> tuple[str, int]:
-    i = 0
-    while i < len(ref) and ref[i].isalpha():
-        i += 1
-    return ref[:i].upper(), int(ref[i:] or 0)
+def _letters(ref: str) -> str:
+    return ref.rstrip("0123456789").upper()
 
 
 def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -> None:
@@ -247,8 +256,7 @@ def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -
         elif t == "c":
             ref = st["ref"]
             if ref:
-                letters, _ = _split_ref(ref)
-                col = column_index(letters)
+                col = column_index(_letters(ref))
             else:
                 col = st["col"] + 1
                 ref = f"{column_letters(col)}{st['r']}"
@@ -256,7 +264,7 @@ def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -
             kind, raw = st["t"], st["v"]
             text, value = "", None
             if kind == "inlineStr":
-                text = "".join(buf)
+                text = unescape("".join(buf))
             elif raw is None:
                 pass
             elif kind == "s":
@@ -267,7 +275,7 @@ def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -
                 except (ValueError, IndexError):
                     text = ""
             elif kind in ("str", "e", "d"):
-                text = raw
+                text = unescape(raw)
             elif kind == "b":
                 text = "TRUE" if raw.strip() in ("1", "true") else "FALSE"
             else:
@@ -336,7 +344,7 @@ def _comment_part(z: SafeZip, part: str, element: str) -> list[tuple[str, str]]:
             st["rph"] -= 1
         elif t == element:
             st["in"] = False
-            out.append((st["ref"], "".join(buf)))
+            out.append((st["ref"], unescape("".join(buf))))
 
     def data(text):
         if st["in_t"]:
