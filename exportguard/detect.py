@@ -33,7 +33,7 @@ THROUGHPUT_HEADER = re.compile(_UNIT + r"|throughput", re.IGNORECASE)
 _HEADER_UNIT = re.compile(r"(?<![A-Za-z])" + _UNIT, re.IGNORECASE)
 _NOT_A_FIGURE_HEADER = re.compile(r"\btarget(?:ed)?\b|\bper\s+sample\b|\blatenc|\bTTFT\b|\bTPOT\b", re.IGNORECASE)
 _CELL_NUMBER = re.compile(r"\s*[~≈]?\s*" + _NUMBER)
-HEADER_MAX_CHARS = 60
+HEADER_MAX_CHARS = 100
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .evaluate import Evaluator, Hit, hit
+from .evaluate import DOCUMENT, Evaluator, Hit, hit
 from .safety import DEFAULT_LIMITS, Limits, NotInspectable, run_isolated
 
 FORMATS = {".pptx": "pptx", ".xlsx": "xlsx", ".xlsm": "xlsx", ".pdf": "pdf", ".csv": "csv", ".md": "markdown",
@@ -112,10 +112,10 @@ def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | 
     except ExportguardError as e:
         manifest = None
         report.manifest = {"present": True, "readable": False}
-        pre.append(hit("manifest-invalid", "manifest", str(e).replace(f"{path}: ", ""), scope="file"))
+        pre.append(hit("manifest-invalid", "manifest", str(e).replace(f"{path}: ", ""), scope=DOCUMENT))
     if manifest is not None:
         problems = verify(manifest, key)
-        pre += [hit("manifest-invalid", "manifest", p, scope="file") for p in problems]
+        pre += [hit("manifest-invalid", "manifest", p, scope=DOCUMENT) for p in problems]
         observer = ManifestCheck(manifest, fmt)
         report.manifest = {"present": True, "readable": True, "figures": len(observer.entries),
                            "digest_ok": not any("digest" in p for p in problems),

@@ -78,6 +78,7 @@ NOTE_START = re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[(" + 
 _NOTE_END = re.compile(r"\n[ \t]*\n")
 _LINE = re.compile(r"\bline \d+")
 _FIELD_CACHE: dict[str, frozenset] = {}
+DOCUMENT = "document"  # the scope of a file without slides, sheets or pages (CSV, Markdown)
 
 
 def fields_in(text: str) -> frozenset:
@@ -249,7 +250,7 @@ class Evaluator:
     def item(self, key: str, where: str, text: str, value: float | None = None, *, block: str = "",
              unit: str = "", kind: str = "text", line: int | None = None) -> None:
         if self._scope is None:
-            self.scope("file")
+            self.scope(DOCUMENT)
         sc = self._scope
         self._seq += 1
         if self.observer:
@@ -262,12 +263,12 @@ class Evaluator:
             d = column_figure(text, unit)
             if d is not None:
                 figs, column = [d], True
-        has_mlperf = "MLPerf" in text
+        has_mlperf = "MLPerf" in text and _names_mlperf(text)
         if has_mlperf:
             sc.mlperf = True
-            if self._mlperf_where is None:
-                self._mlperf_where = where
             self._mention(text, where, line)
+            if self._mlperf_where is None:
+                self._mlperf_where = self._first_mention[2] if self._first_mention else where
         if not self._legend and "MLCommons" in text and LEGEND.search(text):
             self._legend = True
         notes = parse_notes(text, figs) if "[" in text else []
@@ -308,8 +309,8 @@ class Evaluator:
             where_else = (f"; a note {_marks(missing)} stands on {', '.join(elsewhere[:3])}"
                           f"{' ...' if len(elsewhere) > 3 else ''}, which a reader of {scope} does not see"
                           if elsewhere else "")
-            self.hits[i] = hit("bare-figure", fig.where, f"{shown}: mark {_marks(missing)} resolves to no note on "
-                               f"{scope}{where_else}.", scope=scope, line=fig.line, key=fig.key)
+            self.hits[i] = hit("bare-figure", fig.where, f"{shown}: mark {_marks(missing)} resolves to no note "
+                               f"{on(scope)}{where_else}.", scope=scope, line=fig.line, key=fig.key)
         if self.observer:
             self.hits += self.observer.finish()
         return self.hits
@@ -323,6 +324,9 @@ class Evaluator:
             if re.match(r"\s+(?:name|logo)\b", tail):
                 continue  # the trademark legend's own words
             marked = not MLPERF_UNMARKED.match(text, m.start())
+            if line is not None and "\n" in text:
+                line += text.count("\n", 0, m.start())
+                where = _LINE.sub(f"line {line}", where, 1) if _LINE.search(where) else f"{where}, line {line}"
             self._first_mention = (text, marked, where, line)
             return
 
@@ -343,9 +347,9 @@ class Evaluator:
             if not d.band:
                 return [hit("bare-figure", fig.where, f"{shown} is a throughput figure with no band and no footnote "
                             "mark: nothing tells a reader its scenario, shape or source. Add its band (±x%) and a "
-                            f"mark [a] that resolves to a note on the same {_kind(sc.name)}.", **at)]
+                            f"mark [a] that resolves to a note {_same_scope(sc.name)}.", **at)]
             return [hit("bare-figure", fig.where, f"{shown} has a band but no footnote mark resolving to its "
-                        f"scenario, shape and source on the same {_kind(sc.name)}.", **at)]
+                        f"scenario, shape and source {_same_scope(sc.name)}.", **at)]
         found: list[Hit] = []
         if not d.band:
             found.append(hit("missing-band", fig.where, f"{shown} shows no shape-slack band (±x%) and no words "
@@ -364,15 +368,15 @@ class Evaluator:
             return found
         known = frozenset().union(*(n.fields for n in notes))
         note_text = " ".join(n.text for n in notes)
-        is_mlperf = fig.item_mlperf or sc.mlperf or "MLPerf" in note_text
+        is_mlperf = fig.item_mlperf or sc.mlperf or ("MLPerf" in note_text and _names_mlperf(note_text))
         if not known >= (_ALL_FIELDS if is_mlperf else _SHAPE_FIELDS):
             known = known | sc.shared
-        lacking = [w for w, f in (("a scenario (Offline, Server or Interactive)", "scenario"),
-                                  ("a shape (tokens per sample, dataset or maximum output tokens)", "shape"))
+        lacking = [w for w, f in (("scenario (Offline, Server or Interactive)", "scenario"),
+                                  ("shape (tokens per sample, dataset or maximum output tokens)", "shape"))
                    if f not in known]
         if lacking:
             found.append(hit("bare-figure", fig.where, f"{shown}: its note {_marks(d.marks)} names no "
-                             f"{' and no '.join(lacking)}, on {sc.name}.", **at))
+                             f"{' and no '.join(lacking)} ({on(sc.name)}).", **at))
         if is_mlperf:
             absent = [f for f in CITATION if f not in known]
             if absent:
@@ -394,6 +398,14 @@ class Evaluator:
         return found
 
 
+_LEGEND_WORDS = re.compile(r"MLPerf\S{0,6}\s+(?:name|logo)\b")
+
+
+def _names_mlperf(text: str) -> bool:
+    """MLPerf is named other than by the trademark legend's own words ("The MLPerf name and logo")."""
+    return text.count("MLPerf") > len(_LEGEND_WORDS.findall(text))
+
+
 def _marks(marks) -> str:
     return "".join(f"[{m}]" for m in marks)
 
@@ -402,4 +414,13 @@ def _kind(scope: str) -> str:
     for word in ("slide", "page", "sheet"):
         if scope.lower().startswith(word):
             return word
-    return "page" if scope == "file" else "sheet" if scope.startswith("Sheet") else "page"
+    return "document" if scope == DOCUMENT else "page"
+
+
+def _same_scope(scope: str) -> str:
+    return "in the same document" if scope == DOCUMENT else f"on the same {_kind(scope)}"
+
+
+def on(scope: str) -> str:
+    """'on slide 3', "on Sheet 'X'", 'in the document' (a CSV or Markdown file is one scope)."""
+    return "in the document" if scope == DOCUMENT else f"on {scope}"

@@ -32,7 +32,7 @@ from typing import Callable
 
 from ..detect import find_figures
 from ..manifest import shown_digest
-from .evaluate import Figure, Hit, hit
+from .evaluate import DOCUMENT, Figure, Hit, hit, on
 
 
 def _xlsx_scope(location: str) -> str:
@@ -47,7 +47,7 @@ def _prefix_scope(pattern: str) -> Callable[[str], str]:
 
     def scope(location: str) -> str:
         m = rx.match(location)
-        return m.group(1) if m else "file"
+        return m.group(1) if m else DOCUMENT
 
     return scope
 
@@ -60,8 +60,8 @@ class Syntax:
 
 SYNTAX = {
     "xlsx": Syntax(_xlsx_scope, lambda loc: "Sheet " + loc),
-    "csv": Syntax(lambda loc: "file", lambda loc: loc),
-    "markdown": Syntax(lambda loc: "file", lambda loc: loc),
+    "csv": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
+    "markdown": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
     "pptx": Syntax(_prefix_scope(r"(slide \d+)"), lambda loc: loc),
     "pdf": Syntax(_prefix_scope(r"(page \d+)"), lambda loc: loc),
 }
@@ -112,7 +112,7 @@ class _Entry:
 
 class ManifestCheck:
     def __init__(self, manifest: dict, fmt: str):
-        self.syntax = SYNTAX.get(fmt, Syntax(lambda loc: "file", lambda loc: loc))
+        self.syntax = SYNTAX.get(fmt, Syntax(lambda loc: DOCUMENT, lambda loc: loc))
         self.entries: dict[str, _Entry] = {}
         for e in manifest.get("figures") or ():
             if not isinstance(e, dict) or not isinstance(e.get("location"), str):
@@ -184,7 +184,7 @@ class ManifestCheck:
         bad = [e for e in self.entries.values() if e.sha != shown_digest(e.text, e.value)]
         if bad:
             hits.insert(0, hit("manifest-invalid", "manifest", f"shown_sha256 of {len(bad)} figure(s) does not match what "
-                               f"the manifest says is shown (first: {bad[0].where})", scope="file"))
+                               f"the manifest says is shown (first: {bad[0].where})", scope=DOCUMENT))
         hits += self._notes()
         hits += self._caveat()
         hits += self._added()
@@ -206,6 +206,8 @@ class ManifestCheck:
                        "removed", exported=e.text, now="", **at)
         text, value, where, line = got
         at["line"] = line
+        if where != e.where and line is not None:
+            e = _Entry(e.key, e.scope, where, e.text, e.value, e.sha, e.marks, e.notes, e.figure_text)
         other = next((o for o in exported_at.get((e.scope, text), ()) if o.key != e.key and _same(o.value, value)), None)
         if other is not None:
             return hit("edited-figure", e.where, f"exported {e.text!r}; it is no longer in the artifact (this location "
@@ -238,7 +240,7 @@ class ManifestCheck:
         hits = []
         for (scope, mark, note), entries in missing.items():
             figs = entries[0].where + (f" and {len(entries) - 1} more" if len(entries) > 1 else "")
-            hits.append(hit("stripped-binding", scope, f"note [{mark}] of {figs} no longer stands on {scope}: "
+            hits.append(hit("stripped-binding", scope, f"note [{mark}] of {figs} no longer stands {on(scope)}: "
                             f"{_short(note)!r} (removed since export)", scope=scope, exported=note, now="",
                             key=entries[0].key))
         return hits
@@ -250,7 +252,7 @@ class ManifestCheck:
         for scope in sorted({e.scope for e in self.entries.values()}):
             if scope in self.caveat_in or any(s.startswith(scope + ",") and s in self.caveat_in for s in self.scopes):
                 continue
-            hits.append(hit("caveat-missing", scope, f"the one-line caveat exported on {scope} is no longer there: "
+            hits.append(hit("caveat-missing", scope, f"the one-line caveat exported {on(scope)} is no longer there: "
                             f"{_short(self.caveat)!r}", scope=scope))
         return hits
 

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from ..detect import header_unit
+from .evaluate import DOCUMENT
 from .safety import DEFAULT_LIMITS, Limits, NotInspectable, check_file_size, read_text
 
 CSV_FIELD_LIMIT = 64 << 20
@@ -24,7 +25,7 @@ CSV_FIELD_LIMIT = 64 << 20
 
 def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
     check_file_size(path, limits)
-    sink.scope("file")
+    sink.scope(DOCUMENT)
     previous = csv.field_size_limit()
     csv.field_size_limit(CSV_FIELD_LIMIT)
     try:
@@ -89,7 +90,7 @@ def split_row(line: str) -> list[str]:
 
 def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
     text = read_text(path, limits)
-    sink.scope("file")
+    sink.scope(DOCUMENT)
     # comments are replaced by as many newlines as they span, so line numbers stay true
     text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     lines = text.split("\n")
