@@ -329,7 +329,7 @@ def check(paths, out_format, output, ignore, list_rules, timeout, max_memory, qu
             except KeyError:
                 raise click.BadParameter(f"unknown rule {part!r} (see --rules)", param_hint="--ignore") from None
     limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout, max_memory_mb=max_memory)
-    progress = Progress() if sys.stderr.isatty() else None
+    progress = Progress() if sys.stderr.isatty() else None  # after half a second (EXPORTGUARD_PROGRESS_AFTER)
     reports = run_check(paths, limits=limits, ignore=ignored, progress=progress)
     text = render(reports, out_format, quiet=quiet)
     if output:

@@ -210,9 +210,14 @@ def exit_code(reports: list[FileReport]) -> int:
 class Progress:
     """A one-line progress bar on stderr, shown once a run has taken more than a moment."""
 
-    def __init__(self, stream=None, after_s: float = 0.5, width: int = 30):
+    def __init__(self, stream=None, after_s: float | None = None, width: int = 30):
         self.stream = stream or sys.stderr
         self.started = time.monotonic()
+        if after_s is None:
+            try:
+                after_s = float(os.environ.get("EXPORTGUARD_PROGRESS_AFTER", "0.5"))
+            except ValueError:
+                after_s = 0.5
         self.after_s, self.width, self.shown = after_s, width, False
 
     def __call__(self, done: int, total: int, current: str) -> None:
