@@ -110,7 +110,7 @@ def to_sarif(reports: list[FileReport], base: Path | None = None) -> dict:
             continue
         for h in r.hits:
             physical = {"artifactLocation": {"uri": uri}}
-            if h.line:
+            if h.line and r.format in ("csv", "markdown"):  # a line of a text file (not of a PDF page)
                 physical["region"] = {"startLine": h.line}
             results.append({
                 "ruleId": h.rule_id,
