@@ -135,6 +135,14 @@ def build_hostile(d: Path) -> dict[str, str]:
     (d / "not-a.pdf").write_bytes(b"%PDF-1.7\n" + os.urandom(4000))
     expect["not-a.pdf"] = "not a readable PDF"
 
+    # a file of one format named as another
+    (d / "workbook-named.pptx").write_bytes(person_xlsx.read_bytes())
+    expect["workbook-named.pptx"] = "not a presentation: its main part 'xl/workbook.xml' is a 'workbook'"
+    (d / "deck-named.xlsx").write_bytes(person_pptx.read_bytes())
+    expect["deck-named.xlsx"] = "not a workbook"
+    (d / "empty.pptx").write_bytes(b"")
+    expect["empty.pptx"] = "not a readable zip archive"
+
     # text
     (d / "binary.csv").write_bytes(b"a,b\n\xff\xfe\x00garbage\n")
     expect["binary.csv"] = "not UTF-8"

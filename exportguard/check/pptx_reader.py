@@ -279,6 +279,8 @@ def read(z: SafeZip, sink) -> None:
     if z.find(pres) is None:
         raise NotInspectable(f"not a presentation: no {pres}")
     root = parse_tree(z.read(pres), pres, z.limits)
+    if root.tag != f"{P}presentation":
+        raise NotInspectable(f"not a presentation: its main part {pres!r} is a {root.tag.rpartition('}')[2]!r}")
     rels = relationships(z, pres)
     slides = []
     lst = root.find(f"{P}sldIdLst")

@@ -485,6 +485,12 @@ def _died(proc, limits: Limits) -> str:
 
 def _child(send, fn, args, limits: Limits) -> None:
     try:
+        import faulthandler
+
+        faulthandler.disable()  # a parser's crash is reported by the parent as a reason, not dumped here
+    except Exception:
+        pass
+    try:
         cap = limits.max_memory_mb * MB
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     except (ValueError, OSError):

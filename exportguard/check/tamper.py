@@ -72,6 +72,14 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+_PREFIX = 64
+
+
+def _squash(text: str) -> str:
+    """Text compared whatever its line breaks: a PDF or a slide wraps a long note anywhere."""
+    return "".join(_norm(text).split())
+
+
 def _num(v) -> str:
     if v is None:
         return "nothing"
@@ -123,10 +131,10 @@ class ManifestCheck:
             self.entries[loc] = _Entry(loc, self.syntax.scope_of(loc), self.syntax.where(loc), text,
                                        shown.get("value"), str(e.get("shown_sha256", "")), list(e.get("marks") or ()),
                                        [n for n in (e.get("notes") or ()) if isinstance(n, str)], str(e.get("text", "")))
-        self.caveat = _norm(manifest.get("caveat_short") or "")
+        self.caveat = _squash(manifest.get("caveat_short") or "")
         self.found: dict[str, tuple] = {}  # location -> (text, value, where, line)
         self.caveat_in: set[str] = set()
-        self.notes_in: dict[str, set[str]] = defaultdict(set)
+        self.notes_in: dict[str, dict[str, list[str]]] = defaultdict(dict)  # scope -> first chars -> notes
         self.figures_in: dict[str, list[Figure]] = defaultdict(list)
         self.figure_items: dict[str, dict[str, tuple]] = defaultdict(dict)  # scope -> location -> (text, value)
         self.scopes: list[str] = []
@@ -139,12 +147,13 @@ class ManifestCheck:
         if key in self.entries:
             self.found[key] = (text, value, where, line)
         if (self.caveat and scope not in self.caveat_in and kind != "comment" and len(text) >= len(self.caveat)
-                and self.caveat in _norm(text)):
+                and self.caveat in _squash(text)):
             self.caveat_in.add(scope)
 
     def note(self, scope: str, mark: str, text: str, kind: str) -> None:
         if kind != "comment":
-            self.notes_in[scope].add(_norm(text))
+            squashed = _squash(text)
+            self.notes_in[scope].setdefault(squashed[:_PREFIX], []).append(squashed)
 
     def figure(self, scope: str, fig: Figure, text: str) -> None:
         self.figures_in[scope].append(fig)
@@ -233,9 +242,14 @@ class ManifestCheck:
     def _notes(self) -> list[Hit]:
         missing: dict[tuple[str, str, str], list[_Entry]] = defaultdict(list)
         for e in self.entries.values():
-            seen = self.notes_in.get(e.scope, set())
+            seen = self.notes_in.get(e.scope, {})
             for mark, note in zip(e.marks, e.notes):
-                if _norm(note) not in seen:
+                want = _squash(note)
+                # a note may run on into the next line of a PDF page or slide: it must begin with the exported note
+                found = any(n.startswith(want) for n in seen.get(want[:_PREFIX], ()))
+                if not found and len(want) < _PREFIX:  # a short note that runs on: its key is longer
+                    found = any(k.startswith(want) for k in seen)
+                if not found:
                     missing[(e.scope, mark, note)].append(e)
         hits = []
         for (scope, mark, note), entries in missing.items():

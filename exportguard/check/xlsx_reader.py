@@ -80,6 +80,9 @@ class Workbook:
         if z.find(self.part) is None:
             raise NotInspectable(f"{z.label + ': ' if z.label else ''}not a workbook: no {self.part}")
         root = parse_tree(z.read(self.part), self.part, z.limits)
+        if root.tag.rpartition("}")[2] != "workbook":
+            raise NotInspectable(f"{z.label + ': ' if z.label else ''}not a workbook: its main part {self.part!r} is "
+                                 f"a {root.tag.rpartition('}')[2]!r}")
         ns = root.tag[1:].split("}")[0] if root.tag.startswith("{") else ""
         q = (lambda t: f"{{{ns}}}{t}") if ns else (lambda t: t)
         pr = root.find(q("workbookPr"))
