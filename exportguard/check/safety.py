@@ -28,8 +28,10 @@ zipped, 760 MB of XML in 15 entries, the largest 264 MB, compression ratios up t
 from __future__ import annotations
 
 import io
+import logging
 import multiprocessing
 import os
+import re
 import resource
 import signal
 import sys
@@ -384,8 +386,6 @@ def local(tag: str) -> str:
 def configure_pypdf(limits: Limits) -> None:
     """pypdf's own resource limits, set from ours: its Configuration (pypdf 7) or, in older
     releases, its module-level decompression limits."""
-    import logging
-
     import pypdf
 
     logger = logging.getLogger("pypdf")
@@ -408,6 +408,56 @@ def configure_pypdf(limits: Limits) -> None:
                  "RUN_LENGTH_MAX_OUTPUT_LENGTH", "MAX_ARRAY_BASED_STREAM_OUTPUT_LENGTH"):
         if hasattr(filters, name):
             setattr(filters, name, size)
+
+
+_PDF_FATAL = re.compile(r"error reading|limit|recursion|cyclic|depth|impossible to decode|decompress|too many|loop",
+                        re.IGNORECASE)
+
+
+class PypdfTrouble(logging.Handler):
+    """pypdf recovers from damage with a logged warning and carries on with part of a page missing;
+    the checker does not: a warning that content was lost ends the inspection (``check``)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.found: list[str] = []
+        logging.getLogger("pypdf").addHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:
+            message = str(record.msg)
+        if _PDF_FATAL.search(message):
+            self.found.append(message[:200])
+
+    def check(self, page: int) -> None:
+        if self.found:
+            raise NotInspectable(f"pypdf could not read all of page {page}: {self.found[0]} (a damaged object, "
+                                 "nesting past its limits or a stream past the size limit)")
+
+    def close(self) -> None:
+        logging.getLogger("pypdf").removeHandler(self)
+        super().close()
+
+
+def inflate_page_contents(page, n: int) -> None:
+    """Inflate each of a PDF page's content streams (within pypdf's limits, set from ours), whether or
+    not text extraction would; a content entry that is not a stream or an array of streams (a
+    reference loop, a damaged page) ends the inspection."""
+    from pypdf.generic import ArrayObject, StreamObject
+
+    raw = page.get("/Contents")
+    if raw is None:
+        return
+    obj = raw.get_object()
+    parts = list(obj) if isinstance(obj, ArrayObject) else [obj]
+    for part in parts:
+        stream = part.get_object() if part is not None else None
+        if not isinstance(stream, StreamObject):
+            raise NotInspectable(f"page {n}'s contents are not streams ({type(stream).__name__}): a reference loop "
+                                 "or a damaged page")
+        stream.get_data()
 
 
 def pdf_problem(e: BaseException, limits: Limits = DEFAULT_LIMITS) -> NotInspectable:
