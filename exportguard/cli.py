@@ -304,7 +304,8 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
 @click.option("--timeout", type=float, default=None, metavar="SECONDS",
               help="Wall-clock limit for one file (default 120).")
 @click.option("--max-memory", type=int, default=None, metavar="MB",
-              help="Memory (address space) limit for the process inspecting one file (default 2048).")
+              help="Memory (address space) the process inspecting one file may add to the checker's own "
+                   "(default 2048).")
 @click.option("--quiet", "-q", is_flag=True, help="Text: list only files with findings or that could not be inspected.")
 def check(paths, out_format, output, ignore, list_rules, timeout, max_memory, quiet):
     """Check PPTX, XLSX, PDF, CSV and Markdown files (or folders of them) for throughput figures

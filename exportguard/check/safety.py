@@ -18,7 +18,8 @@ gigabytes or whose objects refer to each other in a loop. Nothing here trusts th
   limits, set from ours) and on nesting (Python's recursion limit in the worker; a reference loop
   ends there or in pypdf's loop detection).
 - **Every file is inspected in a worker process** (``run_isolated``) with an address-space limit
-  (RLIMIT_AS) set in the child and a wall-clock limit enforced by the parent, which kills the
+  (RLIMIT_AS, set in the child to what it starts with plus ``max_memory_mb``) and a wall-clock
+  limit enforced by the parent, which kills the
   child when it is reached. Whatever goes wrong ends as ``NotInspectable(reason)``: "could not
   inspect: <reason>", never a crash and never "no findings".
 
@@ -484,14 +485,15 @@ class Outcome:
 
 
 def run_isolated(fn: Callable, args: tuple, limits: Limits = DEFAULT_LIMITS) -> Outcome:
-    """Run ``fn(*args)`` in a forked worker whose address space is limited to
-    ``limits.max_memory_mb`` and which the parent kills after ``limits.timeout_s``. Returns the
+    """Run ``fn(*args)`` in a forked worker whose address space may grow by at most
+    ``limits.max_memory_mb`` over what it starts with (the parent's, at the fork), and which the
+    parent kills after ``limits.timeout_s``. Returns the
     value, or the reason it could not be had (NotInspectable's reason, a memory or time limit, or
     the worker's unexpected end)."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     started = time.monotonic()
-    proc = ctx.Process(target=_child, args=(send, fn, args, limits), daemon=True)
+    proc = ctx.Process(target=_child, args=(send, fn, args, limits, _address_space()), daemon=True)
     proc.start()
     send.close()
     try:
@@ -533,7 +535,16 @@ def _died(proc, limits: Limits) -> str:
     return f"the inspecting process ended unexpectedly (exit code {code})"
 
 
-def _child(send, fn, args, limits: Limits) -> None:
+def _address_space() -> int:
+    """This process's address space in bytes (what a forked worker starts with), 0 if unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _child(send, fn, args, limits: Limits, base: int = 0) -> None:
     try:
         import faulthandler
 
@@ -541,7 +552,9 @@ def _child(send, fn, args, limits: Limits) -> None:
     except Exception:
         pass
     try:
-        cap = limits.max_memory_mb * MB
+        # what the inspection may add to the address space the worker starts with (the checker's own,
+        # shared with its parent until written): a small CLI process starts at about 100-200 MB
+        cap = base + limits.max_memory_mb * MB
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     except (ValueError, OSError):
         pass  # an already lower hard limit stays in force
