@@ -244,3 +244,20 @@ def test_json_carries_exported_and_now(artifacts, tmp_path):
     (finding,) = f["findings"]
     assert finding["rule"] == "EG017" and finding["now"] == "5" and finding["manifest_location"] == entry["location"]
     assert f["manifest"]["digest_ok"] is True and f["manifest"]["figures"] == 17
+
+
+def test_a_removed_figure_is_not_masked_by_the_same_text_elsewhere(artifacts, tmp_path):
+    """The executive deck shows its top figure twice (the headline and table row 1): removing one is
+    still a removal, however the other reads."""
+    text = (artifacts / "executive-deck.md").read_text("utf-8")
+    headline = next(line for line in text.split("\n") if line.startswith("**"))
+    top = headline[2:headline.index("**", 2)]
+    lines = text.split("\n")
+    row = next(i for i, line in enumerate(lines) if line.startswith("| 1 |") and line.endswith(f"| {top} |"))
+    lines[row] = lines[row].replace(f"| {top} |", "| n/a |")
+    path = tmp_path / "removed.md"
+    path.write_text("\n".join(lines), "utf-8")
+    (r,) = check([path])
+    (hit,) = r.hits
+    assert hit.rule_id == "EG017" and hit.location == f"line {row + 1} (section 2, table row 1, column 6)"
+    assert hit.message == f"exported {top!r}, now 'n/a'"

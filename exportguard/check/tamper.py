@@ -56,14 +56,17 @@ def _prefix_scope(pattern: str) -> Callable[[str], str]:
 class Syntax:
     scope_of: Callable[[str], str]  # a manifest location -> the reader's scope name
     where: Callable[[str], str]  # a manifest location -> what a person reads
+    exact: Callable[[str], bool] = lambda loc: True  # the reader emits an item at exactly this location
 
+
+_PPTX_CELL = re.compile(r"slide \d+, table \d+, row \d+, column \d+")
 
 SYNTAX = {
     "xlsx": Syntax(_xlsx_scope, lambda loc: "Sheet " + loc),
     "csv": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
     "markdown": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
-    "pptx": Syntax(_prefix_scope(r"(slide \d+)"), lambda loc: loc),
-    "pdf": Syntax(_prefix_scope(r"(page \d+)"), lambda loc: loc),
+    "pptx": Syntax(_prefix_scope(r"(slide \d+)"), lambda loc: loc, lambda loc: bool(_PPTX_CELL.fullmatch(loc))),
+    "pdf": Syntax(_prefix_scope(r"(page \d+)"), lambda loc: loc, lambda loc: False),
 }
 
 
@@ -178,17 +181,27 @@ class ManifestCheck:
         exported_at = defaultdict(list)
         for e in self.entries.values():
             exported_at[(e.scope, e.text)].append(e)
+        # figures on each scope by their text, for locations a reader does not address (a PDF's table cell)
+        pool: dict[tuple[str, str], int] = defaultdict(int)
+        for scope, figs in self.figures_in.items():
+            for f in figs:
+                if f.key not in self.entries:
+                    pool[(scope, _norm(f.d.text))] += 1
         moved = 0
         for e in self.entries.values():
             if e.key in intact:
                 continue
             spare = free.get((e.scope, e.text), [])
             match = next((i for i, (_k, v) in enumerate(spare) if _same(v, e.value)), None)
-            if match is not None or self._shown_elsewhere(e):  # moved (a sorted table, an inserted row)
-                if match is not None:
-                    spare.pop(match)
+            if match is not None:  # moved (a sorted table, an inserted row)
+                spare.pop(match)
                 moved += 1
                 continue
+            if not self.syntax.exact(e.key) and e.key not in self.found:
+                here = next((k for k in ((e.scope, _norm(e.text)), (e.scope, _norm(e.figure_text))) if pool[k] > 0), None)
+                if here is not None:  # still shown on its slide or page
+                    pool[here] -= 1
+                    continue
             hits.append(self._changed(e, self.found.get(e.key), exported_at))
         bad = [e for e in self.entries.values() if e.sha != shown_digest(e.text, e.value)]
         if bad:
@@ -199,14 +212,6 @@ class ManifestCheck:
         hits += self._added()
         self.moved = moved
         return hits
-
-    def _shown_elsewhere(self, e: _Entry) -> bool:
-        """For locations a reader does not address: the exported text still stands in the scope."""
-        if e.key in self.found:
-            return False
-        target = _norm(e.text)
-        return any(_norm(f.d.text) == target or _norm(f.d.text) == _norm(e.figure_text)
-                   for f in self.figures_in.get(e.scope, ()))
 
     def _changed(self, e: _Entry, got, exported_at) -> Hit:
         at = dict(scope=e.scope, key=e.key)
