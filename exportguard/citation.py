@@ -117,11 +117,12 @@ def table_note(sample: Result, slack: Slack) -> TableNote:
 
 
 def row_note(result: Result) -> Note:
-    i, c, b = result.conditions.identity, result.conditions.configuration, result.conditions.benchmark
+    i, c = result.conditions.identity, result.conditions.configuration
     citation = Citation.of(result)
+    # The suite, round, division, benchmark and scenario are the table's, stated once in its TableNote.
     parts = [
         f"{i.submitter}, {i.system_name}",
-        f"{identity_words(result)}, {b.benchmark} {b.scenario}, {result_id_words(result)}, {verified_words(result)}",
+        f"{result_id_words(result)}, {verified_words(result)}",
         f"{c.accelerators_total} x {c.accelerator} on {c.nodes} node{'s' if c.nodes != 1 else ''}; {c.framework}",
         citation.tokens_per_sample,
     ]

@@ -68,7 +68,7 @@ def _open(ctx):
     try:
         return open_store(ctx.obj["db"])
     except StoreError as e:
-        raise click.ClickException(str(e)) from None
+        raise click.ClickException(_safe(e)) from None
 
 
 @command()
@@ -99,7 +99,7 @@ def _ingest(ctx, paths, retrieved, round_, quiet=False):
             try:
                 report = ingest_path(store, path, retrieved_on=retrieved, round=round_, progress=progress)
             except SourceError as e:
-                raise click.ClickException(str(e)) from None
+                raise click.ClickException(_safe(e)) from None
             finally:
                 if progress:
                     progress.done()
@@ -110,6 +110,12 @@ def _ingest(ctx, paths, retrieved, round_, quiet=False):
     return reports
 
 
+def visible(text: str) -> str:
+    from .sanitize import visible as _visible
+
+    return _visible(text)
+
+
 class _Progress:
     def __init__(self, label):
         self.label, self.n, self.last = label, 0, 0.0
@@ -118,27 +124,27 @@ class _Progress:
         self.n += k
         now = time.monotonic()
         if now - self.last > 0.1:
-            click.echo(f"\r  ingesting {self.label}: {self.n} rows", nl=False, err=True)
+            click.echo(f"\r  ingesting {visible(str(self.label))}: {self.n} rows", nl=False, err=True)
             self.last = now
 
     def done(self):
-        click.echo(f"\r  ingesting {self.label}: {self.n} rows", err=True)
+        click.echo(f"\r  ingesting {visible(str(self.label))}: {self.n} rows", err=True)
 
 
 def _print_report(report) -> None:
-    click.echo(report.summary_line() + f" in {report.seconds:.2f} s")
+    _say(report.summary_line() + f" in {report.seconds:.2f} s")
     for reason, n in sorted(report.skip_reasons.items()):
-        click.echo(f"    skipped {n}: {reason}")
+        _say(f"    skipped {n}: {reason}")
     for reason, n in sorted(report.quarantine_reasons.items()):
-        click.echo(f"    quarantined {n}: {reason}")
+        _say(f"    quarantined {n}: {reason}")
     for change in report.changes[:20]:
-        click.echo(f"    changed (not overwritten): {change}")
+        _say(f"    changed (not overwritten): {change}")
     if len(report.changes) > 20:
-        click.echo(f"    ... and {len(report.changes) - 20} more changed rows (see `exportguard quarantine`)")
+        _say(f"    ... and {len(report.changes) - 20} more changed rows (see `exportguard quarantine`)")
     for line in report.apart[:20]:
-        click.echo(f"    kept apart: {line}")
+        _say(f"    kept apart: {line}")
     if len(report.apart) > 20:
-        click.echo(f"    ... and {len(report.apart) - 20} more rows kept apart from a disagreeing twin")
+        _say(f"    ... and {len(report.apart) - 20} more rows kept apart from a disagreeing twin")
 
 
 def _report_dict(r) -> dict:
@@ -158,6 +164,21 @@ def _check_date(text: str) -> None:
         raise click.BadParameter(f"{text!r} is not a date like 2025-09-09", param_hint="--retrieved") from None
 
 
+def _safe(text) -> str:
+    """Text that holds words from sources, fit for a terminal: nothing in it may steer the screen."""
+    return "\n".join(visible(line) for line in str(text).split("\n"))
+
+
+def _say(text, err: bool = False) -> None:
+    click.echo(_safe(text), err=err)
+
+
+def _nothing(filters) -> str:
+    if any(filters.values()):
+        return "no stored result matches these filters"
+    return "the store holds no results yet (exportguard ingest PATH, or exportguard demo)"
+
+
 def _cohorts(ctx, filters):
     with _open(ctx) as store:
         return store.cohorts(**filters)
@@ -171,14 +192,15 @@ def cohorts(ctx, as_json, **kwargs):
     """Per cohort: count, tokens-per-sample range, shape slack and band (or why not estimable)."""
     from .textviews import cohort_header, cohort_row
 
-    found = _cohorts(ctx, _filters(kwargs))
+    filters = _filters(kwargs)
+    found = _cohorts(ctx, filters)
     if as_json:
         click.echo(json.dumps([cohort_row(c) for c in found], indent=2))
         return
     if not found:
-        click.echo("no results match (ingest some first: exportguard ingest PATH)")
+        click.echo(_nothing(filters))
     for c in found:
-        click.echo(cohort_header(c))
+        _say(cohort_header(c))
 
 
 @command("list")
@@ -189,14 +211,15 @@ def list_(ctx, as_json, **kwargs):
     """Figures, grouped by cohort, each with unit, band and conditions."""
     from .textviews import figure_records, listing_lines
 
-    found = _cohorts(ctx, _filters(kwargs))
+    filters = _filters(kwargs)
+    found = _cohorts(ctx, filters)
     if as_json:
         click.echo(json.dumps([rec for c in found for rec in figure_records(c)], indent=2))
         return
     if not found:
-        click.echo("no results match (ingest some first: exportguard ingest PATH)")
+        click.echo(_nothing(filters))
     for line in listing_lines(found):
-        click.echo(line)
+        _say(line)
 
 
 @command()
@@ -210,8 +233,11 @@ def quarantine(ctx, as_json):
         click.echo(json.dumps(rows, indent=2))
         return
     for q in rows:
-        click.echo(f"{q['locator']}: [{q['reason']}] {q['message']}")
+        _say(f"{q['locator']}: [{q['reason']}] {q['message']}")
     click.echo(f"{len(rows)} quarantined row(s)")
+
+
+DEMO_SPECS = ("demo.toml", "demo-deck.toml", "demo-briefing.toml")  # in exportguard/data: workbook, deck, briefing
 
 
 @command()
@@ -234,14 +260,15 @@ def demo(ctx, out_dir):
     found = _cohorts(ctx, {"round": ("v5.1",), "division": ("closed",)})
     click.echo("\nCohorts of v5.1 closed (figures compare only inside a cohort):")
     for c in found:
-        click.echo("  " + cohort_header(c))
-    spec = parse_spec(data.joinpath("demo.toml").read_text("utf-8"), name="demo.toml")
-    with _open(ctx) as store:
-        report = build_report(store, spec)
-    written = export_report(report, [Path(out_dir) / t for t in spec.targets])
-    click.echo(f"\nWrote {sum(1 for _ in report.figures())} bound figures:")
-    for path in written:
-        click.echo(f"  {path}")
+        _say("  " + cohort_header(c))
+    for name in DEMO_SPECS:
+        spec = parse_spec(data.joinpath(name).read_text("utf-8"), name=name)
+        with _open(ctx) as store:
+            report = build_report(store, spec)
+        written = export_report(report, [Path(out_dir) / t for t in spec.targets])
+        click.echo(f"\n{spec.title}: {sum(1 for _ in report.figures())} bound figures in")
+        for path in written:
+            click.echo(f"  {path}")
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
 
 
@@ -255,11 +282,15 @@ def demo(ctx, out_dir):
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (TOML) for cost per 1M tokens.")
 @click.option("--title", help="Report title (without --spec).")
 @click.option("--to", "targets", multiple=True, metavar="FILE",
-              help="Output file; the format follows the extension (.csv .md .xlsx). Repeatable.")
+              help="Output file; the format follows the extension (.xlsx .pptx .pdf .csv .md). Repeatable.")
 @click.option("--text-cells", is_flag=True, help="XLSX: figure cells hold the bound text, with a numeric sort column.")
+@click.option("--force", is_flag=True, help="Replace outputs even where they are read-only.")
+@click.option("--template", type=click.Path(exists=True, dir_okay=False),
+              help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses.")
 @click.pass_context
-def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, **kwargs):
-    """Export bound figures to CSV, Markdown or XLSX: from a spec, or from the filters."""
+def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, template,
+           **kwargs):
+    """Export bound figures to XLSX, PPTX, PDF, CSV or Markdown: from a spec, or from the filters."""
     from pathlib import Path
 
     from .errors import ExportguardError
@@ -282,15 +313,15 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
         price_table = load_prices(prices) if prices else None
         with _open(ctx) as store:
             report = build_report(store, spec, price_table)
-        written = export_report(report, targets, text_cells=text_cells)
+        written = export_report(report, targets, text_cells=text_cells, force=force, template=template)
     except GuardError as e:
-        click.echo(str(e), err=True)
+        _say(str(e), err=True)
         sys.exit(1)
     except ExportguardError as e:
-        raise click.ClickException(str(e)) from None
+        raise click.ClickException(_safe(e)) from None
     figures = sum(1 for _ in report.figures())
     for path in written:
-        click.echo(f"wrote {path}")
+        _say(f"wrote {path}")
     click.echo(f"{figures} figures in {len(report.sections)} sections, each bound to its conditions")
 
 

@@ -18,6 +18,7 @@ from .errors import ExportguardError
 from .model import Result, Slack, group_by_cohort
 from .report import BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Report, TableSection, TextSection
 from .rules import ERROR, Finding, finding
+from .sanitize import presentable
 from .wording import shape_words, slack_words, tps_words, unit_words
 
 
@@ -134,7 +135,7 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
                prices: PriceTable | None = None, where: str = "table") -> BoundTable:
     """One comparison of one cohort, highest figure first, every figure bound. ``slack`` is the whole
     stored cohort's (Store.cohort_slack). Raises GuardError."""
-    results = sorted(results, key=lambda r: -r.value)
+    results = sorted((presentable(r) for r in results), key=lambda r: -r.value)
     unknown = [c for c in columns if c not in KNOWN_COLUMNS]
     if unknown:
         raise GuardError([finding("unknown-column", where, f"unknown column(s) {', '.join(unknown)}; known: "
@@ -226,12 +227,13 @@ def kpi_conditions(result: Result) -> str:
 
 def bound_figure(result: Result, slack: Slack) -> BoundFigure:
     """A result's official figure, bound to its cohort's slack and its citation."""
+    result = presentable(result)
     return BoundFigure(result, result.cohort_key, slack, row_note(result), result.value)
 
 
 def kpi(result: Result, slack: Slack, title: str) -> KpiSection:
     figure = bound_figure(result, slack)
-    return KpiSection(title, figure, kpi_conditions(result), table_note(result, slack))
+    return KpiSection(title, figure, kpi_conditions(figure.result), table_note(figure.result, slack))
 
 
 # -- validation of a whole report --------------------------------------------------------------

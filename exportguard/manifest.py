@@ -11,11 +11,12 @@ import hmac
 import json
 import os
 from collections.abc import Mapping, Sequence
-from functools import partial
+import functools
+import tempfile
 from typing import TYPE_CHECKING, Iterator
 
 from . import __version__
-from .model import Conditions
+from .model import CohortKey, Conditions
 from .report import Report
 from .wording import band_words, marks_words
 
@@ -52,7 +53,7 @@ def figure_entry(p: Placement) -> dict:
         "notes": list(p.notes),
         "verified": fig.verified,
         "cohort": fig.cohort.label(),
-        "cohort_key": dataclasses.asdict(fig.cohort),
+        "cohort_key": _cohort_fields(fig.cohort),
         # Shallow copies of flat dataclasses: asdict's deep recursion costs more than the export itself.
         "conditions": {part: dict(vars(getattr(c, part))) for part in _CONDITION_PARTS},
     }
@@ -61,54 +62,90 @@ def figure_entry(p: Placement) -> dict:
 _CONDITION_PARTS = tuple(f.name for f in dataclasses.fields(Conditions))
 
 
-class Figures(Sequence):
-    """The manifest's figure entries, computed when read rather than held: a 100,000-figure export
-    keeps only its placements (references into the report), not 100,000 entry dicts."""
+@functools.lru_cache(maxsize=1024)
+def _cohort_fields(key: CohortKey) -> dict:
+    return dataclasses.asdict(key)
 
-    def __init__(self, placements: Sequence[Placement]):
-        self._placements = placements
+
+def _canonical(value) -> str:
+    """The one JSON form of the manifest: sorted keys, no spaces, ASCII only (any character a
+    format cannot hold travels escaped). It is what artifacts embed and what the digest covers."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+class Figures(Sequence):
+    """The manifest's figure entries, each serialised once, as it is hashed, into a spool file (on
+    disk past a few MB): a 100,000-figure export neither holds 100,000 entry dicts nor encodes any of
+    them twice. Reading an entry parses it back from its canonical text."""
+
+    def __init__(self, placements: Sequence[Placement], digests: Sequence):
+        self._spool = tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="ascii")
+        self._offsets: list[int] = []
+        for p in placements:
+            text = _canonical(figure_entry(p))
+            for d in digests:
+                d.update(text.encode("ascii"))
+                d.update(b",")
+            self._offsets.append(self._spool.tell())
+            self._spool.write(text + "\n")
+
+    def texts(self) -> Iterator[str]:
+        self._spool.seek(0)
+        for line in self._spool:
+            yield line.rstrip("\n")
 
     def __len__(self):
-        return len(self._placements)
+        return len(self._offsets)
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [figure_entry(p) for p in self._placements[i]]
-        return figure_entry(self._placements[i])
+            return [self[k] for k in range(*i.indices(len(self)))]
+        self._spool.seek(self._offsets[i])
+        return json.loads(self._spool.readline())
 
     def __iter__(self):
-        return (figure_entry(p) for p in self._placements)
+        return (json.loads(text) for text in self.texts())
 
     def __eq__(self, other):
         return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
 
 
-def json_pieces(manifest: Mapping, canonical_form: bool = False) -> Iterator[str]:
-    """The manifest as JSON text, piece by piece (figures one at a time). The canonical form (sorted
-    keys, no spaces, no digest or hmac) is what the digest and the signature are computed over."""
-    items = sorted(_signed_part(manifest).items()) if canonical_form else manifest.items()
-    dump = partial(json.dumps, sort_keys=canonical_form, separators=(",", ":"), ensure_ascii=not canonical_form)
+def json_pieces(manifest: Mapping) -> Iterator[str]:
+    """The manifest as JSON text, piece by piece (figures one at a time), in its canonical form."""
     yield "{"
-    for n, (key, value) in enumerate(items):
+    for n, key in enumerate(sorted(manifest)):
         yield ("," if n else "") + json.dumps(key) + ":"
+        value = manifest[key]
         if key == "figures":
             yield "["
-            for m, entry in enumerate(value):
-                yield ("," if m else "") + dump(entry)
+            texts = value.texts() if isinstance(value, Figures) else (_canonical(e) for e in value)
+            for m, text in enumerate(texts):
+                yield ("," if m else "") + text
             yield "]"
         else:
-            yield dump(value)
+            yield _canonical(value)
     yield "}"
 
 
-def _digests(manifest: Mapping, key: bytes | None) -> tuple[str, str | None]:
-    sha = hashlib.sha256()
-    mac = hmac.new(key, digestmod=hashlib.sha256) if key else None
-    for piece in json_pieces(manifest, canonical_form=True):
-        data = piece.encode("utf-8")
-        sha.update(data)
-        if mac:
-            mac.update(data)
+def _digests(manifest: Mapping, key: bytes | None, figures_done: Sequence = ()) -> tuple[str, str | None]:
+    """sha256 (and HMAC) over the canonical JSON of every key but digest and hmac, in sorted key
+    order: each key, its value, and the figures as their canonical texts each followed by a comma.
+    ``figures_done`` are digests that have already taken in the figures (Figures hashes as it spools)."""
+    sha = figures_done[0] if figures_done else hashlib.sha256()
+    mac = (figures_done[1] if len(figures_done) > 1 else hmac.new(key, digestmod=hashlib.sha256)) if key else None
+    digests = [d for d in (sha, mac) if d is not None]
+    if not figures_done:
+        for entry in manifest.get("figures", ()):
+            text = _canonical(entry).encode("ascii")
+            for d in digests:
+                d.update(text)
+                d.update(b",")
+    for k in sorted(_signed_part(manifest)):
+        if k == "figures":
+            continue
+        data = (json.dumps(k) + ":" + _canonical(manifest[k])).encode("ascii")
+        for d in digests:
+            d.update(data)
     return sha.hexdigest(), (mac.hexdigest() if mac else None)
 
 
@@ -120,6 +157,7 @@ def build(report: Report, placements: Sequence[Placement], artifact_format: str,
           key: bytes | None = None) -> dict:
     if key is None and os.environ.get(SIGNING_KEY_ENV):
         key = os.environ[SIGNING_KEY_ENV].encode("utf-8")
+    digests = [hashlib.sha256()] + ([hmac.new(key, digestmod=hashlib.sha256)] if key else [])
     manifest = {
         "schema": SCHEMA,
         "tool": f"exportguard {__version__}",
@@ -128,9 +166,9 @@ def build(report: Report, placements: Sequence[Placement], artifact_format: str,
         "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "caveat_short": report.caveat_short,
         "warnings": [{"rule": w.rule_id, "location": w.location, "message": w.message} for w in report.warnings],
-        "figures": Figures(list(placements)),
+        "figures": Figures(placements, digests),
     }
-    digest, mac = _digests(manifest, key)
+    digest, mac = _digests(manifest, key, digests)
     manifest["digest"] = {"algorithm": "sha256", "value": digest}
     if mac:
         manifest["hmac"] = {"algorithm": "HMAC-SHA256", "value": mac}

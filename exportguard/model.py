@@ -6,6 +6,7 @@ condition that gives it meaning. Absent conditions are explicit states (``RESULT
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Iterable
@@ -138,12 +139,12 @@ class Result:
         merge), 'csv' for rows a user supplied (which never merge into a publication)."""
         return "csv" if self.conditions.provenance.source_kind == "csv" else "mlcommons"
 
-    @property
+    @functools.cached_property  # computed once per result (frozen: nothing it reads can change)
     def natural_key(self) -> tuple[str, ...]:
         i, b = self.conditions.identity, self.conditions.benchmark
         return (self.origin, i.round, i.division, i.submitter_key, i.system_id, b.benchmark, b.scenario)
 
-    @property
+    @functools.cached_property
     def cohort_key(self) -> "CohortKey":
         i, b = self.conditions.identity, self.conditions.benchmark
         return CohortKey(i.mlperf, i.round, i.division, b.model, b.accuracy_track, b.scenario, self.unit,

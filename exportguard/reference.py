@@ -64,6 +64,12 @@ def model_references() -> dict[str, ModelReference]:
 
 
 @cache
+def tokens_per_sample_tolerance() -> float:
+    """How far above its max output tokens a result's tokens per sample may be (reference_conditions.toml)."""
+    return float(_load("reference_conditions.toml")["tokens_per_sample_tolerance"])
+
+
+@cache
 def errata() -> tuple[Erratum, ...]:
     return tuple(Erratum(**e) for e in _load("errata.toml")["errata"])
 

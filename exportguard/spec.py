@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -88,8 +89,22 @@ def parse_spec(text: str, name: str = "<spec>", base_dir: Path = Path(".")) -> R
     if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
         raise where.error("targets", None, "outputs.targets must be a list of file names")
     prices = outputs.get("prices")
+    if prices is not None and not isinstance(prices, str):
+        raise where.error("prices", None, "outputs.prices must be a file name")
+    for t in [*targets, *([prices] if prices else [])]:
+        inside_folder(t, where, "prices" if t == prices else "targets")
     return ReportSpec(title, _str(data, "audience", where, None) or "general", sections, tuple(targets),
                       prices, name, base_dir)
+
+
+def inside_folder(name: str, where: "_Locator", key: str) -> str:
+    """A file a spec names stays in the spec's folder (or below it): a spec from elsewhere must not
+    write, or read prices, anywhere else. A path given on the command line is the user's own choice."""
+    path = Path(name)
+    if not name.strip() or path.is_absolute() or ".." in path.parts or path.drive:
+        raise where.error(key, None, f"{name!r} leaves the spec's folder; name a file inside it, or give the "
+                          "path on the command line (--to / --prices)")
+    return name
 
 
 class _Locator:
@@ -188,22 +203,33 @@ def load_prices(path: str | Path) -> PriceTable:
     (for a system: the whole system's hourly price; for an accelerator: per accelerator-hour)."""
     path = Path(path)
     try:
+        if not path.is_file():
+            raise OSError("not a regular file")
         text = path.read_text("utf-8")
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise SpecError(f"{path}: cannot read the price table: {e}") from None
     where = _Locator(text, str(path))
+    unknown = set(data) - {"currency", "source", "price"}
+    if unknown:
+        raise where.error(sorted(unknown)[0], None, "unknown key; known: currency, source, price")
+    for key in ("currency", "source"):
+        if not isinstance(data.get(key, "USD"), str) or not str(data.get(key, "USD")).strip():
+            raise where.error(key, None, f"{key} must be a non-empty text")
+    if not re.fullmatch(r"[A-Za-z$€£¥]{1,8}", data.get("currency", "USD")):
+        raise where.error("currency", None, "currency must be a code or symbol of up to 8 letters (USD, EUR, €)")
+    entries = data.get("price", [])
+    if not isinstance(entries, list):
+        raise where.error("price", None, "prices are [[price]] tables")
     by_system, by_accelerator = {}, {}
-    for entry in data.get("price", []):
-        hourly = entry.get("per_hour")
-        if not isinstance(hourly, (int, float)) or isinstance(hourly, bool) or hourly <= 0:
-            raise where.error("per_hour", None, "per_hour must be a positive number")
-        if "system_id" in entry:
-            by_system[entry["system_id"]] = float(hourly)
-        elif "accelerator" in entry:
-            by_accelerator[entry["accelerator"]] = float(hourly)
-        else:
-            raise where.error("price", None, "each [[price]] names a system_id or an accelerator")
+    for entry in entries:
+        hourly = entry.get("per_hour") if isinstance(entry, dict) else None
+        if not isinstance(hourly, (int, float)) or isinstance(hourly, bool) or not math.isfinite(hourly) or hourly <= 0:
+            raise where.error("per_hour", None, f"per_hour must be a finite positive number, not {hourly!r}")
+        name = entry.get("system_id", entry.get("accelerator"))
+        if not isinstance(name, str) or not name.strip():
+            raise where.error("price", None, "each [[price]] names a system_id or an accelerator (as text)")
+        (by_system if "system_id" in entry else by_accelerator)[name] = float(hourly)
     if not data.get("source"):
         raise where.error("source", None, "a price table must say where its prices come from")
     return PriceTable(data.get("currency", "USD"), data["source"], by_system, by_accelerator)

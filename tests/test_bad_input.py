@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import struct
-import time
 import zlib
 from functools import cache
 from pathlib import Path
@@ -24,9 +23,11 @@ import pytest
 from exportguard.errors import SourceError
 from exportguard.ingest import IngestReport, csv_rows, ingest_path
 from exportguard.store import open_store
-from tests.conftest import SUMMARY_V51, TREE_V51
+from tests.conftest import MLPERF, SUMMARY_V51, TREE_V51
+from tests.real_data import require_real_data
 
 pytestmark = pytest.mark.real_data
+require_real_data(MLPERF)
 
 SYSTEM = "8xMI300X_2xEPYC_9575F"
 SCENARIO = f"results/{SYSTEM}/llama2-70b-99/Offline"  # the scenario folder the tree cases break
@@ -119,17 +120,19 @@ def replace_once(path: Path, old: bytes, new: bytes) -> None:
 
 
 # CSV in exportguard's documented format, written from real summary rows.
+def mlperf_row(r: dict) -> dict:
+    """A real llama2-70b summary row as a row of exportguard's CSV."""
+    model, _, track = r["Model"].rpartition("-")
+    return {"mlperf": "yes", "submitter": r["Submitter"], "system_name": r["System"], "model": model,
+            "accuracy_track": track, "scenario": r["Scenario"], "value": str(r["Performance_Result"]),
+            "unit": "tokens/s", "accelerator": r["Accelerator"], "accelerators_per_node": str(r["a#"]),
+            "nodes": str(r["Nodes"]), "framework": r["Software"], "source_url": r["Details"],
+            "round": r["version"], "division": r["Category"], "availability": r["Availability"],
+            "system_id": r["Platform"]}
+
+
 def csv_slice() -> list[dict]:
     interactive, offline, server = summary_slice()[:3]
-
-    def mlperf_row(r: dict) -> dict:
-        model, _, track = r["Model"].rpartition("-")
-        return {"mlperf": "yes", "submitter": r["Submitter"], "system_name": r["System"], "model": model,
-                "accuracy_track": track, "scenario": r["Scenario"], "value": str(r["Performance_Result"]),
-                "unit": "tokens/s", "accelerator": r["Accelerator"], "accelerators_per_node": str(r["a#"]),
-                "nodes": str(r["Nodes"]), "framework": r["Software"], "source_url": r["Details"],
-                "round": r["version"], "division": r["Category"], "availability": r["Availability"],
-                "system_id": r["Platform"]}
 
     # An in-house re-run of the same system (not an MLPerf result): it must state its own shape and load.
     own = mlperf_row(server) | {"mlperf": "no", "submitter": "AMD (in-house re-run)", "round": "", "division": "",
@@ -140,15 +143,19 @@ def csv_slice() -> list[dict]:
     return [mlperf_row(offline), own, mlperf_row(interactive)]
 
 
-def write_csv(tmp_path: Path, rows: list[dict], extra_cells: dict[int, list[str]] | None = None,
-              name: str = "results.csv") -> Path:
+def csv_text(rows: list[dict], extra_cells: dict[int, list[str]] | None = None) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(csv_rows.COLUMNS)
     for i, row in enumerate(rows):
         w.writerow([row.get(c, "") for c in csv_rows.COLUMNS] + (extra_cells or {}).get(i, []))
+    return buf.getvalue()
+
+
+def write_csv(tmp_path: Path, rows: list[dict], extra_cells: dict[int, list[str]] | None = None,
+              name: str = "results.csv") -> Path:
     path = tmp_path / name
-    path.write_text(buf.getvalue())
+    path.write_text(csv_text(rows, extra_cells))
     return path
 
 
@@ -179,10 +186,10 @@ SUMMARY_ROW_CASES = [
     # id, break the row, reason, field in the locator (None: the row as a whole), words the message must hold
     ("missing_throughput", _without("Performance_Result"), "missing_field", "Performance_Result",
      ["Performance_Result", "missing"]),
-    ("text_throughput", _with(Performance_Result="fast"), "non_numeric_field", "Performance_Result", ["'fast'"]),
+    ("text_throughput", _with(Performance_Result="fast"), "bad_number", "Performance_Result", ["'fast'"]),
     ("negative_throughput", _with(Performance_Result=-5), "non_positive_value", "Performance_Result", ["-5"]),
     ("zero_throughput", _with(Performance_Result=0), "non_positive_value", "Performance_Result", ["positive"]),
-    ("boolean_throughput", _with(Performance_Result=True), "non_numeric_field", "Performance_Result", ["True"]),
+    ("boolean_throughput", _with(Performance_Result=True), "bad_number", "Performance_Result", ["true"]),
     ("unknown_scenario", _with(Scenario="Batch"), "unknown_scenario", "Scenario", ["'Batch'", "Offline"]),
     ("unknown_unit", _with(Performance_Units="Furlongs/s"), "unknown_unit", "Performance_Units",
      ["'Furlongs/s'", "tokens/s"]),
@@ -192,6 +199,36 @@ SUMMARY_ROW_CASES = [
     ("zero_nodes", _with(Nodes=0), "non_positive_value", "Nodes", ["Nodes", "at least 1"]),
     ("lone_surrogate_escape", _with(System="Supermicro \ud800"), "not_utf8", "System", ["System", "surrogate"]),
     ("list_instead_of_object", lambda r: list(r.values()), "not_a_result_row", None, ["object", "list"]),
+    # Numbers: one strict parser for every source (float() would take most of these).
+    ("throughput_thousands_separator", _with(Performance_Result="27,803.9"), "bad_number", "Performance_Result",
+     ["Performance_Result", "'27,803.9'", "separator"]),
+    ("throughput_decimal_comma", _with(Performance_Result="1.234,5"), "bad_number", "Performance_Result",
+     ["'1.234,5'", "decimal comma"]),
+    ("throughput_space_grouped", _with(Performance_Result="27 803.9"), "bad_number", "Performance_Result",
+     ["'27 803.9'", "separator"]),
+    ("throughput_arabic_indic_digits", _with(Performance_Result="\u0662\u0667\u0668\u0660\u0663"), "bad_number",
+     "Performance_Result", ["ASCII 0-9"]),
+    ("throughput_full_width_digits", _with(Performance_Result="\uff12\uff17\uff18\uff10\uff13"), "bad_number",
+     "Performance_Result", ["ASCII 0-9"]),
+    ("throughput_nan_text", _with(Performance_Result="nan"), "bad_number", "Performance_Result", ["finite"]),
+    ("throughput_infinity_text", _with(Performance_Result="Infinity"), "bad_number", "Performance_Result", ["finite"]),
+    ("nodes_as_text_with_separator", _with(Nodes="1,0"), "bad_number", "Nodes", ["Nodes", "'1,0'"]),
+    ("nodes_fraction", _with(Nodes=1.5), "bad_number", "Nodes", ["Nodes", "whole number"]),
+    ("accelerators_arabic_indic", _with(**{"a#": "\u0668"}), "bad_number", "a#", ["a#", "ASCII 0-9"]),
+    ("accelerators_negative", _with(**{"a#": -8}), "bad_number", "a#", ["a#", "0 or more"]),
+    ("tokens_per_sample_decimal_comma", lambda r: r | {"Accuracy": r["Accuracy"].replace("301.1", "301,1")},
+     "bad_number", "Accuracy", ["TOKENS_PER_SAMPLE", "'301,1'"]),
+    ("tokens_per_sample_full_width", lambda r: r | {"Accuracy": r["Accuracy"].replace("301.1", "\uff13\uff10\uff11")},
+     "bad_number", "Accuracy", ["TOKENS_PER_SAMPLE", "ASCII 0-9"]),
+    ("tokens_per_sample_overflow", lambda r: r | {"Accuracy": r["Accuracy"].replace("301.1", "1e309")},
+     "bad_number", "Accuracy", ["TOKENS_PER_SAMPLE", "finite"]),
+    ("tokens_per_sample_twice", lambda r: r | {"Accuracy": r["Accuracy"] + "  TOKENS_PER_SAMPLE: 290.0"},
+     "duplicate_key", "Accuracy", ["TOKENS_PER_SAMPLE", "2 times"]),
+    # Plausibility against the benchmark's reference conditions.
+    ("tokens_per_sample_zero", lambda r: r | {"Accuracy": r["Accuracy"].replace("301.1", "0.0")},
+     "implausible_tokens_per_sample", "Accuracy", ["tokens per sample 0", "above 0"]),
+    ("tokens_per_sample_over_the_cap", lambda r: r | {"Accuracy": r["Accuracy"].replace("301.1", "3011.0")},
+     "implausible_tokens_per_sample", "Accuracy", ["3011", "1024 max output tokens"]),
 ]
 
 
@@ -233,6 +270,60 @@ def test_summary_row_with_non_utf8_bytes_costs_that_row_not_the_table(db, tmp_pa
     assert all("\ufffd" not in r.conditions.identity.system_name for r in db.results())
 
 
+JSON_TEXT_CASES = [
+    # id, field, JSON text put in as its value (not expressible through json.dumps), words of the message
+    ("nodes_nan", "Nodes", b"NaN", ["Nodes", "NaN"]),
+    ("nodes_infinity", "Nodes", b"Infinity", ["Nodes", "Infinity"]),
+    ("throughput_minus_infinity", "Performance_Result", b"-Infinity", ["Performance_Result", "-Infinity"]),
+    ("nodes_overflowing_to_inf", "Nodes", b"1e309", ["Nodes", "'1e309'", "finite"]),
+    ("throughput_overflowing_to_inf", "Performance_Result", b"1e309", ["Performance_Result", "finite"]),
+    ("throughput_of_5000_digits", "Performance_Result", b"9" * 5000, ["Performance_Result", "5,000 characters"]),
+    ("nan_in_a_field_not_read", "has_power", b"NaN", ["has_power", "NaN"]),
+]
+
+
+@pytest.mark.parametrize("field, text, words", [pytest.param(*c[1:], id=c[0]) for c in JSON_TEXT_CASES])
+def test_summary_row_holding_json_the_standard_refuses_is_quarantined_and_its_neighbours_stored(db, tmp_path, field,
+                                                                                               text, words):
+    rows = summary_slice()
+    rows[BAD][field] = "@@value@@"
+    path = write_summary(tmp_path, rows)
+    replace_once(path, b'"@@value@@"', text)
+
+    report = ingest_path(db, path)
+
+    assert_reconciles(report, len(rows))
+    assert (report.added, report.quarantined, report.skipped) == (3, 1, 1)
+    q = only_quarantined(db)
+    assert (q["reason"], q["locator"]) == ("bad_number", summary_locator(path, BAD) + f", field {field}")
+    assert_actionable(q["message"], *words)
+    assert stored_locators(db) == {summary_locator(path, i) for i in (0, 2, 3)}
+
+
+def test_summary_row_naming_a_key_twice_is_quarantined_and_its_neighbours_stored(db, tmp_path):
+    rows = summary_slice()
+    rows[BAD]["@@twice@@"] = 0
+    path = write_summary(tmp_path, rows)
+    replace_once(path, b'"@@twice@@": 0', b'"Performance_Result": 1.0')  # json.loads would keep this one silently
+
+    report = ingest_path(db, path)
+
+    assert_reconciles(report, len(rows))
+    assert (report.added, report.quarantined) == (3, 1)
+    q = only_quarantined(db)
+    assert (q["reason"], q["locator"]) == ("duplicate_key", summary_locator(path, BAD) + ", field Performance_Result")
+    assert_actionable(q["message"], "'Performance_Result'", "more than once")
+
+
+def test_summary_tokens_per_sample_with_an_exponent_is_read_whole_never_as_its_prefix(db, tmp_path):
+    rows = summary_slice()
+    rows[BAD]["Accuracy"] = rows[BAD]["Accuracy"].replace("TOKENS_PER_SAMPLE: 301.1", "TOKENS_PER_SAMPLE: 2.9e2")
+    report = ingest_path(db, write_summary(tmp_path, rows))
+    assert (report.added, report.quarantined) == (4, 0) and report.reconciles
+    (offline,) = db.results(scenario="Offline")
+    assert offline.conditions.shape.tokens_per_sample == 290.0
+
+
 # --------------------------------------------------------------------------- summary table: the file itself
 
 
@@ -261,20 +352,11 @@ def _nested_too_deep(tmp_path):
     return path
 
 
-def _number_of_5000_digits(tmp_path):
-    rows = summary_slice()
-    rows[BAD]["Performance_Result"] = "@@n@@"
-    path = write_summary(tmp_path, rows)
-    replace_once(path, b'"@@n@@"', b"9" * 5000)
-    return path
-
-
 @pytest.mark.parametrize("make, reason, words", [
     pytest.param(_truncated, "invalid_json", ["line", "column", "truncated"], id="truncated_json"),
     pytest.param(_object_not_list, "not_a_summary_table", ["JSON list", "{"], id="object_not_list"),
     pytest.param(_csv_named_json, "not_a_summary_table", ["JSON list", "mlperf,submitter"], id="csv_text_named_json"),
     pytest.param(_nested_too_deep, "invalid_json", ["nested"], id="nested_200000_deep"),
-    pytest.param(_number_of_5000_digits, "invalid_json", ["digits"], id="number_of_5000_digits"),
 ])
 def test_summary_file_that_is_not_a_table_is_quarantined_whole_as_one_row(db, tmp_path, make, reason, words):
     path = make(tmp_path)
@@ -344,15 +426,44 @@ TREE_CASES = [
     ("invalid_result", _log_says(b"Result is : VALID", b"Result is : INVALID"), "invalid_result",
      f"{PERF} line 9", ["INVALID", "VALID"]),
     ("text_tokens_per_second", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: abc"),
-     "non_numeric_field", f"{PERF} line 8", ["Tokens per second", "'abc'", "not a number"]),
+     "bad_number", f"{PERF} line 8", ["Tokens per second", "'abc'", "not a number"]),
     ("negative_tokens_per_second", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: -27803.9"),
      "negative_value", f"{PERF} line 8", ["Tokens per second", "-27803.9"]),
     ("non_utf8_log", _log_says(b"SUT name : PySUT", b"SUT name : PySUT \xff\xfe"), "not_utf8", PERF,
      ["line 4", "UTF-8"]),
-    ("accuracy_holds_code", _accuracy_line("{'tokens_per_sample': __import__('os').system('touch /tmp/pwned')}"),
+    ("accuracy_holds_code", _accuracy_line("{'tokens_per_sample': __import__('os').getpid()}"),
      "accuracy_not_a_dict_literal", f"{ACCURACY} line 4", ["tokens_per_sample", "__import__"]),
     ("accuracy_one_megabyte_line", _accuracy_line(ONE_MB_DICT), "accuracy_line_too_long", f"{ACCURACY} line 4",
      ["characters"]),
+    # Numbers in the run log: the one strict parser.
+    ("tokens_per_second_thousands_separator", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: 27,803.9"),
+     "bad_number", f"{PERF} line 8", ["Tokens per second", "separator"]),
+    ("tokens_per_second_decimal_comma", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: 27803,9"),
+     "bad_number", f"{PERF} line 8", ["Tokens per second", "decimal comma"]),
+    ("tokens_per_second_arabic_indic", _log_says(b"Tokens per second: 27803.9",
+                                                 "Tokens per second: \u0662\u0667\u0668\u0660\u0663".encode()),
+     "bad_number", f"{PERF} line 8", ["Tokens per second", "ASCII 0-9"]),
+    ("tokens_per_second_full_width", _log_says(b"Tokens per second: 27803.9",
+                                               "Tokens per second: \uff12\uff17\uff18\uff10\uff13".encode()),
+     "bad_number", f"{PERF} line 8", ["Tokens per second", "ASCII 0-9"]),
+    ("tokens_per_second_nan", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: nan"),
+     "bad_number", f"{PERF} line 8", ["Tokens per second", "finite"]),
+    ("tokens_per_second_overflowing", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: 1e309"),
+     "bad_number", f"{PERF} line 8", ["Tokens per second", "finite"]),
+    ("samples_per_query_fraction", _log_says(b"samples_per_query : 245520", b"samples_per_query : 245520.5"),
+     "bad_number", f"{PERF} line ", ["samples_per_query", "decimal point"]),
+    # The log must be the scenario its folder says.
+    ("server_log_in_offline_folder", _log_says(b"Scenario : Offline", b"Scenario : Server"), "scenario_mismatch",
+     f"{PERF} line 5", ["'Scenario : Server'", "Offline"]),
+    # Tokens per sample against llama2-70b's 1024-token cap.
+    ("tokens_per_sample_zero", _accuracy_line("{'rouge1': 44.4465, 'tokens_per_sample': 0}"),
+     "implausible_tokens_per_sample", ACCURACY, ["tokens per sample 0", "above 0"]),
+    ("tokens_per_sample_negative", _accuracy_line("{'rouge1': 44.4465, 'tokens_per_sample': -301.1}"),
+     "implausible_tokens_per_sample", ACCURACY, ["-301.1"]),
+    ("tokens_per_sample_over_the_cap", _accuracy_line("{'rouge1': 44.4465, 'tokens_per_sample': 3011.0}"),
+     "implausible_tokens_per_sample", ACCURACY, ["3011", "1024 max output tokens"]),
+    ("tokens_per_sample_overflowing", _accuracy_line("{'rouge1': 44.4465, 'tokens_per_sample': 1e309}"),
+     "bad_number", f"{ACCURACY} line 4", ["tokens_per_sample", "finite"]),
 ]
 
 
@@ -370,33 +481,29 @@ def test_tree_scenario_that_breaks_a_rule_is_quarantined_and_its_neighbours_stor
     assert (report.added, report.quarantined) == (len(scenarios) - 1, 1)
     q = only_quarantined(db)
     assert q["reason"] == reason
-    assert q["locator"] == f"{bad}, {where}"
+    assert q["locator"].startswith(f"{bad}, {where}") if where.endswith(" ") else q["locator"] == f"{bad}, {where}"
     assert_actionable(q["message"], *words)
     assert stored_locators(db) == scenarios - {bad}
 
 
 def test_accuracy_holding_code_is_never_run(db, tmp_path):
-    pwned = Path("/tmp/pwned")
-    existed = pwned.exists()
+    pwned = tmp_path / "pwned"
     sub = copy_submitter(tmp_path)
-    _accuracy_line("{'tokens_per_sample': __import__('os').system('touch /tmp/pwned')}")(sub / SCENARIO)
+    _accuracy_line(f"{{'tokens_per_sample': __import__('os').system('touch {pwned}')}}")(sub / SCENARIO)
 
     ingest_path(db, tmp_path / "v5.1")
 
-    assert pwned.exists() == existed
+    assert not pwned.exists()
     assert only_quarantined(db)["reason"] == "accuracy_not_a_dict_literal"
 
 
-def test_accuracy_of_one_20_mb_line_is_refused_quickly(db, tmp_path):
+def test_accuracy_of_one_20_mb_line_is_refused_unread(db, tmp_path):
     sub = copy_submitter(tmp_path)
     line = "{'tokens_per_sample': 301.1, " + "'k': 1, " * (20 * 1024 * 1024 // 8) + "}"
     (sub / SCENARIO / ACCURACY).write_text(line)
 
-    started = time.perf_counter()
     report = ingest_path(db, tmp_path / "v5.1")
-    elapsed = time.perf_counter() - started
 
-    assert elapsed < 3, f"{elapsed:.1f} s for one oversized accuracy.txt"
     assert_reconciles(report, len(scenario_locators(sub)))
     q = only_quarantined(db)
     assert q["reason"] == "file_too_large"
@@ -443,9 +550,32 @@ def _truncate(path: Path) -> None:
     path.write_text(path.read_text()[:200])
 
 
+def _system_json_says(old: bytes, new: bytes):
+    return lambda path: replace_once(path, old, new)
+
+
+def _folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
 @pytest.mark.parametrize("break_system, reason, where, words", [
     pytest.param(_delete, "missing_system_description", "", ["systems/", "C885_H200x8_TRT.json"], id="missing"),
     pytest.param(_truncate, "invalid_json", " line 6", ["line 6", "column"], id="truncated"),
+    pytest.param(_system_json_says(b'"number_of_nodes": 1', b'"number_of_nodes": NaN'), "bad_number", "",
+                 ["number_of_nodes", "NaN"], id="nodes_nan"),
+    pytest.param(_system_json_says(b'"accelerators_per_node": 8', b'"accelerators_per_node": 1e309'), "bad_number", "",
+                 ["accelerators_per_node", "finite"], id="accelerators_overflowing"),
+    pytest.param(_system_json_says(b'"accelerators_per_node": 8', b'"accelerators_per_node": "\\u0668"'),
+                 "bad_number", "", ["accelerators_per_node", "ASCII 0-9"], id="accelerators_arabic_indic_text"),
+    pytest.param(_system_json_says(b'"accelerators_per_node": 8', b'"accelerators_per_node": "1,6"'),
+                 "bad_number", "", ["accelerators_per_node", "'1,6'"], id="accelerators_with_separator"),
+    pytest.param(_system_json_says(b'"number_of_nodes": 1', b'"number_of_nodes": 1, "number_of_nodes": 2'),
+                 "duplicate_key", "", ["'number_of_nodes'", "more than once"], id="nodes_twice"),
+    pytest.param(_system_json_says(b'"cooling": "Air-cooled"', b'"cooling": -Infinity'), "bad_number", "",
+                 ["cooling", "-Infinity"], id="infinity_in_a_field_not_read"),
+    pytest.param(_folder, "not_a_regular_file", "", ["folder", "not a file"], id="folder"),
+    # A FIFO in its place: test_ingest_hardening (it needs a writer, or a missing defence hangs the run).
 ])
 def test_tree_with_a_broken_system_description_quarantines_that_systems_rows_only(db, tmp_path, break_system,
                                                                                   reason, where, words):
@@ -561,7 +691,7 @@ CSV_CASES = [
     # id, row to break, its new cells, reason, column in the locator (None: the line), words of the message
     ("missing_value", BAD, {"value": ""}, "missing_field", "value", ["value", "empty"]),
     ("negative_value", BAD, {"value": "-24593.8"}, "non_positive_value", "value", ["'-24593.8'", "positive"]),
-    ("text_value", BAD, {"value": "fast"}, "non_numeric_field", "value", ["'fast'", "not a number"]),
+    ("text_value", BAD, {"value": "fast"}, "bad_number", "value", ["'fast'", "not a number"]),
     ("bad_unit", BAD, {"unit": "tok/sec"}, "unknown_unit", "unit", ["'tok/sec'", "tokens/s"]),
     ("mlperf_maybe", BAD, {"mlperf": "maybe"}, "bad_field", "mlperf", ["yes or no", "'maybe'"]),
     ("server_row_without_latency_bounds", BAD, {"ttft_bound_ms": "", "tpot_bound_ms": ""}, "missing_field",
@@ -577,6 +707,34 @@ CSV_CASES = [
      ["'released'", "available"]),
     ("round_that_is_not_a_round", 0, {"round": "five"}, "bad_field", "round", ["'five'", "v5.1"]),
     ("one_megabyte_cell", BAD, {"framework": "vLLM " * 210_000}, "malformed_csv", None, ["10,000 characters"]),
+    # Numbers: the one strict parser. Before it, "1,5" was stored as 15 and "1.234,5" as 1.2345.
+    ("value_thousands_separator", BAD, {"value": "1,5"}, "bad_number", "value", ["'1,5'", "separator"]),
+    ("value_decimal_comma", BAD, {"value": "1.234,5"}, "bad_number", "value", ["'1.234,5'", "decimal comma"]),
+    ("value_space_grouped", BAD, {"value": "24 593.8"}, "bad_number", "value", ["'24 593.8'", "separator"]),
+    ("value_apostrophe_grouped", BAD, {"value": "24'593.8"}, "bad_number", "value", ["separator"]),
+    ("value_arabic_indic_digits", BAD, {"value": "\u0662\u0664\u0665\u0669\u0663"}, "bad_number", "value",
+     ["ASCII 0-9"]),
+    ("value_full_width_digits", BAD, {"value": "\uff12\uff14\uff15\uff19\uff13"}, "bad_number", "value",
+     ["ASCII 0-9"]),
+    ("value_nan", BAD, {"value": "NaN"}, "bad_number", "value", ["finite"]),
+    ("value_infinity", BAD, {"value": "Infinity"}, "bad_number", "value", ["finite"]),
+    ("value_exponent", BAD, {"value": "2.4e4"}, "bad_number", "value", ["exponent"]),
+    ("value_overflowing", BAD, {"value": "1e309"}, "bad_number", "value", ["exponent"]),
+    ("value_two_points", BAD, {"value": "24.593.8"}, "bad_number", "value", ["second decimal point"]),
+    ("nodes_fraction", BAD, {"nodes": "1.0"}, "bad_number", "nodes", ["nodes", "decimal point"]),
+    ("accelerators_arabic_indic", BAD, {"accelerators_per_node": "\u0668"}, "bad_number", "accelerators_per_node",
+     ["ASCII 0-9"]),
+    ("target_qps_full_width", BAD, {"target_qps": "\uff18\uff10"}, "bad_number", "target_qps", ["ASCII 0-9"]),
+    ("tokens_per_sample_decimal_comma", BAD, {"tokens_per_sample": "301,1"}, "bad_number", "tokens_per_sample",
+     ["'301,1'"]),
+    # Plausibility: tokens per sample against the cap (an MLPerf row: the benchmark's; an own test: its own).
+    ("tokens_per_sample_zero", BAD, {"tokens_per_sample": "0"}, "implausible_tokens_per_sample", "tokens_per_sample",
+     ["above 0"]),
+    ("own_test_tokens_per_sample_over_its_cap", BAD, {"tokens_per_sample": "2000"}, "implausible_tokens_per_sample",
+     "tokens_per_sample", ["2000", "1024 max output tokens"]),
+    ("mlperf_row_tokens_per_sample_over_the_cap", 0, {"tokens_per_sample": "1100"}, "implausible_tokens_per_sample",
+     "tokens_per_sample", ["1100", "1024 max output tokens"]),
+    ("retrieved_on_not_a_date", BAD, {"retrieved_on": "yesterday"}, "bad_field", "retrieved_on", ["YYYY-MM-DD"]),
 ]
 
 

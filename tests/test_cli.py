@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from exportguard.cli import main
+from exportguard.wording import number
 from tests.conftest import SUMMARY_V51, TREE_V51
 
 pytestmark = pytest.mark.real_data
@@ -39,7 +40,9 @@ def test_demo_ingests_the_shipped_real_data_shows_the_cohorts_and_writes_a_bound
     assert "v5.1_summary_results.llm.json (mlperf_summary): 373 read = 351 added" in out
     assert "MLPerf® v5.1 closed llama2-70b-99 Offline (tokens/s): 47 results" in out
     assert "slack 10.8%, band ±5.4%" in out
-    assert (tmp_path / "vendor-comparison.md").is_file() and (tmp_path / "vendor-comparison.csv").is_file()
+    for name in ("vendor-comparison.xlsx", "vendor-comparison.md", "vendor-comparison.csv", "executive-deck.pptx",
+                 "briefing.pdf"):
+        assert (tmp_path / name).is_file(), name
     again = run("demo", "--out", str(tmp_path))
     assert "0 added" in again and "351 unchanged" in again
 
@@ -84,7 +87,7 @@ def test_list_json_carries_unit_band_and_conditions_with_every_value(run):
     assert records
     for r in records:
         assert r["unit"] and r["band_text"] and r["cohort"]
-        assert r["figure"].startswith(f"{r['value']:,.0f}") or r["value"] < 100
+        assert r["figure"].startswith(number(r["value"]) + " ")
         c = r["conditions"]
         assert c["benchmark"]["scenario"] and c["shape"]["dataset"] and c["identity"]["result_id"]
 
@@ -104,3 +107,11 @@ def test_the_csv_template_has_every_documented_column():
     assert header == list(COLUMNS)
     readme = (root / "README.md").read_text(encoding="utf-8")
     assert all(f"`{c}`" in readme for c in COLUMNS)
+
+
+def test_db_works_after_the_command_too(sqlite_url):
+    runner = CliRunner()
+    done = runner.invoke(main, ["ingest", str(TREE_V51), "--db", sqlite_url], catch_exceptions=False)
+    assert done.exit_code == 0 and "51 read = 51 added" in done.output
+    listed = runner.invoke(main, ["list", "--submitter", "AMD", "--db", sqlite_url], catch_exceptions=False)
+    assert listed.exit_code == 0 and "27,804 tok/s" in listed.output

@@ -8,9 +8,11 @@ import pytest
 from exportguard.ingest import ingest_path
 from exportguard.model import same_at_published_precision
 from exportguard.wording import band_words, slack_words
-from tests.conftest import SUMMARY_V41, SUMMARY_V51, TREE_V51
+from tests.conftest import MLPERF, SUMMARY_V41, SUMMARY_V51, TREE_V51
+from tests.real_data import require_real_data
 
 pytestmark = pytest.mark.real_data
+require_real_data(MLPERF)
 
 
 def _valid_tree_locations() -> set[str]:

@@ -1,15 +1,12 @@
 """What exportguard reads out of MLCommons submission files, pinned on the real v5.1 files
-(mlcommons/inference_results_v5.1, copied under /work/shared/mlperf) and on hostile text."""
+(mlcommons/inference_results_v5.1, copied under shared/mlperf) and on hostile text."""
 from __future__ import annotations
 
 import json
 import random
-import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from exportguard.errors import SourceError
 from exportguard.ingest.mlperf_logs import (
@@ -18,12 +15,13 @@ from exportguard.ingest.mlperf_logs import (
     parse_performance_summary,
     parse_system_description,
 )
+from tests.conftest import MLPERF
+from tests.real_data import require_real_data
 
-MLPERF = Path(__file__).resolve().parents[2] / "shared" / "mlperf"
 CLOSED = MLPERF / "submissions" / "v5.1" / "closed"
-real_data = pytest.mark.skipif(
-    not CLOSED.is_dir(), reason=f"real MLPerf v5.1 submission tree not found at {CLOSED}"
-)
+# Under CI a missing tree fails this module; elsewhere only the tests that need it are skipped.
+real_data = pytest.mark.skipif(not require_real_data(CLOSED, skip_module=False),
+                               reason=f"real MLPerf v5.1 submission tree not found at {CLOSED} (set EXPORTGUARD_SHARED)")
 
 
 def read(path: Path) -> str:
@@ -266,7 +264,7 @@ def test_missing_result_line_is_refused():
 def test_non_numeric_tokens_per_second_names_field_and_text():
     with pytest.raises(SourceError) as info:
         parse_performance_summary(OFFLINE_LOG.replace("27803.9", "abc"))
-    assert info.value.reason == "non_numeric_field"
+    assert info.value.reason == "bad_number"
     assert "Tokens per second" in info.value.message and "'abc'" in info.value.message
     assert info.value.locator == "line 8"
 
@@ -274,7 +272,7 @@ def test_non_numeric_tokens_per_second_names_field_and_text():
 @pytest.mark.parametrize("value", ["nan", "inf", "1e999", "1_000", "0x10", "27803.9.1"])
 def test_tokens_per_second_must_be_a_plain_finite_number(value):
     assert reason_of(parse_performance_summary,
-                     OFFLINE_LOG.replace("27803.9", value)) == "non_numeric_field"
+                     OFFLINE_LOG.replace("27803.9", value)) == "bad_number"
 
 
 @pytest.mark.parametrize("value", ["-27803.9", "0"])
@@ -307,13 +305,11 @@ def test_binary_garbage_is_refused():
     assert reason_of(parse_system_description, garbage) == "invalid_json"
 
 
-def test_twenty_megabyte_line_is_skipped_promptly():
-    started = time.perf_counter()
+def test_twenty_megabyte_line_is_skipped():
     assert reason_of(parse_performance_summary, "Tokens per second: " + "9" * 20_000_000) \
         == "not_a_performance_summary"
     # Even inside a real log the monster line is ignored, not parsed.
     assert parse_performance_summary(OFFLINE_LOG + "target_qps : " + "1" * 20_000_000).target_qps == 93
-    assert time.perf_counter() - started < 2
 
 
 # --------------------------------------------------------------------------- broken accuracy files
@@ -355,28 +351,34 @@ def test_last_dict_line_wins_and_noise_is_ignored():
     assert "rouge1" in result.metrics and result.metrics["rouge1"] == 44.4465
 
 
-def test_ten_megabyte_accuracy_line_is_refused_quickly():
-    started = time.perf_counter()
+def test_ten_megabyte_accuracy_line_is_refused():
     line = "{" + "'rouge1': 1.0, " * 700_000 + "}"
     assert len(line) > 10_000_000
     assert reason_of(parse_accuracy, line) == "accuracy_line_too_long"
-    assert time.perf_counter() - started < 2
 
 
-def test_a_million_open_braces_costs_nothing():
-    started = time.perf_counter()
+def test_a_million_open_braces_is_no_dict():
     assert reason_of(parse_accuracy, "{" * 1_000_000) == "accuracy_dict_missing"
     assert reason_of(parse_accuracy, "{" * 60_000 + "}") == "accuracy_not_a_dict_literal"
-    assert time.perf_counter() - started < 2
 
 
 @pytest.mark.parametrize("value, reason", [
-    ("1e999", "non_numeric_field"),
-    ("'1e999'", "non_numeric_field"),
-    ("-3.5", "negative_value"),
+    ("1e999", "bad_number"),
+    ("'1e999'", "bad_number"),
+    # Not a number in the literal's grammar at all: the dict is refused, naming the value.
+    ("'nan'", "accuracy_not_a_dict_literal"),
+    ("\u0663\u0660\u0661", "accuracy_not_a_dict_literal"),  # Arabic-Indic 301: float() would take it
+    ("'\uff13\uff10\uff11'", "accuracy_not_a_dict_literal"),  # full-width 301
+    ("'301,1'", "accuracy_not_a_dict_literal"),
+    ("301,1", "accuracy_not_a_dict_literal"),
 ])
-def test_tokens_per_sample_must_be_finite_and_not_negative(value, reason):
+def test_tokens_per_sample_must_be_a_finite_ascii_number(value, reason):
     assert reason_of(parse_accuracy, f"{{'tokens_per_sample': {value}}}") == reason
+
+
+def test_tokens_per_sample_out_of_range_is_read_as_written_and_judged_by_the_ingest():
+    # Plausibility against the benchmark's cap is one check in the ingest (build.py), not the parser's.
+    assert parse_accuracy("{'tokens_per_sample': -3.5}").tokens_per_sample == -3.5
 
 
 def test_numbers_in_accuracy_dict_accept_python_spellings():
@@ -422,7 +424,7 @@ def test_system_json_that_is_a_list_is_refused():
 def test_accelerator_count_must_be_a_whole_number(value):
     with pytest.raises(SourceError) as info:
         parse_system_description(f'{{"accelerators_per_node": {value}}}')
-    assert info.value.reason == "non_numeric_field"
+    assert info.value.reason == "bad_number"
     assert "accelerators_per_node" in info.value.message
 
 
@@ -438,53 +440,7 @@ def test_system_string_field_that_is_not_a_string_is_refused():
 def test_oversized_or_deeply_nested_system_json_is_refused():
     assert reason_of(parse_system_description, " " * (1024 * 1024 + 1)) == "file_too_large"
     assert reason_of(parse_system_description, "[" * 200_000) == "invalid_json"
-    assert reason_of(parse_system_description, '{"number_of_nodes": ' + "9" * 5000 + "}") == "invalid_json"
+    assert reason_of(parse_system_description, '{"number_of_nodes": ' + "9" * 5000 + "}") == "bad_number"
 
 
-# --------------------------------------------------------------------------- any text at all
-
-# Lines that reach the interesting branches, mixed with arbitrary text.
-_LOG_KEYS = ["MLPerf Results Summary", "Result is", "Scenario", "Tokens per second",
-             "Completed tokens per second", "Samples per second", "target_qps",
-             "ttft_latency (ns)", "min_query_count", "99.00 percentile first token latency (ns)"]
-_log_lines = st.one_of(
-    st.text(),
-    st.sampled_from(_LOG_KEYS),
-    st.builds("{} {} {}".format, st.sampled_from(_LOG_KEYS), st.sampled_from([":", " :", ""]),
-              st.one_of(st.text(), st.from_regex(r"[-+]?[0-9.eE]{1,12}", fullmatch=True))),
-)
-_dict_pieces = st.one_of(
-    st.text(max_size=8),
-    st.sampled_from(["'tokens_per_sample'", "'gen_num'", "'a'", ":", ",", " ", "{", "}", "'1.5'",
-                     "-1", "1e999", "__import__", "'", '"', "\\"]),
-    st.from_regex(r"[-+]?[0-9.eE]{1,8}", fullmatch=True),
-)
-
-
-def _returns_or_raises_source_error(parse, text):
-    try:
-        parse(text)
-    except SourceError as exc:
-        assert exc.reason and exc.reason == exc.reason.lower()
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(), st.lists(_log_lines).map("\n".join)))
-def test_performance_summary_parser_only_ever_raises_source_error(text):
-    _returns_or_raises_source_error(parse_performance_summary, text)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(), st.lists(_dict_pieces).map(lambda parts: "noise\n{" + "".join(parts) + "}\n")))
-def test_accuracy_parser_only_ever_raises_source_error(text):
-    _returns_or_raises_source_error(parse_accuracy, text)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.one_of(st.text(), st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda inner: st.lists(inner) | st.dictionaries(
-        st.sampled_from(["number_of_nodes", "accelerators_per_node", "status", "framework", "x"]), inner),
-).map(json.dumps)))
-def test_system_parser_only_ever_raises_source_error(text):
-    _returns_or_raises_source_error(parse_system_description, text)
+# Fuzz tests of these parsers are in test_fuzz_parsers.py.

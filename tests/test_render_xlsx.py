@@ -24,7 +24,6 @@ from exportguard import manifest as manifest_mod
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.guard import GuardError, bind_table
 from exportguard.check.manifests import ManifestNotFound, read_manifest
-from exportguard.model import cohort_slack
 from exportguard.render import export
 from exportguard.render import xlsx
 from exportguard.render import xlsx_layout
@@ -239,7 +238,7 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
             if table.slack.estimable:
                 b = table.slack.band_fraction
                 assert low.value == pytest.approx(value * (1 - b)) and high.value == pytest.approx(value * (1 + b))
-                assert f"tok/s, low edge of ±" in low.number_format and "tok/s, high edge of ±" in high.number_format
+                assert "tok/s, low edge of ±" in low.number_format and "tok/s, high edge of ±" in high.number_format
                 assert MARKS.findall(low.number_format) == MARKS.findall(ws.cell(r, fig_col).number_format)
             else:
                 assert low.data_type == "s" and low.value.startswith("slack not estimable")
@@ -270,7 +269,8 @@ def test_manifest_survives_a_resave_and_reveals_edits(v51_workbook, tmp_path):
     manifest = read_manifest(resaved)
     assert manifest_mod.verify(manifest) == []
     ws = wb["exportguard_manifest"]
-    ws["A1"].value = ws["A1"].value.replace('"format":"xlsx"', '"format":"xlsX"')
+    (cell,) = [c for (c,) in ws.iter_rows(max_col=1) if '"format":"xlsx"' in c.value]
+    cell.value = cell.value.replace('"format":"xlsx"', '"format":"xlsX"')
     wb.save(resaved)
     assert manifest_mod.verify(read_manifest(resaved))
     with pytest.raises(ManifestNotFound):
@@ -386,8 +386,8 @@ def test_text_cells_stay_text(v51_store, tmp_path):
     assert values['=HYPERLINK("http://x","y")'].data_type == "s"
     assert values['=HYPERLINK("http://x","y")'].quotePrefix  # stays text when edited, too
     assert "#N/A" in values and "+1+1" in values and "@SUM(A1:A2)" in values
-    assert "\nCR=1" in values  # CR normalised to LF, never lost
-    assert "bell\ufffdand\ufffdnul\ufffd" in values
+    assert " CR=1" in values and " TAB=1" in values  # a name is one line: breaks and tabs become spaces
+    assert "bell\ufffdand\ufffdnul\ufffd" in values  # controls shown, never passed on or silently dropped
     assert read_manifest(path)["figures"][0]["conditions"]["identity"]["submitter"] in HOSTILE
     assert manifest_mod.verify(read_manifest(path)) == []
 
@@ -421,7 +421,7 @@ def test_interrupted_export_leaves_no_file(v51_report, tmp_path, monkeypatch):
     from openpyxl.worksheet import _writer
 
     calls = {"n": 0}
-    real = xlsx._Sheet.comment
+    real = xlsx._Cell.with_comment
 
     def failing(self, *args):
         calls["n"] += 1
@@ -429,7 +429,7 @@ def test_interrupted_export_leaves_no_file(v51_report, tmp_path, monkeypatch):
             raise RuntimeError("disk full (simulated)")
         return real(self, *args)
 
-    monkeypatch.setattr(xlsx._Sheet, "comment", failing)
+    monkeypatch.setattr(xlsx._Cell, "with_comment", failing)
     before = set(_writer.ALL_TEMP_FILES)
     target = tmp_path / "out" / "comparison.xlsx"
     with pytest.raises(RuntimeError, match="simulated"):

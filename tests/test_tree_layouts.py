@@ -6,9 +6,11 @@ import shutil
 import pytest
 
 from exportguard.ingest import ingest_path
-from tests.conftest import TREE_V51
+from tests.conftest import MLPERF, TREE_V51
+from tests.real_data import require_real_data
 
 pytestmark = pytest.mark.real_data
+require_real_data(MLPERF)
 
 NVIDIA = TREE_V51 / "closed" / "NVIDIA"
 SYSTEM = "B200-SXM-180GBx8_TRT"
@@ -24,7 +26,7 @@ def _copy_scenario(bench: str, scenario: str, dst):
 
 
 def test_v60_layout_with_measurements_inside_the_scenario_folder(store, tmp_path):
-    sub = tmp_path / "inference_results_v6.0" / "closed" / "NVIDIA"
+    sub = tmp_path / "v6.0" / "closed" / "NVIDIA"
     _copy_system(sub)
     for scenario in ("Offline", "Server", "Interactive"):
         dst = sub / "results" / SYSTEM / "llama2-70b-99" / scenario
@@ -32,7 +34,7 @@ def test_v60_layout_with_measurements_inside_the_scenario_folder(store, tmp_path
         shutil.copy(NVIDIA / "measurements" / SYSTEM / "llama2-70b-99" / scenario / "user.conf", dst)
         (dst / "measurements.json").write_text("{}")
         (dst / "TEST06").mkdir()
-    report = ingest_path(store, tmp_path / "inference_results_v6.0")
+    report = ingest_path(store, tmp_path / "v6.0")
     assert (report.added, report.rows_read) == (3, 3)
     assert {r.conditions.identity.round for r in store.results()} == {"v6.0"}
 

@@ -207,6 +207,11 @@ class Scope:
 def parse_notes(text: str, figures: list[Detected]) -> list[tuple[str, str]]:
     """(mark, note text) for each note in a text: a mark at the start of a line (after a bullet)
     or after a sentence, outside any figure's binding."""
+    return [(mark, body) for mark, body, _start, _end in note_spans(text, figures)]
+
+
+def note_spans(text: str, figures: list[Detected]) -> list[tuple[str, str, int, int]]:
+    """(mark, note text, start, end) for each note in a text."""
     starts = []
     for m in NOTE_START.finditer(text):
         if any(d.start <= m.start(1) - 1 < d.end for d in figures):
@@ -219,8 +224,20 @@ def parse_notes(text: str, figures: list[Detected]) -> list[tuple[str, str]]:
         gap = _NOTE_END.search(body)
         if gap:
             body = body[:gap.start()]
-        out.append((m.group(1), " ".join(body.split())))
+        out.append((m.group(1), " ".join(body.split()), m.start(), m.end() + len(body)))
     return out
+
+
+def outside(text: str, spans) -> str:
+    """The text with the given (start, end) spans cut out: what an item states besides its figures
+    and notes (a table note on a PDF page, a heading in speaker notes)."""
+    out, last = [], 0
+    for start, end in sorted(spans):
+        if start > last:
+            out.append(text[last:start])
+        last = max(last, end)
+    out.append(text[last:])
+    return "\n".join(part for part in out if part.strip())
 
 
 class Evaluator:
@@ -248,13 +265,17 @@ class Evaluator:
             self.observer.scope(name)
 
     def item(self, key: str, where: str, text: str, value: float | None = None, *, block: str = "",
-             unit: str = "", kind: str = "text", line: int | None = None) -> None:
+             unit: str = "", kind: str = "text", line: int | None = None, shown: str | None = None) -> None:
+        """One text a person sees. ``shown`` is what the file holds there when that differs from
+        what a reader sees (a Markdown cell with its escapes): the manifest records that."""
         if self._scope is None:
             self.scope(DOCUMENT)
         sc = self._scope
         self._seq += 1
+        if shown is None:
+            shown = text
         if self.observer:
-            self.observer.item(sc.name, key, where, text, value, kind, line)
+            self.observer.item(sc.name, key, where, shown, value, kind, line)
         if not text:
             return
         figs = detect(text)
@@ -271,8 +292,8 @@ class Evaluator:
                 self._mlperf_where = self._first_mention[2] if self._first_mention else where
         if not self._legend and "MLCommons" in text and LEGEND.search(text):
             self._legend = True
-        notes = parse_notes(text, figs) if "[" in text else []
-        for mark, note_text in notes:
+        notes = note_spans(text, figs) if "[" in text else []
+        for mark, note_text, _start, _end in notes:
             rec = Note(note_text, self._seq, block, kind)
             marks = sc.marks.get(mark)
             if marks is None:
@@ -290,9 +311,12 @@ class Evaluator:
             fig = Figure(d, key, at, block, self._seq, kind, fig_line, has_mlperf, column, value)
             sc.figures.append(fig)
             if self.observer:
-                self.observer.figure(sc.name, fig, text)
-        if not figs and not notes and len(text) > 4 and len(sc.shared_texts) < SHARED_TEXTS:
-            sc.shared_texts.add(text)  # read only if a figure's notes lack a field
+                self.observer.figure(sc.name, fig, shown)
+        if len(sc.shared_texts) < SHARED_TEXTS:  # read only if a figure's notes lack a field
+            rest = text if not figs and not notes else outside(text, [(d.start, d.end) for d in figs] +
+                                                                [(n[2], n[3]) for n in notes])
+            if len(rest) > 4:
+                sc.shared_texts.add(rest)
 
     def finish(self) -> list[Hit]:
         self._close()

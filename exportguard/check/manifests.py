@@ -1,11 +1,11 @@
 """The manifest embedded in an artifact, read back: the very hidden sheet of a workbook, the
-closing HTML comment of a Markdown file, the sidecar file of a CSV. Integrity is checked
-separately (exportguard.manifest.verify).
+closing HTML comment of a Markdown file, the sidecar file of a CSV, the custom XML part of a deck,
+the attached file of a PDF. Integrity is checked separately (exportguard.manifest.verify).
 
 Artifacts are untrusted input: every branch reads through the checker's safe-open layer
 (check/safety.py: archive limits, XML without DTDs or entities, file size limits), which raises
-NotInspectable (an ExportguardError) for a file it refuses. A new format adds one branch to
-``read_manifest`` and one ``_<format>_text(path)`` function that opens the file the same way."""
+NotInspectable (an ExportguardError) for a file it refuses; the checker also runs each file in a
+worker with a time and memory bound. A new format adds one branch to ``read_manifest``."""
 from __future__ import annotations
 
 import json
@@ -33,11 +33,21 @@ def read_manifest(path) -> dict:
         return _parse(path, _xlsx_text(path))
     if suffix == ".md":
         return _parse(path, _markdown_text(path))
+    if suffix == ".pptx":
+        from ..render.pptx_xml import read_manifest_text  # the deck's custom XML part (docs/pptx.md)
+
+        _archive_within_limits(path)
+        return _parse(path, read_manifest_text(path))
     if suffix == ".csv":
         sidecar = path.with_name(path.name + CSV_SIDECAR)
         if not sidecar.is_file():
             raise ManifestNotFound(f"{path}: no {sidecar.name} beside it: the CSV carries no exportguard manifest")
         return _parse(path, _text(sidecar))
+    if suffix == ".pdf":
+        from ..render.pdf_manifest import read_text  # pypdf: the attached exportguard-manifest.json
+
+        _file_within_limits(path)
+        return _parse(path, read_text(path))
     raise NoManifestReader(f"{path}: no manifest reader for {suffix!r} files")
 
 
@@ -45,6 +55,19 @@ def _text(path: Path) -> str:
     from .safety import read_text
 
     return read_text(path)
+
+
+def _archive_within_limits(path: Path) -> None:
+    """The checker's archive limits (entries, sizes, ratio, names) before any part is read."""
+    from .safety import SafeZip
+
+    SafeZip(path).close()
+
+
+def _file_within_limits(path: Path) -> None:
+    from .safety import DEFAULT_LIMITS, check_file_size
+
+    check_file_size(path, DEFAULT_LIMITS)
 
 
 def _xlsx_text(path: Path) -> str:

@@ -13,6 +13,7 @@ manifest lives in one). Table cells are items at ``section N, table row R, colum
 from __future__ import annotations
 
 import csv
+import html
 import re
 from pathlib import Path
 
@@ -88,6 +89,24 @@ def split_row(line: str) -> list[str]:
     return cells
 
 
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # a backslash before ASCII punctuation (CommonMark)
+
+
+def rendered(text: str) -> str:
+    """What a reader of the rendered Markdown sees: backslash escapes and character references
+    resolved (exportguard's own Markdown escapes '_', '*', '[' ... and writes '&lt;')."""
+    if "\\" in text:
+        text = _ESCAPED.sub(r"\1", text)
+    if "&" in text:
+        text = html.unescape(text)
+    return text
+
+
+def _item(sink, key: str, where: str, raw: str, **kw) -> None:
+    text = rendered(raw)
+    sink.item(key, where, text, shown=raw if text != raw else None, **kw)
+
+
 def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
     text = read_text(path, limits)
     sink.scope(DOCUMENT)
@@ -104,10 +123,10 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
             section += 1
         if stripped.startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1]):
             headers = split_row(line)
-            units = {c: u for c, h in enumerate(headers, 1) if (u := header_unit(h))}
+            units = {c: u for c, h in enumerate(headers, 1) if (u := header_unit(rendered(h)))}
             for c, h in enumerate(headers, 1):
                 if h:
-                    sink.item(f"line {n}", f"line {n}, table header, column {c}", h, block=f"section {section}",
+                    _item(sink, f"line {n}", f"line {n}, table header, column {c}", h, block=f"section {section}",
                               kind="header", line=n)
             i += 2
             r = 0
@@ -117,7 +136,7 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
                 for c, cell in enumerate(split_row(lines[i]), 1):
                     if cell:
                         key = f"section {section}, table row {r}, column {c}"
-                        sink.item(key, f"line {n} ({key})", cell, block=f"section {section}", unit=units.get(c, ""),
+                        _item(sink, key, f"line {n} ({key})", cell, block=f"section {section}", unit=units.get(c, ""),
                                   kind="cell", line=n)
                 i += 1
             continue
@@ -125,15 +144,15 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
             i += 1
             continue
         if stripped.startswith("#"):
-            sink.item(f"line {n}", f"line {n}", line, block=f"section {section}", line=n)
+            _item(sink, f"line {n}", f"line {n}", line, block=f"section {section}", line=n)
             i += 1
             continue
         m = _HEADLINE.match(stripped)
         if m:
             key = f"section {section}, headline"
-            sink.item(key, f"line {n} ({key})", m.group(1), block=f"section {section}", line=n)
+            _item(sink, key, f"line {n} ({key})", m.group(1), block=f"section {section}", line=n)
             if m.group(2).strip():
-                sink.item(f"line {n}", f"line {n}", m.group(2), block=f"section {section}", line=n)
+                _item(sink, f"line {n}", f"line {n}", m.group(2), block=f"section {section}", line=n)
             i += 1
             continue
         # a paragraph or a list item, with its continuation lines
@@ -142,4 +161,4 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
         while i < len(lines) and lines[i].strip() and not _BLOCK_START.match(lines[i]):
             para.append(lines[i])
             i += 1
-        sink.item(f"line {n}", f"line {n}", "\n".join(para), block=f"section {section}", line=n)
+        _item(sink, f"line {n}", f"line {n}", "\n".join(para), block=f"section {section}", line=n)

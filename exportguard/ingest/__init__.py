@@ -4,13 +4,20 @@ Each reader turns one source into a stream of items, one per input row: a Result
 Quarantined row (with the reason), or a Skipped row (outside the rules, e.g. not an LLM
 benchmark). The driver writes the stream in one transaction and counts, so that for every source
 rows read = added + enriched + unchanged + changed + quarantined + skipped.
+
+Rows are atomic: whatever goes wrong while reading one row (a SourceError, or any other exception
+a hostile row provokes) costs that row, through ``one_row``, never the rest of its source. Files
+are read only through ``read_regular``, which refuses FIFOs, devices and sockets before opening
+them (reading one blocks forever or never ends).
 """
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Union
@@ -81,21 +88,69 @@ class IngestReport:
                 f" + {self.quarantined} quarantined + {self.skipped} skipped by rule")
 
 
+def file_kind(path: Path) -> str:
+    """What ``path`` is ("file", "folder", "FIFO", ...), following symlinks; raises OSError if it
+    cannot be looked at. The one check made before anything is opened."""
+    mode = os.stat(path).st_mode
+    for test, kind in ((stat.S_ISREG, "file"), (stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "FIFO (named pipe)"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return kind
+    return "special file"
+
+
+def _open_regular(path: Path, locator: str):
+    """An open binary file object for a regular file; anything else is refused unopened."""
+    try:
+        kind = file_kind(path)
+    except FileNotFoundError:
+        raise SourceError("not_found", "no such file or folder", locator) from None
+    except OSError as e:
+        raise SourceError("unreadable", f"cannot look at it: {e.strerror or e}", locator) from None
+    if kind != "file":
+        raise SourceError("not_a_regular_file", f"this is a {kind}, not a file: only regular files are read",
+                          locator)
+    try:
+        # O_NONBLOCK: if a FIFO was swapped in after the look above, opening it still returns at once.
+        f = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)), "rb")
+    except OSError as e:
+        raise SourceError("unreadable", f"cannot open it: {e.strerror or e}", locator) from None
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        f.close()
+        raise SourceError("not_a_regular_file", "this is no longer a regular file", locator)
+    return f
+
+
+def read_regular(path: Path, limit: int, locator: str = "") -> bytes:
+    """The bytes of a regular file, refusing one larger than ``limit`` (a hostile file is not read
+    into memory) and anything that is not a regular file."""
+    locator = locator or display(str(path))
+    with _open_regular(path, locator) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise SourceError("file_too_large",
+                              f"{size:,} bytes is more than the {limit:,} this kind of file may have", locator)
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            raise SourceError("unreadable", f"cannot read it: {e.strerror or e}", locator) from None
+    if len(data) > limit:  # it grew while we read it
+        raise SourceError("file_too_large", f"more than the {limit:,} bytes this kind of file may have", locator)
+    return data
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    with _open_regular(path, display(str(path))) as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
 
 
-def read_bounded(path: Path, limit: int, locator: str = "") -> bytes:
-    """Read a file, refusing one larger than ``limit`` (a hostile file is not read into memory)."""
-    size = path.stat().st_size
-    if size > limit:
-        raise SourceError("file_too_large", f"{size:,} bytes is more than the {limit:,} this kind of file may have",
-                          locator or str(path))
-    return path.read_bytes()
+def display(text: str) -> str:
+    """Text that any store can hold: a file name's non-UTF-8 bytes (surrogate escapes) shown as \\xNN."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace").replace("\x00", "\\x00")
 
 
 def decode_utf8(data: bytes, locator: str) -> str:
@@ -107,6 +162,35 @@ def decode_utf8(data: bytes, locator: str) -> str:
                           locator) from None
 
 
+def one_row(locator: str, read: Callable[[], Item], raw: Callable[[], str] | str = "") -> Item:
+    """The item of one input row; any failure while reading it quarantines that row alone."""
+    try:
+        return read()
+    except Exception as err:  # noqa: BLE001 - row atomicity is the point
+        return as_quarantined(err, locator, raw)
+
+
+def as_quarantined(err: Exception, locator: str = "", raw: Callable[[], str] | str = "") -> Quarantined:
+    """A SourceError is a refusal a reader meant. Any other exception is one that hostile input
+    provoked in code that did not expect it: it is quarantined as ``unexpected_error`` naming its
+    type (an unreadable file as ``unreadable``), so the rest of the source is still stored and the
+    case can be reported and fixed."""
+    if isinstance(err, SourceError):
+        return Quarantined.from_error(err, locator, raw=_raw_text(raw))
+    reason = ("unreadable" if isinstance(err, OSError) else "not_utf8" if isinstance(err, UnicodeError)
+              else "unexpected_error")
+    detail = (str(err).splitlines() or [""])[0][:300]
+    return Quarantined(locator, reason, f"this could not be read ({type(err).__name__}: {detail}); "
+                                        "the rest of the source was read", _raw_text(raw))
+
+
+def _raw_text(raw: Callable[[], str] | str) -> str:
+    try:
+        return raw() if callable(raw) else raw
+    except Exception:  # noqa: BLE001 - the excerpt is a courtesy; the quarantine row must still be written
+        return ""
+
+
 def mtime_date(path: Path) -> str:
     return dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
 
@@ -115,29 +199,46 @@ def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+# A source that cannot be opened as what it is: the caller gets an error naming the path.
+_NOT_A_SOURCE = ("not_found", "not_a_regular_file", "unreadable")
+
+
 def detect_kind(path: Path) -> str:
     """mlperf_tree for a folder, mlperf_summary for a JSON table, csv for a CSV; judged by content
     where the name could lie."""
-    if path.is_dir():
-        return "mlperf_tree"
-    if not path.is_file():
-        raise SourceError("not_found", "no such file or folder", str(path))
-    with open(path, "rb") as f:
-        head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    shown = display(str(path))
+    try:
+        if file_kind(path) == "folder":
+            os.listdir(path)  # an unreadable folder is an error now, not a quarantine row per file later
+            return "mlperf_tree"
+    except FileNotFoundError:
+        raise SourceError("not_found", "no such file or folder", shown) from None
+    except OSError as e:
+        raise SourceError("unreadable", f"cannot read it: {e.strerror or e}", shown) from None
+    try:
+        with _open_regular(path, shown) as f:
+            head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except SourceError as err:
+        if err.reason == "not_a_regular_file":
+            raise SourceError(err.reason, f"{err.message}; give a submission tree folder, a "
+                              "*_summary_results.json or a .csv", shown) from None
+        raise
+    except OSError as e:
+        raise SourceError("unreadable", f"cannot read it: {e.strerror or e}", shown) from None
     suffix = path.suffix.lower()
     if suffix == ".json" or head[:1] in (b"[", b"{"):
         if head[:1] != b"[":
             raise SourceError("not_a_summary_table",
                               "expected an MLCommons summary table (a JSON list of result rows); "
-                              f"the file starts with {head[:40]!r}", str(path))
+                              f"the file starts with {head[:40]!r}", shown)
         return "mlperf_summary"
     if suffix == ".csv":
         if b"\x00" in head:
-            raise SourceError("not_a_csv", "binary data in a file named .csv", str(path))
+            raise SourceError("not_a_csv", "binary data in a file named .csv", shown)
         return "csv"
     raise SourceError("unknown_source_kind",
                       "cannot tell what this is: give a submission tree folder, a *_summary_results.json or a .csv",
-                      str(path))
+                      shown)
 
 
 def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = None, round: str | None = None,
@@ -147,13 +248,14 @@ def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = No
 
     path = Path(path)
     round = _round_argument(round)
+    shown = display(str(path))
     try:
         kind = detect_kind(path)
     except SourceError as err:
-        if not path.exists():
+        if err.reason in _NOT_A_SOURCE:
             raise
         # A file that is not what its name says is itself quarantined: nothing is silently dropped.
-        source = Source("csv" if path.suffix.lower() == ".csv" else "mlperf_summary", str(path),
+        source = Source("csv" if path.suffix.lower() == ".csv" else "mlperf_summary", shown,
                         sha256_file(path), retrieved_on or mtime_date(path), now_iso())
         return _write(store, source, [Quarantined.from_error(err)], progress)
     if kind == "mlperf_tree":
@@ -161,31 +263,54 @@ def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = No
         retrieved = retrieved_on or tree_date
     else:
         sha, retrieved = sha256_file(path), retrieved_on or mtime_date(path)
-    source = Source(kind, str(path), sha, retrieved, now_iso())
-    reader = {"mlperf_tree": lambda: mlperf_tree.read_tree(path, source, round=round),
-              "mlperf_summary": lambda: mlperf_summary.read_summary(path, source),
-              "csv": lambda: csv_rows.read_csv(path, source)}[kind]
-    return _write(store, source, _guarded(reader, path), progress)
+    source = Source(kind, shown, sha, retrieved, now_iso())
+    if kind == "mlperf_summary":
+        names = tree_system_names(store)  # read before _write takes the store's write lock
+        reader = lambda: mlperf_summary.read_summary(path, source, tree_names=names)  # noqa: E731
+    elif kind == "mlperf_tree":
+        reader = lambda: mlperf_tree.read_tree(path, source, round=round)  # noqa: E731
+    else:
+        reader = lambda: csv_rows.read_csv(path, source)  # noqa: E731
+    return _write(store, source, _guarded(reader), progress)
+
+
+def tree_system_names(store: Store) -> dict[tuple[str, str, str, str], str]:
+    """System names that submission trees' systems JSON gave results already stored, by
+    (round, division, submitter folder, system folder): what a summary row with a blank name takes."""
+    from .build import name_is_blank
+    from .mlperf_logs import parse_system_description
+
+    names = {}
+    for r in store.results(mlperf=True):
+        if not r.raw_system:
+            continue
+        try:
+            name = parse_system_description(r.raw_system).system_name
+        except SourceError:
+            continue
+        if not name_is_blank(name):
+            i = r.conditions.identity
+            names[(i.round, i.division, i.submitter_key, i.system_id)] = name
+    return names
 
 
 def _round_argument(round: str | None) -> str | None:
     """The round a caller names for a tree, as the store spells it ("5.1" and "v5.1" both give "v5.1")."""
     if round is None:
         return None
-    m = re.fullmatch(r"v?(\d+\.\d+)", str(round).strip(), re.IGNORECASE)
+    m = re.fullmatch(r"v?([0-9]+\.[0-9]+)", str(round).strip(), re.IGNORECASE)
     if not m:
         raise SourceError("bad_round", f"the round {round!r} is not a round like v5.1")
     return "v" + m.group(1)
 
 
-def _guarded(reader: Callable[[], Iterable[Item]], path: Path) -> Iterator[Item]:
-    """A reader that fails as a whole (truncated JSON, unreadable file) yields one quarantine row."""
+def _guarded(reader: Callable[[], Iterable[Item]]) -> Iterator[Item]:
+    """A reader that fails as a whole (truncated JSON, a header it cannot use) yields one quarantine
+    row for the source; the rows it yielded before stay counted."""
     try:
         yield from reader()
-    except SourceError as err:
-        yield Quarantined.from_error(err, raw="")
-    except OSError as err:
-        yield Quarantined(str(path), "unreadable", f"{type(err).__name__}: {err}")
+    except Exception as err:  # noqa: BLE001 - a failure of the whole is reported, never a traceback
+        yield as_quarantined(err)
 
 
 def _write(store: Store, source: Source, items: Iterable[Item], progress) -> IngestReport:
@@ -198,7 +323,7 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
                 try:
                     with conn.begin_nested():
                         outcome = store.put_result(conn, item)
-                except (sa.exc.IntegrityError, sa.exc.DataError, UnicodeEncodeError) as err:
+                except (sa.exc.IntegrityError, sa.exc.DataError, UnicodeEncodeError, OverflowError) as err:
                     # The store's constraints are the last guard: a row that a reader let through and that
                     # breaks one is quarantined in the constraint's words, not a crash that loses the run.
                     item = _store_refusal(item, err)
@@ -238,5 +363,5 @@ def _store_refusal(item: Result, err: Exception) -> Quarantined:
 
 def _quarantine(store: Store, conn, source: Source, q: Quarantined) -> None:
     store.put_quarantine(conn, source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
-                         locator=q.locator or source.path, raw=q.raw, reason=q.reason, message=q.message,
-                         ingested_at=source.ingested_at)
+                         locator=display(q.locator or source.path), raw=display(q.raw), reason=q.reason,
+                         message=display(q.message), ingested_at=source.ingested_at)

@@ -1,7 +1,12 @@
 """Build a stored Result from what a source gave, filling the rest from the reference conditions
-(and marking what was filled)."""
+(and marking what was filled), after the checks every source's rows share: a throughput that is
+finite and positive, a tokens per sample the benchmark's generation cap allows, a system name."""
 from __future__ import annotations
 
+import math
+import re
+
+from ..errors import SourceError
 from ..model import (
     LOAD_REFERENCE,
     RESULT_ID_OFFICIAL,
@@ -17,7 +22,7 @@ from ..model import (
     Shape,
     arrival_for,
 )
-from ..reference import BenchmarkName, model_references
+from ..reference import BenchmarkName, model_references, tokens_per_sample_tolerance
 
 CPU_ONLY = "none (CPU only)"
 NOT_STATED = "not stated by the source"
@@ -36,13 +41,46 @@ def accelerator_text(name: str | None, per_node: int) -> str:
     return name
 
 
+# "NVIDIA DGX B200 (8x B200-SXM-180GB, TensorRT)": the name, then the configuration in parentheses.
+_CONFIGURATION_SUFFIX = re.compile(r"\([^()]*\)\s*$")
+
+
+def name_is_blank(name: str | None) -> bool:
+    """True for a system name with nothing before its configuration, as v5.1 publishes some NVIDIA
+    GB200/GB300 systems: " (4x GB200-186GB_aarch64, TensorRT)"."""
+    return not _CONFIGURATION_SUFFIX.sub("", (name or "").strip()).strip()
+
+
+def check_throughput(value: float, where: str) -> None:
+    if not (math.isfinite(value) and value > 0):
+        raise SourceError("non_positive_value", f"the throughput {value!r} is not a finite, positive number", where)
+
+
+def check_tokens_per_sample(tokens_per_sample: float | None, max_output_tokens: int, where: str) -> None:
+    """Refuse a generation length no run of this shape can have: zero or less, or above the cap on
+    output tokens by more than the documented tolerance (reference_conditions.toml)."""
+    if tokens_per_sample is None:
+        return
+    limit = max_output_tokens * (1 + tokens_per_sample_tolerance())
+    if not (0 < tokens_per_sample <= limit):  # also refuses NaN and inf
+        raise SourceError(
+            "implausible_tokens_per_sample",
+            f"tokens per sample {tokens_per_sample:g} is not plausible: it must be above 0 and at most {limit:g} "
+            f"({max_output_tokens} max output tokens + {tokens_per_sample_tolerance():.0%})", where)
+
+
 def mlperf_result(*, provenance: Provenance, round: str, division: str, suite: str, availability: str,
                   submitter: str, submitter_key: str, system_name: str, system_id: str, result_id: str,
                   bench: BenchmarkName, scenario: str, value: float, unit: str, samples_per_s: float | None,
                   tokens_per_sample: float | None, tps_basis: str, load: Load | None,
                   accelerator: str | None, accelerators_per_node: int, nodes: int, framework: str | None,
-                  host_processor: str | None, raw_system: str = "", corrections: tuple[str, ...] = ()) -> Result:
+                  host_processor: str | None, raw_system: str = "", corrections: tuple[str, ...] = (),
+                  value_where: str = "", tps_where: str = "") -> Result:
+    """``value_where`` and ``tps_where`` name where the source gave the throughput and the tokens per
+    sample, for the refusal of an implausible one."""
     ref = model_references()[bench.model]
+    check_throughput(value, value_where)
+    check_tokens_per_sample(tokens_per_sample, ref.reference_max_output_tokens, tps_where)
     official = bool(result_id)
     identity = Identity(
         round=round, division=division, suite=suite, availability=availability,

@@ -5,12 +5,19 @@ Every CSV row is stored unverified. A row marked mlperf=no is stored as a non-ML
 the guard never lets share a comparison with MLPerf figures. A row marked mlperf=yes must name a
 benchmark exportguard knows; it gets its official result ID (and only then "verified") if the
 round's summary table is ingested too.
+
+The file is read one physical line at a time: exportguard's CSV has no legitimate multi-line
+cells, so a quote left open at the end of a line is that line's error (quarantined, naming the
+line), never a cell that swallows the lines after it. Every line after the header is one row read:
+a blank line is skipped and counted, so the counts reconcile over the file's physical lines. A
+header that names a column twice is refused whole, since no row could say which one it means.
+Every number goes through the ingest's one number parser (numbers.py, CSV syntax: no exponent,
+no digit-group separators, no decimal comma).
 """
 from __future__ import annotations
 
 import csv
-import io
-import math
+import datetime as dt
 import re
 from pathlib import Path
 from typing import Iterator
@@ -35,8 +42,9 @@ from ..model import (
     arrival_for,
 )
 from ..reference import canonical_scenario, parse_benchmark
-from . import Item, Quarantined, Source, decode_utf8, read_bounded
-from .build import accelerator_text, mlperf_result
+from . import Item, Skipped, Source, display, one_row, read_regular
+from .build import accelerator_text, check_throughput, check_tokens_per_sample, mlperf_result
+from .numbers import CSV, parse_count, parse_number
 
 CSV_LIMIT = 64 * 1024 * 1024
 FIELD_LIMIT = 10_000  # characters in one cell; a longer one is refused, not truncated
@@ -51,46 +59,86 @@ COLUMNS = REQUIRED + REQUIRED_MLPERF + REQUIRED_OTHER + OPTIONAL
 
 
 def read_csv(path: Path, source: Source) -> Iterator[Item]:
-    text = decode_utf8(read_bounded(path, CSV_LIMIT), str(path))
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = _bounded(lambda: reader.fieldnames) or []
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise SourceError("missing_column", f"the header lacks column(s) {', '.join(missing)}; see templates/results.csv",
-                          f"{path} line 1")
-    line = 1
-    while True:
-        locator = f"{path} line {line + 1}"
-        try:
-            row = _bounded(lambda: next(reader))
-        except StopIteration:
-            return
-        except csv.Error as e:
-            line = reader.reader.line_num  # DictReader.line_num is not updated when a row fails
-            message = str(e)
-            if "field limit" in message:
-                message = f"a cell is longer than {FIELD_LIMIT:,} characters, more than any condition needs: shorten it"
-            yield Quarantined(locator, "malformed_csv", message)
-            continue
-        line = reader.line_num
-        try:
-            yield _row_result(row, locator, source)
-        except SourceError as err:
-            yield Quarantined.from_error(err, locator, raw=",".join(f"{k}={v}" for k, v in row.items() if v)[:4000])
+    label = display(str(path))
+    yield from parse_csv(read_regular(path, CSV_LIMIT, label), label, source)
 
 
-def _bounded(read):
-    """Run one read of the csv module under our cell limit; the limit is process-wide, so restore it."""
-    previous = csv.field_size_limit(FIELD_LIMIT)
+def parse_csv(data: bytes, label: str, source: Source) -> Iterator[Item]:
+    """The items of a CSV file's bytes, one per physical line after the header; ``label`` names the
+    file in locators."""
+    lines = _LINE_BREAK.split(data.removeprefix(b"\xef\xbb\xbf"))
+    if lines[-1] == b"":  # the break that ends the last line starts no line
+        lines.pop()
+    header = _header(lines[0] if lines else b"", f"{label} line 1")
+    for number, line in enumerate(lines[1:], start=2):
+        locator = f"{label} line {number}"
+        yield one_row(locator, lambda: _line_item(line, header, locator, source),
+                      raw=lambda: line[:4000].decode("utf-8", "backslashreplace"))
+
+
+# Only CR, LF and CRLF end a line (str.splitlines would also split at \x0b, \x1c, \u2028, ...).
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+def _cells(line: bytes, locator: str = "") -> list[str]:
     try:
-        return read()
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SourceError("not_utf8", f"byte {e.start + 1} of the line is not UTF-8 ({line[e.start:e.start + 4]!r}): "
+                          "save the file as UTF-8", locator) from None
+    previous = csv.field_size_limit(FIELD_LIMIT)  # process-wide: restored at once
+    try:
+        return next(csv.reader([text], strict=True), [])
+    except csv.Error as e:
+        if "field larger than field limit" in str(e):
+            message = f"a cell is longer than {FIELD_LIMIT:,} characters, more than any condition needs: shorten it"
+        elif "unexpected end of data" in str(e):
+            message = ("a quoted cell is still open at the end of the line: close its quote (cells cannot span "
+                       "lines in exportguard's CSV)")
+        elif "expected after" in str(e):
+            message = ("a quoted cell goes on after its closing quote: a quote inside a cell is written twice (\"\"), "
+                       "and a quoted cell ends at a comma")
+        else:
+            message = f"the line is not well-formed CSV: {e}"
+        raise SourceError("malformed_csv", message, locator) from None
     finally:
         csv.field_size_limit(previous)
 
 
+def _header(line: bytes, locator: str) -> tuple[str, ...]:
+    header = tuple(c.strip() for c in _cells(line, locator))
+    seen: dict[str, int] = {}
+    for position, column in enumerate(header, start=1):
+        if column and column in seen:
+            raise SourceError("duplicate_column", f"the header names column {column!r} twice (columns {seen[column]} "
+                              f"and {position}): no row could say which one it means", locator)
+        seen[column] = position
+    missing = [c for c in REQUIRED if c not in seen]
+    if missing:
+        raise SourceError("missing_column", f"the header lacks column(s) {', '.join(missing)}; see templates/results.csv",
+                          locator)
+    return header
+
+
+def _line_item(line: bytes, header: tuple[str, ...], locator: str, source: Source) -> Item:
+    if not line.strip():
+        return Skipped(locator, "blank line")
+    cells = _cells(line)
+    if len(cells) > len(header):
+        raise SourceError("extra_cells", f"the row has more cells ({len(cells)}) than the header has columns "
+                          f"({len(header)})")
+    if len(cells) < len(header):
+        raise SourceError("missing_cells", f"the row has fewer cells ({len(cells)}) than the header has columns "
+                          f"({len(header)}): a cell or a comma is missing")
+    row = dict(zip(header, cells))
+    try:
+        return _row_result(row, locator, source)
+    except SourceError as err:
+        raw = ",".join(f"{k}={v}" for k, v in row.items() if v)[:4000]
+        raise SourceError(err.reason, err.message, err.locator, err.raw or raw) from None
+
+
 def _row_result(row: dict, locator: str, source: Source) -> Result:
-    if None in row:
-        raise SourceError("extra_cells", "the row has more cells than the header has columns")
     get = lambda k: (row.get(k) or "").strip()  # noqa: E731
     for key in REQUIRED:
         if not get(key):
@@ -110,15 +158,15 @@ def _row_result(row: dict, locator: str, source: Source) -> Result:
     nodes = _count(get, "nodes")
     if nodes < 1:
         raise SourceError("non_positive_value", "column nodes must be at least 1", "column nodes")
-    tps = _number(get, "tokens_per_sample", positive=True, required=False)
+    tps = _number(get, "tokens_per_sample", positive=False, required=False)  # judged by check_tokens_per_sample
     provenance = Provenance(source.kind, source.path, source.sha256, locator, get("source_url"),
-                            get("retrieved_on") or source.retrieved_on, source.ingested_at)
+                            _date(get, "retrieved_on") or source.retrieved_on, source.ingested_at)
     system_id = get("system_id") or get("system_name")
     if mlperf == "yes":
         for key in REQUIRED_MLPERF:
             if not get(key):
                 raise SourceError("missing_field", f"column {key} is required for an MLPerf row", f"column {key}")
-        if not re.fullmatch(r"v?\d+\.\d+", get("round")):
+        if not re.fullmatch(r"v?[0-9]+\.[0-9]+", get("round")):
             raise SourceError("bad_field", f"column round must be a round like v5.1, found {get('round')!r}",
                               "column round")
         for key, allowed in (("division", ("closed", "open")), ("availability", ("available", "preview", "rdi"))):
@@ -136,15 +184,17 @@ def _row_result(row: dict, locator: str, source: Source) -> Result:
             bench=bench, scenario=scenario, value=value, unit=unit, samples_per_s=None, tokens_per_sample=tps,
             tps_basis=TPS_CSV, load=_load(get, scenario, required=False), accelerator=get("accelerator"),
             accelerators_per_node=per_node, nodes=nodes, framework=get("framework"),
-            host_processor=get("host_processor"))
+            host_processor=get("host_processor"), value_where="column value", tps_where="column tokens_per_sample")
     for key in REQUIRED_OTHER:
         if not get(key):
             raise SourceError("missing_field", f"column {key} is required for a non-MLPerf row", f"column {key}")
     track = get("accuracy_track") or "n/a"
     identity = Identity("n/a", "n/a", "n/a", "n/a", get("submitter"), get("submitter"), get("system_name"),
                         system_id, "", RESULT_ID_NONE, "unverified", False)
-    shape = Shape(tps, TPS_CSV if tps is not None else TPS_NOT_REPORTED,
-                  _count(get, "reference_max_output_tokens", least=1), get("dataset"),
+    max_tokens = _count(get, "reference_max_output_tokens", least=1)
+    check_throughput(value, "column value")
+    check_tokens_per_sample(tps, max_tokens, "column tokens_per_sample")
+    shape = Shape(tps, TPS_CSV if tps is not None else TPS_NOT_REPORTED, max_tokens, get("dataset"),
                   _count(get, "dataset_samples", least=1))
     configuration = Configuration(accelerator_text(get("accelerator"), per_node), per_node, nodes, per_node * nodes,
                                   get("framework"), get("host_processor") or "not stated by the source")
@@ -176,20 +226,30 @@ def _number(get, key: str, positive: bool, required: bool = True) -> float | Non
         if required:
             raise SourceError("missing_field", f"column {key} is empty", f"column {key}")
         return None
-    try:
-        value = float(raw.replace(",", ""))
-    except ValueError:
-        raise SourceError("non_numeric_field", f"column {key} is not a number: {raw!r}", f"column {key}") from None
-    if not math.isfinite(value) or (positive and value <= 0):
+    value = parse_number(raw, CSV, f"column {key}", f"column {key}")
+    if positive and value <= 0:
         raise SourceError("non_positive_value", f"column {key} must be a positive number, found {raw!r}", f"column {key}")
     return value
 
 
 def _count(get, key: str, least: int = 0) -> int:
-    value = _number(get, key, positive=False)
-    if value < 0 or value != int(value):
-        raise SourceError("non_numeric_field", f"column {key} must be a whole number, found {get(key)!r}", f"column {key}")
+    raw = get(key)
+    if not raw:
+        raise SourceError("missing_field", f"column {key} is empty", f"column {key}")
+    value = parse_count(raw, f"column {key}", f"column {key}")
     if value < least:
-        raise SourceError("non_positive_value", f"column {key} must be at least {least}, found {get(key)!r}",
+        raise SourceError("non_positive_value", f"column {key} must be at least {least}, found {raw!r}",
                           f"column {key}")
-    return int(value)
+    return value
+
+
+def _date(get, key: str) -> str | None:
+    raw = get(key)
+    if not raw:
+        return None
+    try:
+        if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", raw):
+            return dt.date.fromisoformat(raw).isoformat()
+    except ValueError:
+        pass
+    raise SourceError("bad_field", f"column {key} must be a date written YYYY-MM-DD, found {raw!r}", f"column {key}")

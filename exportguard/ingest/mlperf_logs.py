@@ -11,7 +11,6 @@ so hostile input costs linear time.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,40 +18,16 @@ from types import MappingProxyType
 
 from exportguard.errors import SourceError
 
+from . import strict_json
+from .numbers import LOG, PYTHON, json_count, parse_count, parse_number
+
 MAX_LOG_LINE = 64 * 1024
 MAX_ACCURACY_LINE = 64 * 1024
 MAX_SYSTEM_JSON = 1024 * 1024
-# Longer than any number loadgen prints; also keeps int() under CPython's digit limit.
-_MAX_NUMBER_TEXT = 64
-
-# The alternatives cannot both consume the same digits, so a failed match backtracks linearly.
-_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_NUMBER_RE = re.compile(_NUMBER)
-_UNSIGNED_INT_RE = re.compile(r"[0-9]+")
 
 
 def _snippet(text: str, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def _number(text: str, field: str, locator: str) -> float:
-    if len(text) > _MAX_NUMBER_TEXT or not _NUMBER_RE.fullmatch(text):
-        raise SourceError("non_numeric_field", f"{field}: {_snippet(text)} is not a number",
-                          locator, text[:200])
-    value = float(text)
-    if not math.isfinite(value):
-        raise SourceError("non_numeric_field", f"{field}: {_snippet(text)} is not finite",
-                          locator, text[:200])
-    return value
-
-
-def _count(text: str, field: str, locator: str) -> int:
-    """A non-negative integer written as digits only (counts, ns, ms)."""
-    if len(text) > _MAX_NUMBER_TEXT or not _UNSIGNED_INT_RE.fullmatch(text):
-        raise SourceError("non_numeric_field",
-                          f"{field}: {_snippet(text)} is not a non-negative integer",
-                          locator, text[:200])
-    return int(text)
 
 
 # --------------------------------------------------------------------------- performance log
@@ -134,8 +109,8 @@ def parse_performance_summary(text: str) -> PerformanceSummary:
         raise SourceError("missing_scenario", "no 'Scenario :' line")
     fields: dict[str, float | int] = {}
     for attr, (key, value, lineno) in raw.items():
-        convert = _count if key in _INT_KEYS else _number
-        fields[attr] = convert(value, key, f"line {lineno}")
+        fields[attr] = (parse_count(value, key, f"line {lineno}") if key in _INT_KEYS
+                        else parse_number(value, LOG, key, f"line {lineno}"))
     if "tokens_per_s" not in fields and "samples_per_s" not in fields:
         raise SourceError("missing_throughput",
                           "neither 'Tokens per second' nor 'Samples per second' "
@@ -176,8 +151,10 @@ class AccuracyResult:
 
 # One token per match, each alternative bounded or linear; \S at the end means the scan can only
 # stop at end of text, and names whatever does not belong (a call, a brace, a bracket, a name).
+# The number alternative is the number parser's own grammar for Python literals.
+_NUMBER_RE = PYTHON.pattern
 _TOKEN_RE = re.compile(
-    rf"""\s*(?:(?P<num>{_NUMBER})|'(?P<sq>[^'\\]{{0,128}})'|"(?P<dq>[^"\\]{{0,128}})"|"""
+    rf"""\s*(?:(?P<num>{_NUMBER_RE.pattern})|'(?P<sq>[^'\\]{{0,128}})'|"(?P<dq>[^"\\]{{0,128}})"|"""
     r"""(?P<punct>[:,])|(?P<other>\w{1,40}|\S))"""
 )
 _KEY_RE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
@@ -243,15 +220,13 @@ def parse_accuracy(text: str) -> AccuracyResult:
                           locator)
 
     pairs = _dict_literal(line[1:-1], locator)
-    metrics = {key: _number(value, key, locator) for key, value in pairs.items()}
-    tokens_per_sample = metrics.get("tokens_per_sample")
-    if tokens_per_sample is not None and tokens_per_sample < 0:
-        raise SourceError("negative_value", f"tokens_per_sample is {tokens_per_sample!r}", locator)
+    metrics = {key: parse_number(value, PYTHON, key, locator) for key, value in pairs.items()}
     return AccuracyResult(
         metrics=MappingProxyType(metrics),
-        tokens_per_sample=tokens_per_sample,
-        gen_num=_count(pairs["gen_num"], "gen_num", locator) if "gen_num" in pairs else None,
-        gen_tok_len=(_count(pairs["gen_tok_len"], "gen_tok_len", locator)
+        # Whether it is plausible is the ingest's one check against the benchmark (build.py).
+        tokens_per_sample=metrics.get("tokens_per_sample"),
+        gen_num=parse_count(pairs["gen_num"], "gen_num", locator) if "gen_num" in pairs else None,
+        gen_tok_len=(parse_count(pairs["gen_tok_len"], "gen_tok_len", locator)
                      if "gen_tok_len" in pairs else None),
     )
 
@@ -291,36 +266,33 @@ def _system_string(doc: dict, field: str) -> str | None:
 def _system_count(doc: dict, field: str) -> int | None:
     """Submitters write counts as 8, "8" or " 8 "; CPU-only systems may write "N/A" or ""."""
     value = doc.get(field)
-    if value is None:
+    if value is None or (isinstance(value, str) and value.strip() in ("", "N/A")):
         return None
-    if isinstance(value, str):
-        value = value.strip()
-        if value in ("", "N/A"):
-            return None
-        if len(value) <= _MAX_NUMBER_TEXT and _UNSIGNED_INT_RE.fullmatch(value):
-            return int(value)
-    elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    raise SourceError("non_numeric_field",
-                      f"{field}: {_snippet(repr(value))} is not a non-negative integer")
+    if isinstance(value, float):  # 8.0 is not how a systems JSON writes a count
+        raise SourceError("bad_number", f"{field}: {value!r} is not a count (a whole number, 0 or more)")
+    return json_count(value, field)
 
 
 def parse_system_description(text: str) -> SystemDescription:
-    """Read ``systems/<system_id>.json``; the raw text is kept because the JSON is the record."""
+    """Read ``systems/<system_id>.json``; the raw text is kept because the JSON is the record.
+
+    The file is one record: a NaN, an Infinity or a repeated key anywhere in it refuses the whole
+    file, and with it every result that names this system."""
     if len(text) > MAX_SYSTEM_JSON:
         raise SourceError("file_too_large",
                           f"system description is {len(text)} characters, over {MAX_SYSTEM_JSON}")
     try:
-        doc = json.loads(text)
+        doc = strict_json.loads(text)
     except json.JSONDecodeError as exc:
         raise SourceError("invalid_json",
                           f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                           f"line {exc.lineno}") from None
-    except (ValueError, RecursionError) as exc:  # e.g. a 5000-digit int, or [[[[... nesting
+    except (ValueError, RecursionError) as exc:  # e.g. [[[[... nesting
         raise SourceError("invalid_json", f"not usable JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise SourceError("not_a_system_description",
                           f"expected a JSON object, found a JSON {type(doc).__name__}")
+    strict_json.check(doc, "the system description")
 
     strings = {field: _system_string(doc, field) for field in _STRING_FIELDS}
     if strings["status"] is not None:

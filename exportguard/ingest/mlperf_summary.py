@@ -1,65 +1,75 @@
 """MLCommons summary_results.json (any round): the official table with result IDs.
 
 One item per row. Rows of benchmarks that are not LLM throughput benchmarks are skipped by rule;
-rows that claim to be one but cannot be read are quarantined, naming the row and the field.
+rows that claim to be one but cannot be read are quarantined, naming the row and the field. The
+JSON is read strictly (strict_json): a NaN, an Infinity, a number that overflows or a repeated key
+costs the row that holds it, not the table. Every number goes through the ingest's one number
+parser (numbers.py), including TOKENS_PER_SAMPLE inside the Accuracy text.
 """
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from ..errors import SourceError
 from ..model import SUITES, TPS_SUMMARY, Provenance
 from ..reference import canonical_scenario, errata, is_other_llm, parse_benchmark
-from . import MAX_SOURCE_BYTES, Item, Quarantined, Skipped, Source, decode_utf8, read_bounded
-from .build import mlperf_result
+from . import MAX_SOURCE_BYTES, Item, Skipped, Source, decode_utf8, display, one_row, read_regular, strict_json
+from .build import mlperf_result, name_is_blank
+from .numbers import SUMMARY_TEXT, json_count, json_number, parse_number
 
 _UNITS = {"tokens/s": "tokens/s", "samples/s": "samples/s", "queries/s": "queries/s"}
-_TPS = re.compile(r"TOKENS_PER_SAMPLE:\s*([0-9]+(?:\.[0-9]+)?)")
-_ROUND = re.compile(r"^v?(\d+\.\d+)$")
+# The whole token after the key, so that "2.9e2" or "301,1" is judged whole, never by its prefix.
+_TPS = re.compile(r"TOKENS_PER_SAMPLE:\s*(\S*)")
+_ROUND = re.compile(r"v?([0-9]+\.[0-9]+)")
 _NON_THROUGHPUT_SCENARIOS = ("singlestream", "multistream")
 _REQUIRED = ("ID", "Submitter", "Availability", "Category", "Model", "Scenario", "Performance_Result",
              "Performance_Units")
 RESULTS_REPO = "https://github.com/mlcommons/inference_results_{round}"
 
+TreeNames = Mapping[tuple[str, str, str, str], str]
 
-def read_summary(path: Path, source: Source) -> Iterator[Item]:
-    data = read_bounded(path, MAX_SOURCE_BYTES)
+
+def read_summary(path: Path, source: Source, tree_names: TreeNames | None = None) -> Iterator[Item]:
+    """``tree_names``: system names that submission trees' systems JSON gave, by (round, division,
+    submitter folder, system folder), for rows the summary publishes with a blank name."""
+    yield from parse_summary(read_regular(path, MAX_SOURCE_BYTES), display(str(path)), source, tree_names or {})
+
+
+def parse_summary(data: bytes, label: str, source: Source, tree_names: TreeNames) -> Iterator[Item]:
+    """The items of a summary table's bytes; ``label`` names the file in locators."""
     try:
-        text = decode_utf8(data, str(path))
+        text = decode_utf8(data, label)
     except SourceError:
         # A stray byte inside one row's text costs that row, not the table: keep it as a surrogate
         # escape, and _row_item quarantines the row that holds it (a byte outside a string is invalid JSON).
         text = data.decode("utf-8-sig", errors="surrogateescape")
     try:
-        rows = json.loads(text)
+        rows = strict_json.loads(text)
     except json.JSONDecodeError as e:
         ends_early = e.msg.startswith("Unterminated string") or not text[e.pos:].strip()
         truncated = "; the file ends before the JSON does (truncated?)" if ends_early else ""
         raise SourceError("invalid_json", f"not valid JSON at line {e.lineno} column {e.colno}: {e.msg}{truncated}",
-                          str(path), raw=text[max(0, e.pos - 200): e.pos + 200]) from None
+                          label, raw=text[max(0, e.pos - 200): e.pos + 200]) from None
     except RecursionError:
-        raise SourceError("invalid_json", "not usable JSON: nested deeper than the JSON parser goes", str(path)) from None
-    except ValueError as e:  # a number of thousands of digits (Python's int limit)
-        raise SourceError("invalid_json", f"not usable JSON: {str(e).partition(':')[0]}", str(path)) from None
+        raise SourceError("invalid_json", "not usable JSON: nested deeper than the JSON parser goes", label) from None
+    except ValueError as e:
+        raise SourceError("invalid_json", f"not usable JSON: {str(e).partition(':')[0]}", label) from None
     if not isinstance(rows, list):
         raise SourceError("not_a_summary_table", f"expected a JSON list of result rows, found {type(rows).__name__}",
-                          str(path))
+                          label)
     for index, row in enumerate(rows):
-        locator = f"{path} row {index + 1}"
-        try:
-            item = _row_item(row, locator, source)
-        except SourceError as err:
-            item = Quarantined.from_error(err, locator, raw=json.dumps(row, default=str)[:4000])
-        yield item
+        locator = f"{label} row {index + 1}"
+        yield one_row(locator, lambda: _row_item(row, locator, source, tree_names),
+                      raw=lambda: json.dumps(row, default=repr)[:4000])
 
 
-def _row_item(row, locator: str, source: Source) -> Item:
+def _row_item(row, locator: str, source: Source, tree_names: TreeNames) -> Item:
     if not isinstance(row, dict):
         raise SourceError("not_a_result_row", f"expected an object, found {type(row).__name__}")
+    _check_json(row)
     _check_text(row)
     model = _text(row, "Model", required=False)
     bench = parse_benchmark(model)
@@ -83,7 +93,10 @@ def _row_item(row, locator: str, source: Source) -> Item:
     if unit is None:
         raise SourceError("unknown_unit", f"unit {units_text!r} is not tokens/s, samples/s or queries/s",
                           "field Performance_Units")
-    value = _positive(row, "Performance_Result")
+    value = json_number(row["Performance_Result"], "field Performance_Result", "field Performance_Result")
+    if value <= 0:
+        raise SourceError("non_positive_value", f"field Performance_Result must be a positive number, found "
+                          f"{row['Performance_Result']!r}", "field Performance_Result")
     corrections = []
     for e in errata():
         if (e.source_kind == "mlperf_summary" and e.round == round_ and e.model == bench.model
@@ -105,11 +118,19 @@ def _row_item(row, locator: str, source: Source) -> Item:
     if folder_bench is None or folder_bench.benchmark != bench.benchmark:
         # The open division files other models under LLM names (llama3_1-70b-fp8_pre as llama2-70b-99.9).
         return Skipped(locator, "folder names another model than the benchmark it is filed under")
-    tps_match = _TPS.search(str(row.get("Accuracy") or ""))
+    tokens_per_sample = _tokens_per_sample(_text(row, "Accuracy", required=False))
     per_node = _count(row, "a#", default=0)
     nodes = _count(row, "Nodes", default=1)
     if nodes < 1:
         raise SourceError("non_positive_value", f"field Nodes must be at least 1, found {row.get('Nodes')!r}", "field Nodes")
+    system_name = _text(row, "System", required=False)
+    if name_is_blank(system_name):
+        platform = _text(row, "Platform", required=False) or system_id
+        tree_name = tree_names.get((round_, division, submitter_key, system_id))
+        system_name = tree_name or platform
+        # No "; " in the text: the store joins a row's corrections with it.
+        corrections.append("system name blank in the summary, taken from "
+                           + (f"the submission tree's systems/{system_id}.json" if tree_name else f"Platform {platform}"))
     provenance = Provenance(
         source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
         source_locator=locator, source_url=_text(row, "Details", required=False) or RESULTS_REPO.format(round=round_),
@@ -117,12 +138,12 @@ def _row_item(row, locator: str, source: Source) -> Item:
     return mlperf_result(
         provenance=provenance, round=round_, division=division, suite=_suite(row, bench.model),
         availability=availability, submitter=_text(row, "Submitter"), submitter_key=submitter_key,
-        system_name=_text(row, "System", required=False), system_id=system_id,
+        system_name=system_name, system_id=system_id,
         result_id=_text(row, "ID"), bench=bench, scenario=scenario, value=value, unit=unit, samples_per_s=None,
-        tokens_per_sample=float(tps_match.group(1)) if tps_match and float(tps_match.group(1)) > 0 else None,
-        tps_basis=TPS_SUMMARY, load=None, accelerator=_text(row, "Accelerator", required=False),
-        accelerators_per_node=per_node, nodes=nodes, framework=_text(row, "Software", required=False),
-        host_processor=_text(row, "Processor", required=False), corrections=tuple(corrections))
+        tokens_per_sample=tokens_per_sample, tps_basis=TPS_SUMMARY, load=None,
+        accelerator=_text(row, "Accelerator", required=False), accelerators_per_node=per_node, nodes=nodes,
+        framework=_text(row, "Software", required=False), host_processor=_text(row, "Processor", required=False),
+        corrections=tuple(corrections), value_where="field Performance_Result", tps_where="field Accuracy")
 
 
 def _text(row: dict, key: str, required: bool = True) -> str:
@@ -136,18 +157,23 @@ def _text(row: dict, key: str, required: bool = True) -> str:
     return str(value).strip()
 
 
-def _positive(row: dict, key: str) -> float:
-    raw = row.get(key)
-    try:
-        if isinstance(raw, bool):  # JSON true would otherwise read as 1.0
-            raise TypeError
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise SourceError("non_numeric_field", f"field {key} is not a number: {raw!r}", f"field {key}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise SourceError("non_positive_value", f"field {key} must be a positive number, found {raw!r}",
-                          f"field {key}")
-    return value
+def _check_json(row: dict) -> None:
+    """Refuse a row holding what JSON does not allow (NaN, Infinity, an overflowing number) or a key
+    given twice: the table's other rows are unaffected."""
+    found = strict_json.refusal_in(row)
+    if found:
+        path, refused = found
+        key = path.split(".")[0].split("[")[0]
+        raise SourceError(refused.reason, f"field {path}: {refused.message}", f"field {key}")
+
+
+def _tokens_per_sample(accuracy: str) -> float | None:
+    found = _TPS.findall(accuracy)
+    if not found:
+        return None
+    if len(found) > 1:
+        raise SourceError("duplicate_key", f"field Accuracy gives TOKENS_PER_SAMPLE {len(found)} times", "field Accuracy")
+    return parse_number(found[0], SUMMARY_TEXT, "field Accuracy, TOKENS_PER_SAMPLE", "field Accuracy")
 
 
 def _check_text(row: dict) -> None:
@@ -173,21 +199,14 @@ def _check_text(row: dict) -> None:
 
 def _count(row: dict, key: str, default: int) -> int:
     raw = row.get(key)
-    if raw in (None, ""):
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
         return default
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise SourceError("non_numeric_field", f"field {key} is not a count: {raw!r}", f"field {key}") from None
-    if value < 0 or value != int(value):
-        raise SourceError("non_numeric_field", f"field {key} is not a whole, non-negative count: {raw!r}",
-                          f"field {key}")
-    return int(value)
+    return json_count(raw, f"field {key}", f"field {key}")
 
 
 def _round(row: dict) -> str:
     version = _text(row, "version", required=False) or _text(row, "ID").split("-")[0]
-    m = _ROUND.match(version)
+    m = _ROUND.fullmatch(version)
     if not m:
         raise SourceError("unknown_round", f"cannot read the round from version {version!r}", "field version")
     return "v" + m.group(1)

@@ -61,7 +61,7 @@ def check_targets(paths: Sequence[Path], force: bool = False) -> None:
         folder = _existing_ancestor(path.parent)
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
             raise ExportguardError(f"{path}: cannot write in {folder}")
-        if path.exists() and not os.access(path, os.W_OK) and not force:
+        if path.exists() and not force and (not path.stat().st_mode & 0o222 or not os.access(path, os.W_OK)):
             raise ExportguardError(f"{path}: is read-only; refusing to replace it (--force to replace anyway)")
 
 

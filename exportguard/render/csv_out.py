@@ -7,9 +7,11 @@ Cells that a spreadsheet would run as a formula are neutralised with a leading a
 from __future__ import annotations
 
 import csv
+import functools
 from pathlib import Path
 
 from ..citation import result_id_words
+from ..sanitize import visible
 from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import band_words, load_text, shape_words, tps_words
 from .walk import Lettering, Walk, walk
@@ -24,9 +26,11 @@ FIGURE_COLUMN = HEADER.index("figure") + 1
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 
 
+@functools.lru_cache(maxsize=65536)
 def safe_text(value) -> str:
-    """Text that no spreadsheet will evaluate: a leading formula character is escaped with '."""
-    value = "".join(ch if ch.isprintable() or ch in "\n" else " " for ch in str(value))
+    """Text that no spreadsheet will evaluate and that steers nothing: controls shown (sanitize.visible),
+    a leading formula character escaped with '."""
+    value = visible(str(value))
     return "'" + value if value.startswith(_FORMULA_START) else value
 
 

@@ -2,17 +2,40 @@
 and in full at the end; the manifest in an HTML comment at the end of the file."""
 from __future__ import annotations
 
+import functools
+import re
 from pathlib import Path
 
 from .. import manifest as manifest_mod
+from ..sanitize import visible
 from ..report import ChartSection, KpiSection, Report, TableSection, TextSection
 from .walk import FigureCell, Walk, walk
 
 from ..check.manifests import MD_CLOSE as MANIFEST_CLOSE, MD_OPEN as MANIFEST_OPEN
 
 
-def _cell(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~!])")
+_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
+
+
+_NEEDS_WORK = re.compile(r"[\\`*_\[\]|~!&<>\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+                         r"\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]|^\s*(?:[#>+=-]|\d+[.)])")
+
+
+@functools.lru_cache(maxsize=65536)
+def md_text(text) -> str:
+    """Text from a source or a spec as Markdown shows it literally, on one line: no link, image,
+    HTML, comment, emphasis or table cell boundary can come out of it."""
+    text = str(text)
+    if not _NEEDS_WORK.search(text):
+        return text
+    text = visible(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _LINE_START.sub(r"\1\\\2", _MD_SPECIAL.sub(r"\\\1", text))
+
+
+def _figure(text: str) -> str:
+    """A figure's text is exportguard's own (digits, unit, band, marks): it only needs its cell kept."""
+    return text.replace("|", "\\|")
 
 
 class MarkdownRenderer:
@@ -22,50 +45,50 @@ class MarkdownRenderer:
         self.lines: list[str] = []
 
     def front(self, doc: Walk) -> None:
-        self.lines += [f"# {_cell(doc.report.title)}", "", f"> {doc.report.caveat_short}", ""]
+        self.lines += [f"# {md_text(doc.report.title)}", "", f"> {md_text(doc.report.caveat_short)}", ""]
 
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
         table = section.table
         part = doc.part(n, section.title, table)
         lines = self.lines
-        lines += [f"## {_cell(section.title)}", "", f"*{_cell(table.table_note.text)}*", ""]
-        lines.append("| " + " | ".join(_cell(c.header) for c in table.columns) + " |")
+        lines += [f"## {md_text(section.title)}", "", f"*{md_text(table.table_note.text)}*", ""]
+        lines.append("| " + " | ".join(md_text(c.header) for c in table.columns) + " |")
         lines.append("|" + "|".join("---:" if c.kind in ("figure", "derived") else "---" for c in table.columns) + "|")
         for r, cells in part.cells():
             out = []
             for c, cell in enumerate(cells, 1):
                 if isinstance(cell, FigureCell):
                     doc.place(f"section {n}, table row {r + 1}, column {c}", cell.figure, part.lettering,
-                              _cell(cell.text))
-                    out.append(_cell(cell.text))
+                              _figure(cell.text))
+                    out.append(_figure(cell.text))
                 else:
-                    out.append(_cell(cell))
+                    out.append(md_text(cell))
             lines.append("| " + " | ".join(out) + " |")
         lines.append("")
-        lines += [f"- {_cell(line)}" for line in part.lettering.note_lines()]
+        lines += [f"- [{m}] {md_text(note.text)}" for m, note in part.lettering.notes()]
         self._legend(doc)
 
     chart = table
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         lettering = doc.kpi_part(section)
-        text = _cell(lettering.text(section.figure))
+        text = _figure(lettering.text(section.figure))
         doc.place(f"section {n}, headline", section.figure, lettering, text)
-        self.lines += [f"## {_cell(section.title)}", "", f"**{text}**: {_cell(section.inline_conditions)}", "",
-                       f"*{_cell(section.table_note.text)}*", ""]
-        self.lines += [f"- {_cell(line)}" for line in lettering.note_lines()]
+        self.lines += [f"## {md_text(section.title)}", "", f"**{text}**: {md_text(section.inline_conditions)}", "",
+                       f"*{md_text(section.table_note.text)}*", ""]
+        self.lines += [f"- [{m}] {md_text(note.text)}" for m, note in lettering.notes()]
         self._legend(doc)
 
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
-        self.lines += [f"## {_cell(section.title)}", ""]
+        self.lines += [f"## {md_text(section.title)}", ""]
         for p in section.paragraphs:
-            self.lines += [p, ""]
+            self.lines += [md_text(p), ""]
 
     def _legend(self, doc: Walk) -> None:
-        self.lines += ["", f"<sub>{doc.report.legend}</sub>", ""]
+        self.lines += ["", f"<sub>{md_text(doc.report.legend)}</sub>", ""]
 
     def back(self, doc: Walk) -> dict:
-        self.lines += ["## Caveat", ""] + [p + "\n" for p in doc.report.caveat_full] + [doc.report.legend, ""]
+        self.lines += ["## Caveat", ""] + [md_text(p) + "\n" for p in doc.report.caveat_full] + [md_text(doc.report.legend), ""]
         manifest = doc.manifest()
         body = manifest_mod.dumps(manifest).replace("--", "\\u002d\\u002d")
         self.lines += [MANIFEST_OPEN + body + MANIFEST_CLOSE, ""]

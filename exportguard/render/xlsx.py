@@ -32,7 +32,7 @@ import re
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
@@ -46,7 +46,7 @@ from .. import manifest as manifest_mod
 from ..check.manifests import XLSX_SHEET
 from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
-from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import band_words, number
 from . import xlsx_layout as lay
 from .walk import Lettering, TablePart, Walk, walk
@@ -84,6 +84,11 @@ def literal(text: str) -> str:
 def number_format(fig: BoundFigure, binding: str) -> str:
     """'#,##0" tok/s ±5.4% [a]"': the figure's digits, then its binding as literal text."""
     return f'{_DIGITS[fig.decimals]}" {literal(binding)}"'
+
+
+def edge_format(fig: BoundFigure, low: bool, marks: str) -> str:
+    """'#,##0" tok/s, low edge of ±5.4% [a]"': a band edge's digits and what it is."""
+    return f'{_DIGITS[fig.decimals]}" {literal(fig.edge_binding(low, marks))}"'
 
 
 def shown(value: float, fig: BoundFigure, fmt: str) -> str:
@@ -139,6 +144,7 @@ class _Sheet:
         self.title = ws.title
         self.widths = list(widths)
         self.row = 0
+        self._protos: dict[tuple[str, bool], WriteOnlyCell] = {}
         for i, w in enumerate(widths, 1):
             ws.column_dimensions[get_column_letter(i)].width = round(w, 1)
         if freeze_row:
@@ -159,31 +165,47 @@ class _Sheet:
         ws.oddFooter.center.text = lay.footer_caveat(clean_text(report.caveat_short))
         ws.oddFooter.center.size = 8
 
-    def text(self, value, style: str = "text") -> WriteOnlyCell:
+    def text(self, value, style: str = "text") -> _Cell:
         """A string cell, whatever the text starts with: never a formula, an error or a number."""
-        value = clean_text(value)
-        cell = WriteOnlyCell(self.ws, value)
-        cell.data_type = "s"  # openpyxl would read a leading '=' as a formula
-        cell.style = f"eg {style}"
-        if value.startswith(_RISKY_START):
-            cell.quotePrefix = True  # and editing it in Excel keeps it text
-        return cell
+        return _Cell(clean_text(value), style, None, None, True)
 
-    def number(self, value: float, fmt: str, style: str) -> WriteOnlyCell:
+    def number(self, value: float, fmt: str, style: str) -> _Cell:
         value = float(value)
         if not math.isfinite(value):
             raise ExportguardError(f"cannot write {value!r} as a number")
-        cell = WriteOnlyCell(self.ws, value)
-        cell.style = f"eg {style}"
-        cell.number_format = fmt
-        return cell
+        return _Cell(value, style, fmt, None, False)
 
-    def append(self, cells: Sequence[WriteOnlyCell | None], height: float | None = None) -> int:
+    def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
         self.row += 1
         if height:
             self.ws.row_dimensions[self.row].height = height
-        self.ws.append(list(cells))
+        self.ws.append(self._cells(cells))
         return self.row
+
+    def _cells(self, cells: Sequence[_Cell | None]) -> Iterator[WriteOnlyCell | None]:
+        """Each cell through one styled cell object per style, reused: the worksheet writes a cell
+        before it asks for the next (ws.append takes a generator), so its value can change then."""
+        for spec in cells:
+            if spec is None:
+                yield None
+                continue
+            value, style, fmt, comment, is_text = spec
+            quote = is_text and value.startswith(_RISKY_START)
+            cell = self._protos.get((style, quote))
+            if cell is None or (fmt and cell.number_format != fmt):
+                # A new cell object, never a changed one: a style registered with the workbook is
+                # shared by every cell written with it, and changing it in place would change them all.
+                cell = self._protos[(style, quote)] = WriteOnlyCell(self.ws)
+                cell.style = f"eg {style}"
+                if quote:
+                    cell.quotePrefix = True  # and editing it in Excel keeps it text
+                if fmt:
+                    cell.number_format = fmt
+            cell.value = value
+            if is_text:
+                cell.data_type = "s"  # openpyxl would read a leading '=' as a formula
+            cell.comment = Comment(comment, AUTHOR, height=_comment_height(comment), width=460) if comment else None
+            yield cell
 
     def wide_text(self, text: str, ncols: int, width_chars: float, style: str = "note") -> int:
         """A wrapped text merged across ``ncols`` columns, its row tall enough to show it all."""
@@ -196,10 +218,21 @@ class _Sheet:
     def blank(self) -> None:
         self.append([])
 
-    def comment(self, cell: WriteOnlyCell, text: str) -> None:
-        text = clean_text(text)
-        height_px = min(900, 16 * sum(len(p) // 64 + 1 for p in text.split("\n")) + 16)
-        cell.comment = Comment(text, AUTHOR, height=height_px, width=460)
+
+
+class _Cell(NamedTuple):
+    value: str | float
+    style: str
+    number_format: str | None
+    comment: str | None
+    is_text: bool
+
+    def with_comment(self, text: str) -> "_Cell":
+        return self._replace(comment=clean_text(text))
+
+
+def _comment_height(text: str) -> int:
+    return min(900, 16 * sum(len(p) // 64 + 1 for p in text.split("\n")) + 16)
 
 
 # -- the renderer -----------------------------------------------------------------------------------
@@ -252,7 +285,7 @@ class XlsxRenderer:
         sheet.append([sheet.text(c.header, "header") for c in cols], height=lay.header_height(cols))
         first = sheet.row + 1
         for r in range(part.start, part.stop):
-            self._table_row(doc, sheet, cols, table.rows[r], part)
+            self._table_row(doc, sheet, cols, table.rows[r], part, text_cells)
         if part.stop > part.start:
             sheet.ws.auto_filter.ref = f"A{header_row}:{get_column_letter(ncols)}{first + part.stop - part.start - 1}"
         sheet.blank()
@@ -274,6 +307,8 @@ class XlsxRenderer:
         for _, c, fig in part.figures():
             marks = lettering.marks(fig)
             formats.add(number_format(fig, fig.binding(marks)))
+            if fig.derivation is None and fig.slack.estimable:  # its band edges get formats of their own
+                formats.update((edge_format(fig, True, marks), edge_format(fig, False, marks)))
             figure_chars[c] = max(figure_chars.get(c, 0), len(fig.text(marks)))
             band = (len(fig.edge_text(False, marks)) if fig.slack.estimable else
                     min(len(band_words(fig.slack)), lay.BAND_TEXT_CAP))
@@ -284,8 +319,9 @@ class XlsxRenderer:
                     figure_chars[c] = max(figure_chars[c], min(len(row[c]), lay.TEXT_WIDTH_CAP))
         return formats, figure_chars, band_chars
 
-    def _table_row(self, doc: Walk, sheet: _Sheet, cols: list[lay.Col], row: tuple, part: TablePart) -> None:
-        cells: list[WriteOnlyCell | None] = []
+    def _table_row(self, doc: Walk, sheet: _Sheet, cols: list[lay.Col], row: tuple, part: TablePart,
+                   text_cells: bool) -> None:
+        cells: list[_Cell | None] = []
         first_fig = next((c for c in row if isinstance(c, BoundFigure)), None)
         n_lines = 1
         lettering = part.lettering
@@ -307,13 +343,13 @@ class XlsxRenderer:
                        if col.shared_format else number_format(value, value.binding(lettering.marks(value))))
                 cells.append(sheet.number(value.magnitude, fmt, "band"))
             else:
-                cells.append(self._edge_cell(sheet, value, col.kind == "band_low", lettering))
+                cells.append(self._edge_cell(sheet, value, col.kind == "band_low", lettering, text_cells))
                 if not value.slack.estimable:
                     n_lines = max(n_lines, lay.lines(band_words(value.slack), col.width))
         sheet.append(cells, height=lay.row_height(n_lines))
 
     def _figure_cell(self, doc: Walk, sheet: _Sheet, fig: BoundFigure, col: int, as_text: bool, table_note: str,
-                     lettering: Lettering) -> WriteOnlyCell:
+                     lettering: Lettering) -> _Cell:
         style = "derived" if fig.derivation else "figure"
         if as_text:
             text = lettering.text(fig)
@@ -322,17 +358,20 @@ class XlsxRenderer:
             fmt = number_format(fig, fig.binding(lettering.marks(fig)))
             cell, value = sheet.number(fig.magnitude, fmt, style), fig.magnitude
             text = shown(fig.magnitude, fig, fmt)
-        sheet.comment(cell, "\n\n".join([text, table_note] + [f"[{m}] {note.text}" for m, note in
-                                                             zip(lettering.letters(fig), fig.notes)]))
+        cell = cell.with_comment("\n\n".join([text, table_note] + [f"[{m}] {note.text}" for m, note in
+                                                                 zip(lettering.letters(fig), fig.notes)]))
         doc.place(sheet_location(sheet.title, f"{get_column_letter(col)}{sheet.row + 1}"), fig, lettering,
                   clean_text(text), value)
         return cell
 
-    def _edge_cell(self, sheet: _Sheet, fig: BoundFigure, low: bool, lettering: Lettering) -> WriteOnlyCell:
+    def _edge_cell(self, sheet: _Sheet, fig: BoundFigure, low: bool, lettering: Lettering,
+                   as_text: bool = False) -> _Cell:
         edges = fig.band_edges()
         if edges is None:
             return sheet.text(band_words(fig.slack), "band_text")  # the words that say why there is no band
-        fmt = f'{_DIGITS[fig.decimals]}" {literal(fig.edge_binding(low, lettering.marks(fig)))}"'
+        if as_text:
+            return sheet.text(lettering.edge_text(fig, low), "band")
+        fmt = edge_format(fig, low, lettering.marks(fig))
         return sheet.number(edges[0] if low else edges[1], fmt, "band")
 
     # -- headline figures (KPI sections), all on one sheet --

@@ -1,0 +1,207 @@
+"""The benchmark cases: for each, what exportguard does and what the hand-written baseline does,
+on the same input (bench/common.py). Each side is a function (work folder, n) -> None, timed in a
+fresh process by bench/measure.py; only the work is timed, not loading the input."""
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from common import REPO, SUMMARY, TREE, load_rows
+
+sys.path.insert(0, str(REPO / "bench" / "baselines"))
+sys.path.insert(0, str(REPO / "bench"))
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    what: str
+    sizes: tuple[int, ...]  # the full run: n and 4n, for time(4n) / time(n)
+    quick: tuple[int, ...]  # the smoke run in CI
+    prepare: Callable[[Path, int], object]  # input each side receives, made before the clock starts
+    exportguard: Callable[[Path, object], None]
+    baseline: Callable[[Path, object], None]
+    target: float  # exportguard / baseline at most this
+    subprocess: bool = False  # each side is a whole process (start-up)
+
+
+# -- exports: the same replicated rows, one table ---------------------------------------------------
+
+def _rows(work: Path, n: int):
+    return load_rows(work, n)
+
+
+def _export(suffix: str):
+    def run(work: Path, data) -> None:
+        from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
+        from exportguard.guard import bind_table
+        from exportguard.render import export
+        from exportguard.report import Report, TableSection
+
+        rows, slack = data
+        table = bind_table(rows, title=f"{len(rows):,} results, llama2-70b-99 Offline", slack=slack)
+        report = Report("Results", "benchmark", (TableSection(table.title, table),), SHORT, FULL, TRADEMARK_LEGEND)
+        export(report, [work / f"exportguard{suffix}"])
+    return run
+
+
+def _plain(module: str, suffix: str):
+    def run(work: Path, data) -> None:
+        rows, slack = data
+        __import__(module).run(rows, slack, work / f"baseline{suffix}")
+    return run
+
+
+def _report(rows, slack, sections: int = 1, columns=None):
+    """The rows bound into ``sections`` tables (the guard's work, timed on the exportguard side)."""
+    from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
+    from exportguard.guard import DEFAULT_COLUMNS, bind_table
+    from exportguard.report import Report, TableSection
+
+    size = -(-len(rows) // sections)
+    tables = [bind_table(rows[k:k + size], title=f"Results, part {k // size + 1}", slack=slack,
+                         columns=columns or DEFAULT_COLUMNS) for k in range(0, len(rows), size)]
+    return Report("Results", "benchmark", tuple(TableSection(t.title, t) for t in tables), SHORT, FULL,
+                  TRADEMARK_LEGEND, generated_on="2025-09-09")
+
+
+# PPTX: tables of 10 rows, each row a throughput and a per-accelerator figure (20 figures a table)
+_PPTX_COLUMNS = ("submitter", "system", "accelerators", "availability", "result_id", "throughput", "per_accelerator")
+
+
+def _pptx_input(work: Path, n: int):
+    """The replicated rows, and what the exportguard deck shows (read back once, untimed), which
+    the baseline writes again with python-pptx's plain API."""
+    import pickle
+
+    from pptx_plain import deck_content
+
+    rows, slack = load_rows(work, n // 2)
+    path = work / f"pptx-content-{n}.pickle"
+    if not path.exists():
+        from exportguard.render import export
+
+        [deck] = export(_report(rows, slack, max(1, n // 20), _PPTX_COLUMNS), [work / f"pptx-reference-{n}.pptx"])
+        path.write_bytes(pickle.dumps(deck_content(deck)))
+    return rows, slack, pickle.loads(path.read_bytes())
+
+
+def _pptx(work: Path, data) -> None:
+    from exportguard.render import export
+
+    rows, slack, _ = data
+    export(_report(rows, slack, max(1, len(rows) // 10), _PPTX_COLUMNS), [work / "exportguard.pptx"])
+
+
+def _pptx_plain(work: Path, data) -> None:
+    __import__("pptx_plain").write(data[2], str(work / "baseline.pptx"))
+
+
+def _pdf_input(work: Path, n: int):
+    """The replicated rows, and the baseline's cells laid out as the briefing lays them (untimed)."""
+    rows, slack = load_rows(work, n)
+    data, layout = __import__("pdf_longtable").prepare(_report(rows, slack))
+    return rows, slack, data, layout
+
+
+def _pdf(work: Path, data) -> None:
+    from exportguard.render import export
+
+    export(_report(data[0], data[1]), [work / "exportguard.pdf"])
+
+
+def _pdf_longtable(work: Path, data) -> None:
+    __import__("pdf_longtable").render(data[2], data[3], work / "baseline.pdf")
+
+
+# -- ingest ----------------------------------------------------------------------------------------
+
+def _fresh_db(work: Path, name: str) -> str:
+    path = work / name
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    return f"sqlite:///{path}"
+
+
+def _ingest_real(work: Path, _data) -> None:
+    from exportguard.ingest import ingest_path
+    from exportguard.store import open_store
+
+    with open_store(_fresh_db(work, "ingest-eg.db")) as store:
+        ingest_path(store, TREE)
+        ingest_path(store, SUMMARY)
+
+
+def _ingest_real_plain(work: Path, _data) -> None:
+    __import__("ingest_plain").load_real(_fresh_db(work, "ingest-plain.db"), TREE, SUMMARY)
+
+
+def _csv_file(work: Path, n: int) -> Path:
+    """N rows in exportguard's own CSV format (not-yet-published MLPerf rows), from the replicated results."""
+    path = work / f"own-{n}.csv"
+    if not path.exists():
+        header = (REPO / "templates" / "results.csv").read_text().strip().split(",")
+        rows, _ = load_rows(work, n)
+        with path.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            for r in rows:
+                i, c, s = r.conditions.identity, r.conditions.configuration, r.conditions.shape
+                values = dict(mlperf="yes", submitter=i.submitter, system_name=i.system_name, system_id=i.system_id,
+                              model="llama2-70b", accuracy_track="99", scenario="Offline", value=repr(r.value),
+                              unit="tokens/s", accelerator=c.accelerator, accelerators_per_node=str(c.accelerators_per_node),
+                              nodes=str(c.nodes), framework=c.framework, source_url="https://example.org/run",
+                              round="v5.1", division="closed", availability=i.availability,
+                              tokens_per_sample=f"{s.tokens_per_sample:.1f}", retrieved_on="2025-09-09")
+                w.writerow([values.get(h, "") for h in header])
+    return path
+
+
+def _ingest_csv(work: Path, path: Path) -> None:
+    from exportguard.ingest import ingest_path
+    from exportguard.store import open_store
+
+    with open_store(_fresh_db(work, "csv-eg.db")) as store:
+        ingest_path(store, path)
+
+
+def _ingest_csv_plain(work: Path, path: Path) -> None:
+    __import__("ingest_plain").load_csv(_fresh_db(work, "csv-plain.db"), path)
+
+
+# -- start-up --------------------------------------------------------------------------------------
+
+def _exportguard_help(work: Path, _data) -> None:
+    exe = Path(sys.executable).with_name("exportguard")
+    subprocess.run([str(exe), "--help"], check=True, stdout=subprocess.DEVNULL)
+
+
+def _import_click(work: Path, _data) -> None:
+    subprocess.run([sys.executable, "-c", "import click"], check=True)
+
+
+CASES = {c.name: c for c in (
+    Case("startup", "`exportguard --help` vs `python -c 'import click'` (whole processes)", (1,), (1,),
+         lambda w, n: None, _exportguard_help, _import_click, 1.2, subprocess=True),
+    Case("ingest-v5.1", "v5.1 tree + summary into a fresh SQLite store vs a plain loader with executemany",
+         (1,), (1,), lambda w, n: None, _ingest_real, _ingest_real_plain, 3.0),
+    Case("ingest-csv", "own-format CSV rows into a fresh SQLite store vs csv + executemany",
+         (5_000, 20_000), (500, 2_000), _csv_file, _ingest_csv, _ingest_csv_plain, 3.0),
+    Case("xlsx", "bound figures to XLSX vs openpyxl writing the same cells, formats, comments and notes",
+         (5_000, 20_000), (500, 2_000), _rows, _export(".xlsx"), _plain("xlsx_plain", ".xlsx"), 1.0),
+    Case("xlsx-100k", "100,000 bound figures to XLSX (memory: at most 300 MB)", (100_000,), (),
+         _rows, _export(".xlsx"), _plain("xlsx_plain", ".xlsx"), 1.0),
+    Case("pptx", "bound figures in tables of 10 rows (20 figures each) to PPTX vs python-pptx writing the same "
+         "cells, footer rows and notes with cell.text", (1_000, 4_000), (100, 400), _pptx_input, _pptx, _pptx_plain,
+         1.0),
+    Case("pdf", "a table of bound figures to a PDF briefing vs one reportlab LongTable of the same cells",
+         (5_000, 20_000), (200, 800), _pdf_input, _pdf, _pdf_longtable, 0.2),
+    Case("csv", "bound figures to CSV vs the csv module writing the same rows", (5_000, 20_000), (500, 2_000),
+         _rows, _export(".csv"), _plain("csv_plain", ".csv"), 2.0),
+    Case("markdown", "bound figures to Markdown vs writing the same table lines", (5_000, 20_000), (500, 2_000),
+         _rows, _export(".md"), _plain("markdown_plain", ".md"), 2.0),
+)}

@@ -1,0 +1,620 @@
+"""PDF briefing renderer (issue 10): a paged report in which every page carries the notes of its own
+figures. Layout in docs/pdf.md.
+
+- A title page (title, audience, date, the one-line caveat, how to read the figures, contents),
+  then one part per section of the report: text, tables (split across pages with caption, shared
+  conditions and header rows repeated), KPI boxes (the figure with its scenario and shape inline),
+  charts (reportlab graphics, bands as error bars, ties within slack by colour), then the caveat in
+  full and a sources appendix.
+- Every figure is one text run, exactly its bound text (``101,527 tok/s ±5.4% [a]``), in a column
+  sized to it, so it never breaks across lines. Marks are lettered per page; each page's notes area
+  holds exactly the notes of the figures on that page.
+- A running header with the report title; the one-line caveat and "Page N of M" at the foot of
+  every page; document metadata (title, subject, keywords, creator); an outline entry (bookmark)
+  per section.
+- The manifest is attached to the PDF as ``exportguard-manifest.json`` (pdf_manifest.py).
+
+Pages are planned first (pdf_layout.Pager, linear in the rows) while the walker goes through the
+sections; in ``back`` every figure is lettered for its page and placed in the manifest, and only
+then is each page drawn, its items (platypus flowables, and the table and chart shares of
+pdf_layout and pdf_chart) at their planned positions on the canvas. Nothing is re-flowed, so no
+note can drift away from its figure; a page planned over-full is an error.
+"""
+from __future__ import annotations
+
+import gc
+from collections import defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Sequence
+
+from reportlab.lib.colors import HexColor
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Flowable, Paragraph
+
+from .. import __version__
+from ..citation import result_id_cell, suite_name
+from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..wording import shape_title
+from . import pdf_layout as lay
+from .pdf_chart import Bar, ChartLayout, ChartShare, rank_labels
+from .pdf_layout import (BODY, CAPTION, GREY, INK, LANDSCAPE, PORTRAIT, RULE, SMALL, Geometry, LayoutError, Metrics,
+                         NoteBook, Page, Pager, TableLayout, TableShare)
+from .pdf_manifest import MANIFEST_NAME, attach
+from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, markup, register_fonts
+from .walk import FigureCell, Lettering, TablePart, Walk, walk
+
+EMBEDS_MANIFEST = True
+
+HEADING = Style(SANS_BOLD, 13.0, 16.5)
+TITLE = Style(SANS_BOLD, 21.0, 26.0)
+KPI_FIGURE_MAX = 22.0
+KPI_FILL = HexColor("#eef3f9")
+KPI_EDGE = HexColor("#9fb6d0")
+TEXT_LIMIT = 20_000  # characters of one paragraph of free text
+
+
+def _pstyle(name: str, style: Style, **kw) -> ParagraphStyle:
+    return ParagraphStyle(name, fontName=style.font, fontSize=style.size, leading=style.leading,
+                          textColor=kw.pop("textColor", INK), spaceBefore=0, spaceAfter=0, **kw)
+
+
+P_BODY = _pstyle("eg-body", BODY)
+P_LEAD = _pstyle("eg-lead", Style(SANS_BOLD, BODY.size, BODY.leading))
+P_SMALL = _pstyle("eg-small", Style(SANS_OBLIQUE, 7.6, 9.6), textColor=GREY)
+P_TITLE = _pstyle("eg-title", TITLE)
+P_SUB = _pstyle("eg-sub", Style(SANS, 10.5, 14.0), textColor=GREY)
+P_CAVEAT = _pstyle("eg-caveat", Style(SANS_OBLIQUE, 9.0, 12.4))
+P_KPI_COND = _pstyle("eg-kpi-cond", Style(SANS, 9.0, 12.0))
+P_KPI_WHO = _pstyle("eg-kpi-who", Style(SANS, 8.4, 11.0), textColor=GREY)
+P_KPI_SHARED = _pstyle("eg-kpi-shared", Style(lay.NARROW_OBLIQUE, 7.3, 9.0), textColor=GREY)
+
+
+# -- flowables: each draws exactly what was measured ------------------------------------------------
+
+class _Lines(Flowable):
+    """Lines of one style, measured by pdf_text.Measure; optionally an outline entry (bookmark)."""
+
+    def __init__(self, lines: Sequence[str], style: Style, colour=INK, outline: tuple[str, str] | None = None,
+                 after: float = 0.0):
+        super().__init__()
+        self.lines, self.style, self.colour, self.outline, self.after = list(lines), style, colour, outline, after
+        self.height = len(self.lines) * style.leading + after
+
+    def wrap(self, aw, ah):
+        return aw, self.height
+
+    def draw(self):
+        c = self.canv
+        if self.outline:
+            title, key = self.outline
+            c.bookmarkPage(key)
+            c.addOutlineEntry(title, key, level=0)
+        t = TextRuns(c)
+        t.font(self.style.font, self.style.size)
+        t.colour(self.colour)
+        y = self.height - self.after
+        for line in self.lines:
+            y -= self.style.leading
+            t.text(0, y + (self.style.leading - self.style.size) * 0.5 + 0.8, line)
+        t.close()
+
+
+class _Share(Flowable):
+    """A page's share of a table or chart (rows or bars start..stop), drawn from its layout."""
+
+    def __init__(self, share, height: float):
+        super().__init__()
+        self.share, self.height = share, height
+
+    def wrap(self, aw, ah):
+        return self.share.layout.width, self.height
+
+    def draw(self):
+        self.share.layout.draw(self.canv, self.share, self.share.texts, self.height)
+
+
+class _Notes(Flowable):
+    def __init__(self, page: Page, notebook: NoteBook):
+        super().__init__()
+        self.page, self.notebook = page, notebook
+        self.height = page.notes_block()
+
+    def wrap(self, aw, ah):
+        return aw, self.height
+
+    def draw(self):
+        lay.draw_notes(self.canv, self.page, self.page.lettering, self.notebook, self.height)
+
+
+class _Box(Flowable):
+    """Paragraphs in a tinted box (the caveat on the title page)."""
+
+    PAD = 7.0
+
+    def __init__(self, paragraphs: Sequence[Paragraph], width: float, fill=KPI_FILL, edge=KPI_EDGE):
+        super().__init__()
+        self.paragraphs, self.width, self.fill, self.edge = list(paragraphs), width, fill, edge
+        self.sizes = [p.wrap(width - 2 * self.PAD, 1e6) for p in self.paragraphs]
+        self.height = sum(h for _, h in self.sizes) + 2 * self.PAD + 3.0 * (len(self.paragraphs) - 1)
+
+    def wrap(self, aw, ah):
+        return self.width, self.height
+
+    def draw(self):
+        c = self.canv
+        c.saveState()
+        c.setFillColor(self.fill)
+        c.setStrokeColor(self.edge)
+        c.setLineWidth(0.6)
+        c.rect(0, 0, self.width, self.height, stroke=1, fill=1)
+        c.restoreState()
+        y = self.height - self.PAD
+        for p, (_, h) in zip(self.paragraphs, self.sizes):
+            y -= h
+            p.drawOn(c, self.PAD, y)
+            y -= 3.0
+
+
+class _Kpi(Flowable):
+    """A headline figure: label, the figure as one run in large type, its scenario and shape
+    inline, who measured it, and the conditions it shares with its cohort."""
+
+    PAD = 9.0
+
+    def __init__(self, label: str, section: KpiSection, width: float, letters: int):
+        super().__init__()
+        self.label, self.section, self.width = label, section, width
+        fig = section.figure
+        i = fig.result.conditions.identity
+        inner = width - 2 * self.PAD
+        from reportlab.pdfbase.pdfmetrics import stringWidth
+
+        widest = lay.widest_text(fig, letters)
+        self.size = min(KPI_FIGURE_MAX, KPI_FIGURE_MAX * inner / max(1.0, stringWidth(widest, SANS_BOLD, KPI_FIGURE_MAX)))
+        self.paragraphs = [Paragraph(markup(section.inline_conditions, 600), P_KPI_COND),
+                           Paragraph(markup(f"{i.submitter}, {i.system_name}; result {result_id_cell(fig.result)}, "
+                                            f"{i.verified}", 600), P_KPI_WHO),
+                           Paragraph(markup(section.table_note.text, lay.NOTE_LIMIT), P_KPI_SHARED)]
+        self.sizes = [p.wrap(inner, 1e6) for p in self.paragraphs]
+        self.height = (2 * self.PAD + SMALL.leading + 2.0 + self.size * 1.25 + 4.0 +
+                       sum(h for _, h in self.sizes) + 3.0 * (len(self.paragraphs) - 1))
+        self.text = ""  # the figure with the marks of its page, set when placed
+
+    def wrap(self, aw, ah):
+        return self.width, self.height
+
+    def draw(self):
+        c = self.canv
+        c.saveState()
+        c.setFillColor(KPI_FILL)
+        c.setStrokeColor(KPI_EDGE)
+        c.setLineWidth(0.8)
+        c.roundRect(0, 0, self.width, self.height, 4, stroke=1, fill=1)
+        c.restoreState()
+        y = self.height - self.PAD - SMALL.leading
+        c.setFillColor(GREY)
+        c.setFont(SMALL.font, SMALL.size)
+        c.drawString(self.PAD, y + 1.5, self.label)
+        y -= 2.0 + self.size * 1.25
+        c.setFillColor(INK)
+        c.setFont(SANS_BOLD, self.size)
+        c.drawString(self.PAD, y + self.size * 0.3, self.text)
+        y -= 4.0
+        for p, (_, h) in zip(self.paragraphs, self.sizes):
+            y -= h
+            p.drawOn(c, self.PAD, y)
+            y -= 3.0
+
+
+class _Contents(Flowable):
+    """The title page's contents: one line per section with the page it starts on (known once
+    the pages are planned, before anything is drawn)."""
+
+    INDENT = 16.0  # continuation lines of an entry
+
+    def __init__(self, entries: list[tuple[str, str]], pages: dict[str, int], width: float, metrics: Metrics):
+        super().__init__()
+        self.entries, self.pages, self.width = entries, pages, width
+        m = self.measure = metrics(BODY)
+        self.lines = []
+        for title, _ in entries:
+            first, *rest = m.wrap(title, width - 40.0) or [""]
+            self.lines.append([first] + (m.wrap(" ".join(rest), width - 40.0 - self.INDENT) if rest else []))
+        self.height = CAPTION.leading + 4.0 + sum(len(x) for x in self.lines) * BODY.leading
+
+    def wrap(self, aw, ah):
+        return self.width, self.height
+
+    def draw(self):
+        t = TextRuns(self.canv)
+        t.colour(INK)
+        t.font(CAPTION.font, CAPTION.size)
+        y = self.height - CAPTION.leading
+        t.text(0, y + 2.0, "Contents")
+        y -= 4.0
+        t.font(BODY.font, BODY.size)
+        for (title, key), lines in zip(self.entries, self.lines):
+            for k, line in enumerate(lines):
+                y -= BODY.leading
+                t.text(0 if k == 0 else self.INDENT, y + 3.0, line)
+                if k == 0:
+                    page = str(self.pages.get(key, ""))
+                    t.text(self.width - self.measure.width(page), y + 3.0, page)
+        t.close()
+
+
+# -- the renderer -----------------------------------------------------------------------------------
+
+class PdfRenderer:
+    format = "pdf"
+
+    def __init__(self, report: Report, path: Path):
+        register_fonts()
+        self.report, self.path = report, Path(path)
+        self.metrics = Metrics()
+        self.notebook = NoteBook(self.metrics)
+        self.pager = Pager(self.notebook, PORTRAIT)
+        self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
+        self.toc: list[tuple[str, str]] = []  # (entry, key)
+        self.toc_pages: dict[str, int] = {}
+        notes = set()
+        for _, fig in report.figures():
+            notes.update(fig.notes)
+        self.letters = lay.mark_letters(len(notes))  # a page never holds more notes than the report
+
+    # -- helpers --
+    def _width(self) -> float:
+        return self.pager.page.geometry.frame_w
+
+    def _heading(self, text: str, key: str, keep: float = 0.0, keep_figures: Sequence[BoundFigure] = (),
+                 new_page: bool = False, geometry: Geometry = PORTRAIT) -> None:
+        if new_page and not self.pager.page.empty:
+            self.pager.new_page(geometry)
+        self.pager.use(geometry)
+        title = clean(text, 400, one_line=True)
+        lines = self.metrics(HEADING).wrap(title, self._width())
+        flow = _Lines(lines, HEADING, outline=(title, key), after=5.0)
+        self.pager.add(flow, flow.height, gap=lay.SECTION_GAP, keep=keep, keep_figures=keep_figures)
+        self.toc.append((title, key))
+        self.toc_pages[key] = self.pager.page.number
+
+    def _paragraph(self, p: Paragraph, gap: float = 6.0) -> None:
+        width = self._width()
+        _, h = p.wrap(width, 1e6)
+
+        def split(room: float):
+            if room < 2 * p.style.leading:
+                return None
+            parts = p.split(width, room)
+            if len(parts) != 2:
+                return None
+            first, rest = parts
+            return first, first.wrap(width, 1e6)[1], rest, rest.wrap(width, 1e6)[1]
+
+        self.pager.add(p, h, gap=gap, split=split)
+
+    # -- the protocol --
+    def front(self, doc: Walk) -> None:
+        r = self.report
+        width = self._width()
+        add = self.pager.add
+        title = Paragraph(markup(r.title, 400), P_TITLE)
+        add(title, title.wrap(width, 1e6)[1] + 8.0)
+        sub = Paragraph(markup(f"Briefing for {r.audience or 'a general audience'}; generated {r.generated_on or 'on export'} "
+                               f"by exportguard {__version__}", 400), P_SUB)
+        add(sub, sub.wrap(width, 1e6)[1], gap=4.0)
+        box = _Box([Paragraph(markup(r.caveat_short), P_CAVEAT)], width)
+        add(box, box.height, gap=16.0)
+        how = Paragraph(
+            "<b>How to read the figures.</b> Every figure is printed as one piece of text: its value, its unit, its "
+            "band and a note mark in brackets. The band is plus or minus half the shape slack of the figure's cohort "
+            "(the spread of generation lengths among the results that may be compared with it): a lead smaller "
+            "than the slack is a tie, and rankings say so. Each mark points to a note at the foot of the same page, "
+            "with the result's MLCommons citation, its configuration, shape and load; marks are lettered afresh on "
+            "every page. A table that runs over several pages repeats its header, its shared conditions and the "
+            "notes of the figures on each page. Figures from different cohorts are never compared. This PDF carries "
+            f"its machine-readable manifest as the attached file {MANIFEST_NAME}.", P_BODY)
+        add(how, how.wrap(width, 1e6)[1], gap=14.0)
+        for w in r.warnings:
+            p = Paragraph(markup(f"Guard warning {w.rule_id} ({w.location}): {w.message}", 1000), P_SMALL)
+            add(p, p.wrap(width, 1e6)[1], gap=4.0)
+        entries = [(f"{n}. {clean(s.title, 300, one_line=True)}", f"s{n}") for n, s in enumerate(r.sections, 1)]
+        entries += [("Caveat: what these figures tell, and what they do not", "caveat"),
+                    ("Sources: one citation per result shown", "sources")]
+        self.contents = _Contents(entries, self.toc_pages, width, self.metrics)
+        add(self.contents, self.contents.height, gap=18.0)
+        legend = Paragraph(markup(r.legend), P_SMALL)
+        add(legend, legend.wrap(width, 1e6)[1], gap=14.0)
+        self.pager.new_page()
+
+    def text(self, doc: Walk, n: int, section: TextSection) -> None:
+        self._heading(f"{n}. {section.title}", f"s{n}", keep=2 * BODY.leading + 6.0)
+        for text in section.paragraphs:
+            self._paragraph(Paragraph(markup(text, TEXT_LIMIT), P_BODY))
+
+    def _fitting_layout(self, **kw) -> tuple[TableLayout, Geometry]:
+        """Portrait when the table's columns fit it (each at least its longest word, each figure
+        whole), else landscape, in smaller type and with long words broken if it must be
+        (pdf_layout.FITS)."""
+        layout = TableLayout(self.metrics, letters=self.letters, **kw)
+        return layout, layout.fit(lay.FITS)
+
+    def table(self, doc: Walk, n: int, section: TableSection) -> None:
+        table = section.table
+        self.counts["table"] += 1
+        number = self.counts["table"]
+        kinds = [c.kind for c in table.columns]
+        cohort = table.cohort.label()
+        title = section.title if cohort in section.title else f"{section.title} ({cohort})"
+        layout, geometry = self._fitting_layout(
+            label=f"Table {number}", title=title, first_caption="" if cohort in section.title else f"Cohort: {cohort}",
+            shared=f"Every row: {table.table_note.text}", headers=[c.header for c in table.columns], rows=table.rows,
+            numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds])
+
+        def make(start, stop, continued, page, continues):
+            return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, section))
+
+        keep, keep_figures = self._keep(layout, layout.head_height(False, geometry), geometry)
+        self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep, keep_figures=keep_figures)
+        self.pager.add_run(layout.run(f"table {number}", make), gap=2.0)
+
+    def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
+        table = section.table
+        cols = [c for c, col in enumerate(table.columns) if col.kind in ("figure", "derived")]
+        text_cols = {col.key: c for c, col in enumerate(table.columns)}
+        any_figure = next((f for _, _, f in table.figures()), None)
+        shape = shape_title(any_figure.result) if any_figure else table.table_note.shape
+        first = True
+        for c in cols:
+            self.counts["chart"] += 1
+            number = self.counts["chart"]
+            rows = list(range(len(table.rows)))
+            figs = [table.rows[r][c] for r in rows]
+            # bars highest first (a derived column has its own order); rows without a figure last
+            rows.sort(key=lambda r: (not isinstance(figs[r], BoundFigure),
+                                     -figs[r].magnitude if isinstance(figs[r], BoundFigure) else 0.0))
+            values = [figs[r].magnitude for r in rows if isinstance(figs[r], BoundFigure)]
+            ranks = rank_labels(values, table.slack) + [""] * (len(rows) - len(values))
+            bars = []
+            for k, r in enumerate(rows):
+                row = table.rows[r]
+                who = [row[text_cols[key]] for key in ("submitter", "system") if key in text_cols]
+                if not who:
+                    who = [row[i] for i, col in enumerate(table.columns) if col.kind == "text"][:2]
+                bars.append(Bar(clean(", ".join(str(x) for x in who), lay.CELL_LIMIT, one_line=True), ranks[k], figs[r]))
+            sample = next((f for f in figs if isinstance(f, BoundFigure)), None)
+            unit = sample.unit_text if sample else table.columns[c].header
+            cohort = table.cohort.label()
+            what = "" if c == cols[0] else f"{table.columns[c].header}, "
+            title = section.title if cohort in section.title else f"{section.title}; {cohort}"
+            title = title if not what else f"{title}: {table.columns[c].header}"
+            chart = ChartLayout(self.metrics, label=f"Chart {number}", title=title,
+                                first_caption=f"{what}{cohort}; shape: {shape}",
+                                shared=f"Every bar: {table.table_note.text}", unit=unit, bars=bars, slack=table.slack,
+                                width=PORTRAIT.frame_w, letters=self.letters)
+
+            def make(start, stop, continued, page, continues, chart=chart, number=number):
+                return ChartShare(chart, start, stop, continued, continues, page, meta=("chart", number, n, section))
+
+            keep, keep_figures = self._keep(chart, chart.head_height(False))
+            if first:
+                self._heading(f"{n}. {section.title}", f"s{n}", keep=keep, keep_figures=keep_figures)
+                first = False
+            else:
+                self.pager.use(PORTRAIT)
+            self.pager.add_run(chart.run(make), gap=6.0)
+
+    def _keep(self, layout, head: float, geometry: Geometry = PORTRAIT) -> tuple[float, list[BoundFigure]]:
+        """What a heading keeps with it: the whole table or chart (with its notes) when that fits
+        on one page, so a short one never splits; else its head and first row."""
+        n = len(layout.heights)
+        figures = [f for i in range(n) for f in layout.figures_of(i)]
+        whole = head + sum(layout.heights) + layout.tail_h
+        notes = {note for f in figures for note in f.notes}
+        notes_h = sum(self.notebook.height(note, geometry.frame_w) for note in notes) + (lay.NOTES_TOP if notes else 0.0)
+        if whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY:
+            return whole, figures
+        return head + layout.heights[0] + layout.tail_h, layout.figures_of(0)
+
+    def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
+        self.counts["headline"] += 1
+        box = _Kpi(f"Headline {self.counts['headline']}", section, PORTRAIT.frame_w, self.letters)
+        box.meta = ("headline", self.counts["headline"], n, section)
+        self._heading(f"{n}. {section.title}", f"s{n}", keep=box.height + 4.0, keep_figures=[section.figure])
+        self.pager.add(box, box.height, [section.figure], gap=4.0)
+
+    def back(self, doc: Walk) -> dict:
+        r = self.report
+        # the caveat in full, with the trademark legend
+        self._heading("Caveat: what these figures tell, and what they do not", "caveat", new_page=True)
+        for k, text in enumerate(r.caveat_full):
+            self._paragraph(Paragraph(markup(text, TEXT_LIMIT), P_LEAD if k == 0 else P_BODY))
+        self._paragraph(Paragraph(markup(r.legend), P_SMALL), gap=10.0)
+        # every figure's page and marks are final now: place them for the manifest
+        shown_on = self._place(doc)
+        self._sources(doc, shown_on)
+        for page in self.pager.pages:
+            if page.lettering is None:  # the sources' pages: no figures
+                page.lettering = Lettering(page.figures)
+        manifest = doc.manifest()
+        self._build(manifest)
+        return manifest
+
+    def _place(self, doc: Walk) -> dict:
+        shown_on: dict[tuple, list[int]] = defaultdict(list)
+        for page in self.pager.pages:
+            lettering = page.lettering = Lettering(page.figures)
+            p = page.number
+            for item in page.items:
+                meta = getattr(item.payload, "meta", None)
+                if meta is None:
+                    continue
+                kind, number, n, section = meta
+                if kind == "table":
+                    share = item.payload
+                    part = TablePart(n, section.title, section.table, share.start, share.stop, lettering)
+                    for r, cells in part.cells():
+                        for c, cell in enumerate(cells):
+                            if isinstance(cell, FigureCell):
+                                share.texts[(r, c)] = cell.text
+                                doc.place(f"page {p}, table {number}, row {r - share.start + 1}, column {c + 1}",
+                                          cell.figure, lettering, cell.text)
+                                _shown(shown_on, cell.figure, p)
+                elif kind == "chart":
+                    share = item.payload
+                    for i in range(share.start, share.stop):
+                        fig = share.layout.bars[i].cell
+                        if isinstance(fig, BoundFigure):
+                            text = share.texts[i] = lettering.text(fig)
+                            doc.place(f"page {p}, chart {number}, bar {i - share.start + 1}", fig, lettering, text)
+                            _shown(shown_on, fig, p)
+                elif kind == "headline":
+                    box, fig = item.payload, section.figure
+                    box.text = lettering.text(fig)
+                    doc.place(f"page {p}, headline {number}", fig, lettering, box.text)
+                    _shown(shown_on, fig, p)
+        return shown_on
+
+    def _sources(self, doc: Walk, shown_on: dict) -> None:
+        results = doc.sources()
+        if not results:
+            return
+        headers = ["Result ID", "Submitter, system", "Benchmark, scenario, round, division, availability",
+                   "Verified, retrieved", "Source", "Page"]
+        rows = []
+        for res in results:
+            i, b, pv = res.conditions.identity, res.conditions.benchmark, res.conditions.provenance
+            where = f"{b.benchmark} {b.scenario}, {i.round} {i.division}, {i.availability}" if i.mlperf else \
+                f"{b.benchmark} {b.scenario}, not MLPerf"
+            rows.append((result_id_cell(res), f"{i.submitter}, {i.system_name}", where,
+                         f"{i.verified}, {pv.retrieved_on}", pv.source_url or pv.source_locator,
+                         _page_list(shown_on.get(res.natural_key, []))))
+        numeric = [False] * 5 + [True]
+        shared = (f"One row per result shown in this briefing, in order of first appearance, with the page(s) that "
+                  f"show it; the suite of every "
+                  f"MLPerf result is {', '.join(sorted({suite_name(x) for x in results if x.conditions.identity.mlperf})) or 'none'}. "
+                  f"The manifest of this PDF "
+                  f"(every figure with its page, value, unit, band, marks, notes and conditions) is attached to it as "
+                  f"the file {MANIFEST_NAME}.")
+        layout, geometry = self._fitting_layout(label="Sources", title="one citation per result shown", first_caption=None,
+                                                shared=shared,
+                                                headers=headers, rows=rows, numeric=numeric)
+
+        def make(start, stop, continued, page, continues):
+            return TableShare(layout, start, stop, continued, continues, page)
+
+        self._heading("Sources: one citation per result shown", "sources", new_page=True, geometry=geometry,
+                      keep=layout.head_height(False, geometry) + layout.heights[0] + lay.CONTINUES_H)
+        self.pager.add_run(layout.run("the sources", make), gap=2.0)
+
+    # -- drawing the planned pages --
+    def _build(self, manifest: dict) -> None:
+        """Draw each planned page straight onto the canvas: running header, the page's items at
+        their planned positions, its notes at the foot of the body, the caveat line and the page
+        number. Nothing is re-flowed, so nothing can move to another page than planned."""
+        r = self.report
+        pages = self.pager.pages
+        total = len(pages)
+        title = clean(r.title, 300, one_line=True)
+        small = self.metrics(SMALL)
+        header = self.metrics(Style(SANS, 7.5, 9.0))
+        caveat_lines = {g.name: small.wrap(clean(r.caveat_short, 1000, one_line=True), g.frame_w - 70)
+                        for g in (PORTRAIT, LANDSCAPE)}
+        keywords = ["MLPerf", "MLPerf Inference", "LLM", "throughput", "exportguard"]
+        keywords += sorted({clean(s.table.cohort.label(), 200, one_line=True) for s in r.sections
+                            if isinstance(s, (TableSection, ChartSection))})
+        canv = Canvas(str(self.path), pagesize=(PORTRAIT.page_w, PORTRAIT.page_h), pageCompression=1, lang="en",
+                      initialFontName=SANS, initialFontSize=9.5, initialLeading=BODY.leading)
+        canv.setTitle(title)
+        canv.setAuthor("exportguard")
+        canv.setSubject(clean(f"MLPerf Inference LLM throughput briefing for {r.audience or 'a general audience'}: "
+                              "every figure bound to its conditions, band and citation", 400, one_line=True))
+        canv.setKeywords(keywords)
+        canv.setCreator(f"exportguard {__version__}")
+        canv.setDisplayDocTitle(True) if hasattr(canv, "setDisplayDocTitle") else None
+        for page in pages:
+            g = page.geometry
+            canv.setPageSize((g.page_w, g.page_h))
+            fill = page.capacity - page.used - page.notes_block()
+            if fill < -0.01:
+                raise LayoutError(f"page {page.number} is over-full by {-fill:.1f} points")
+            t = TextRuns(canv)
+            t.colour(GREY)
+            if page.number > 1:
+                t.font(header.style.font, header.style.size)
+                t.text(lay.MARGIN_X, g.page_h - 30, header.fit(title, g.frame_w - 90))
+                label = "exportguard briefing"
+                t.text(g.page_w - lay.MARGIN_X - header.width(label), g.page_h - 30, label)
+            t.close()
+            y = g.page_h - lay.MARGIN_TOP
+            for item in page.items:
+                y -= item.gap + item.height
+                flow = item.payload
+                if isinstance(flow, (TableShare, ChartShare)):
+                    flow = _Share(flow, item.height)
+                flow.wrapOn(canv, g.frame_w, item.height)
+                flow.drawOn(canv, lay.MARGIN_X, y)
+            if page.notes:
+                _Notes(page, self.notebook).drawOn(canv, lay.MARGIN_X, lay.MARGIN_BOTTOM)
+            t = TextRuns(canv)
+            rules = [(g.page_h - 35, page.number > 1), (lay.MARGIN_BOTTOM - 12, True)]
+            t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.5 w\n" + "\n".join(
+                f"{lay.MARGIN_X} {ry:.2f} m {g.page_w - lay.MARGIN_X:.2f} {ry:.2f} l" for ry, drawn in rules if drawn) + "\nS")
+            t.colour(GREY)
+            t.font(SMALL.font, SMALL.size)
+            ty = lay.MARGIN_BOTTOM - 12 - SMALL.leading
+            for line in caveat_lines[g.name]:
+                t.text(lay.MARGIN_X, ty, line)
+                ty -= SMALL.leading
+            t.colour(INK)
+            t.font(header.style.font, header.style.size)
+            number = f"Page {page.number} of {total}"
+            t.text(g.page_w - lay.MARGIN_X - header.width(number), lay.MARGIN_BOTTOM - 12 - SMALL.leading, number)
+            t.close()
+            canv.showPage()
+        attach(canv._doc, manifest)
+        canv.showOutline()
+        from reportlab import rl_config
+
+        a85 = rl_config.useA85
+        rl_config.useA85 = 0  # page streams deflated only: ASCII85 on top makes them bigger and costs seconds
+        try:
+            canv.save()
+        finally:
+            rl_config.useA85 = a85
+
+
+def _shown(shown_on: dict, fig: BoundFigure, page: int) -> None:
+    pages = shown_on[fig.result.natural_key]
+    if not pages or pages[-1] != page:
+        pages.append(page)
+
+
+def _page_list(pages: Sequence[int]) -> str:
+    if len(pages) > 12:
+        return ", ".join(map(str, pages[:12])) + f" and {len(pages) - 12} more"
+    return ", ".join(map(str, pages))
+
+
+def render(report: Report, path, **_options) -> dict:
+    """Write the briefing to ``path``; return the manifest attached to it. Options meant for other
+    formats are ignored."""
+    with _no_cyclic_gc():
+        renderer = PdfRenderer(report, Path(path))
+        return walk(report, renderer)
+
+
+@contextmanager
+def _no_cyclic_gc():
+    """Python's cyclic collector pauses the render again and again as a long table's rows and
+    notes pile up (about a tenth of the time for 20,000 rows), and finds little: the render makes
+    almost no reference cycles. It is off while the PDF is written and back on after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

@@ -1,0 +1,670 @@
+"""Paging for the PDF briefing: which content goes on which page, decided before anything is drawn,
+in one pass over the content (linear in the number of rows).
+
+Every page has a footnote area that holds exactly the notes of the figures on that page. Adding a
+row (or a bar, or a headline) to a page costs its own height plus the height of those of its notes
+that the page does not hold yet, so the pager knows, row by row, whether the row and its notes still
+fit; when they do not, the table goes on on the next page with its caption, its shared conditions
+and its header rows repeated, and that page gets its own notes. Heights come from the embedded
+font's metrics (pdf_text.Measure), and the renderer draws exactly the lines that were measured, so
+the plan and the drawing agree; the renderer checks that each planned page starts on its page.
+
+A table share is drawn straight onto the canvas (one text object per share), not through
+reportlab's Table, whose layout of a long table is quadratic.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from reportlab.lib.colors import HexColor
+from reportlab.lib.pagesizes import A4, landscape
+
+from ..citation import Note
+from ..report import BoundFigure
+from ..wording import marks_words
+from .pdf_text import (NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SANS_OBLIQUE, Measure, Style, TextRuns,
+                       clean)
+
+# -- page geometry and type -------------------------------------------------------------------------
+
+MARGIN_X = 46.0
+MARGIN_TOP = 54.0  # the running header sits in it
+MARGIN_BOTTOM = 58.0  # the one-line caveat and the page number sit in it
+SAFETY = 0.5  # points left free on every page, so that rounding never pushes content over
+
+
+@dataclass(frozen=True)
+class Geometry:
+    name: str  # the page template's name: "portrait" or "landscape"
+    page_w: float
+    page_h: float
+
+    @property
+    def frame_w(self) -> float:
+        return self.page_w - 2 * MARGIN_X
+
+    @property
+    def frame_h(self) -> float:
+        return self.page_h - MARGIN_TOP - MARGIN_BOTTOM
+
+
+PORTRAIT = Geometry("portrait", *A4)
+LANDSCAPE = Geometry("landscape", *landscape(A4))
+
+BODY = Style(SANS, 9.5, 13.4)
+CAPTION = Style(SANS_BOLD, 9.0, 11.6)
+CELL = Style(NARROW, 7.8, 9.6)
+HEAD = Style(NARROW_BOLD, 7.8, 9.6)
+SHARED = Style(NARROW_OBLIQUE, 7.3, 9.0)  # a table's shared conditions
+NOTE = Style(NARROW, 7.2, 8.7)
+NOTE_MARK = Style(NARROW_BOLD, 7.2, 8.7)
+SMALL = Style(SANS_OBLIQUE, 6.8, 8.2)
+
+INK = HexColor("#1a1a1a")
+GREY = HexColor("#555555")
+RULE = HexColor("#9aa5b1")
+HEAD_FILL = HexColor("#dde5ef")
+ZEBRA = HexColor("#f3f5f8")
+DERIVED_FILL = HexColor("#f2f2f2")
+
+PAD_X, PAD_Y = 3.2, 2.6  # cell padding
+NOTES_TOP = 9.0  # the rule above a page's notes and the space around it
+NOTE_GAP = 1.6  # between two notes
+NOTE_GUTTER = 19.0  # the marks' column in the notes area
+WIDEST_SAMPLE = 6  # the widest texts of a column that decide its width
+CELL_LIMIT = 240  # characters of one text cell before it is cut, visibly
+NOTE_LIMIT = 2000
+SECTION_GAP = 14.0
+CONTINUES_H = 10.0  # "Table 2 continues on the next page."
+
+
+class Metrics:
+    """One Measure per style, shared by the whole document (their word caches too)."""
+
+    def __init__(self):
+        self._m: dict[Style, Measure] = {}
+
+    def __call__(self, style: Style) -> Measure:
+        m = self._m.get(style)
+        if m is None:
+            m = self._m[style] = Measure(style)
+        return m
+
+
+# -- notes ------------------------------------------------------------------------------------------
+
+class NoteBook:
+    """The lines a note takes in a page's notes area, measured once per note and page width."""
+
+    def __init__(self, metrics: Metrics):
+        self.measure = metrics(NOTE)
+        self._lines: dict[tuple[Note, float], list[str]] = {}
+
+    def lines(self, note: Note, width: float) -> list[str]:
+        key = (note, width)
+        got = self._lines.get(key)
+        if got is None:
+            got = self._lines[key] = self.measure.wrap(clean(note.text, NOTE_LIMIT), width - NOTE_GUTTER)
+        return got
+
+    def height(self, note: Note, width: float) -> float:
+        return len(self.lines(note, width)) * NOTE.leading + NOTE_GAP
+
+
+# -- pages ------------------------------------------------------------------------------------------
+
+@dataclass
+class Placed:
+    payload: Any
+    gap: float  # space above it on its page (0 at the top of a page)
+    height: float
+
+
+@dataclass
+class Page:
+    number: int
+    geometry: Geometry
+    items: list[Placed] = field(default_factory=list)
+    used: float = 0.0
+    figures: list[BoundFigure] = field(default_factory=list)
+    notes: dict[Note, float] = field(default_factory=dict)  # in order of first appearance
+    notes_h: float = 0.0
+    lettering: Any = None  # walk.Lettering of the page's figures, once the page is final
+
+    @property
+    def empty(self) -> bool:
+        return not self.items
+
+    @property
+    def capacity(self) -> float:
+        return self.geometry.frame_h - SAFETY
+
+    def notes_block(self) -> float:
+        return NOTES_TOP + self.notes_h if self.notes else 0.0
+
+
+class Pager:
+    """Fills pages top to bottom, reserving each page's notes area as figures are added."""
+
+    def __init__(self, notebook: NoteBook, first: Geometry = PORTRAIT):
+        self.notebook = notebook
+        self.pages: list[Page] = [Page(1, first)]
+
+    @property
+    def page(self) -> Page:
+        return self.pages[-1]
+
+    def new_page(self, geometry: Geometry | None = None) -> Page:
+        self.pages.append(Page(len(self.pages) + 1, geometry or self.page.geometry))
+        return self.page
+
+    def use(self, geometry: Geometry) -> None:
+        """Go on in this page geometry: on a new page if the current one differs and holds something."""
+        if self.page.geometry != geometry:
+            if self.page.empty:
+                self.page.geometry = geometry
+            else:
+                self.new_page(geometry)
+
+    def _notes_cost(self, figures: Sequence[BoundFigure]) -> float:
+        """The height the page's notes area grows by if these figures join the page."""
+        page, width = self.page, self.page.geometry.frame_w
+        cost, seen = 0.0, set()
+        for fig in figures:
+            for note in fig.notes:
+                if note not in page.notes and note not in seen:
+                    seen.add(note)
+                    cost += self.notebook.height(note, width)
+        if cost and not page.notes:
+            cost += NOTES_TOP
+        return cost
+
+    def room(self) -> float:
+        page = self.page
+        return page.capacity - page.used - page.notes_block()
+
+    def fits(self, height: float, figures: Sequence[BoundFigure] = ()) -> bool:
+        return height + self._notes_cost(figures) <= self.room()
+
+    def gap(self, gap: float) -> float:
+        return 0.0 if self.page.empty else gap
+
+    def place(self, payload, height: float, figures: Sequence[BoundFigure] = (), gap: float = 0.0) -> Page:
+        """Put something on the current page (the caller checked that it fits)."""
+        page = self.page
+        g = self.gap(gap)
+        page.items.append(Placed(payload, g, height))
+        page.used += g + height
+        self.add_figures(figures)
+        return page
+
+    def add_figures(self, figures: Sequence[BoundFigure]) -> None:
+        page, width = self.page, self.page.geometry.frame_w
+        for fig in figures:
+            page.figures.append(fig)
+            for note in fig.notes:
+                if note not in page.notes:
+                    h = self.notebook.height(note, width)
+                    page.notes[note] = h
+                    page.notes_h += h
+
+    def reserve(self, height: float) -> None:
+        self.page.used += height
+
+    def add(self, payload, height: float, figures: Sequence[BoundFigure] = (), gap: float = 0.0,
+            keep: float = 0.0, keep_figures: Sequence[BoundFigure] = (),
+            split: Callable[[float], tuple[Any, float, Any, float] | None] | None = None) -> None:
+        """Place an item, on a new page if it (and ``keep`` points of what must follow it on the
+        same page, with their notes) does not fit here. ``split(room)`` may cut a too-tall item in
+        two: (first payload, its height, rest payload, its height)."""
+        while True:
+            need = self.gap(gap) + height + keep
+            notes = self._notes_cost(list(figures) + list(keep_figures))
+            if need + notes <= self.room():
+                self.place(payload, height, figures, gap)
+                return
+            if split is not None and not figures:
+                cut = split(self.room() - self.gap(gap))
+                if cut is not None:
+                    first, first_h, rest, rest_h = cut
+                    self.place(first, first_h, (), gap)
+                    self.new_page()
+                    payload, height, gap = rest, rest_h, 0.0
+                    continue
+            if self.page.empty:
+                raise LayoutError(f"an item {height:.0f} points tall does not fit on an empty page "
+                                  f"({self.page.capacity:.0f} points)")
+            self.new_page()
+
+    def add_run(self, run: "Run", gap: float = 0.0) -> None:
+        """A table or a chart: shares of its units (rows, bars), each share with its head repeated."""
+        n = len(run.heights)
+        i = 0
+        while i < n:
+            continued = i > 0
+            head = run.head_height(continued, self.page.geometry) + run.tail_h
+            first_h = run.heights[i]
+            first_figs = run.figures(i)
+            if not self.fits(self.gap(gap if not continued else 0.0) + head + first_h, first_figs):
+                if self.page.empty:
+                    raise LayoutError(f"one row of {run.label} does not fit on an empty page with its notes")
+                self.new_page()
+                head = run.head_height(continued, self.page.geometry) + run.tail_h
+            page = self.page
+            g = self.gap(gap if not continued else 0.0)
+            self.reserve(g + head)
+            start = i
+            body = 0.0
+            while i < n:
+                figs = run.figures(i)
+                h = run.heights[i]
+                if i > start and not self.fits(h, figs):
+                    break
+                self.reserve(h)
+                body += h
+                self.add_figures(figs)
+                i += 1
+            page.items.append(Placed(run.make(start, i, continued, page, i < n), g, head + body))
+            if i < n:
+                self.new_page()
+
+
+class LayoutError(RuntimeError):
+    """The content cannot be laid out as planned (a defect, never a silent misplacement)."""
+
+
+@dataclass
+class Run:
+    """What the pager needs of a table or chart: a head (caption, shared conditions, header) repeated
+    on each share, a tail, and its units' heights and figures."""
+
+    label: str
+    heights: list[float]
+    figures: Callable[[int], Sequence[BoundFigure]]
+    head_height: Callable[[bool, Geometry], float]
+    tail_h: float
+    make: Callable[[int, int, bool, Page, bool], Any]
+
+
+# -- tables -----------------------------------------------------------------------------------------
+
+@dataclass
+class TableShare:
+    """The rows start..stop of a table as one page shows them."""
+
+    layout: "TableLayout"
+    start: int
+    stop: int
+    continued: bool
+    continues: bool
+    page: Page
+    meta: Any = None  # what the renderer needs to place the share's figures
+    texts: dict = field(default_factory=dict)  # (row, column) -> the figure's text with its page's marks
+
+
+def share_width(total: float, natural: list[float], minimum: list[float], fixed: list[bool],
+                lines_at: Callable[[int, float], int] | None = None) -> list[float]:
+    """Column widths: every column at least its minimum (its longest word, a figure's whole text).
+    The fewest lines per row that the page width allows decides the first share: each column gets
+    the width its widest cells need to fit in that many lines (``lines_at(column, width)``). What is
+    left goes in equal shares to the columns still narrower than their natural width
+    (water-filling), then to the text columns."""
+    ncols = len(natural)
+    widths = list(minimum)
+
+    def need(c: int, lines: int) -> float:
+        lo, hi = minimum[c], natural[c]
+        if hi <= lo or lines_at is None or lines_at(c, lo) <= lines:
+            return lo if lines_at is not None and lines_at(c, lo) <= lines else hi
+        for _ in range(14):  # the narrowest width at which the column's widest cells take <= lines
+            mid = (lo + hi) / 2
+            if lines_at(c, mid) <= lines:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    chosen = 9
+    for lines in range(1, 9):
+        want = [need(c, lines) for c in range(ncols)]
+        if sum(want) <= total:
+            widths, chosen = want, lines
+            break
+    spare = total - sum(widths)
+    for lines in range(chosen - 1, 0, -1):  # then fewer lines where that is cheap, cheapest first
+        for extra, c in sorted((need(c, lines) - widths[c], c) for c in range(ncols)):
+            if 0.01 < extra <= spare:
+                widths[c] += extra
+                spare -= extra
+    while spare > 0.01:
+        hungry = [c for c in range(ncols) if natural[c] - widths[c] > 0.01]
+        if not hungry:
+            break
+        share = spare / len(hungry)
+        for c in hungry:
+            give = min(share, natural[c] - widths[c])
+            widths[c] += give
+            spare -= give
+    if spare > 0.01:
+        flex = [c for c in range(ncols) if not fixed[c]] or list(range(ncols))
+        weight = sum(widths[c] for c in flex)
+        for c in flex:
+            widths[c] += spare * widths[c] / weight
+    return widths
+
+
+def widest_text(fig: BoundFigure, letters: int) -> str:
+    """The figure's text with the widest marks it can get on a page whose marks have at most
+    ``letters`` letters ('m' is the widest letter of the font)."""
+    return fig.text(marks_words(("m" * letters,) * len(fig.notes)))
+
+
+def mark_letters(distinct_notes: int) -> int:
+    """Letters a mark needs at most when a page holds at most this many notes (a, ..., z, aa, ...)."""
+    return 1 if distinct_notes <= 26 else 2 if distinct_notes <= 702 else 3
+
+
+TYPE_SIZES = (7.8, 7.0, 6.3, 5.6)  # cell type sizes a table may use, largest first
+REF = 10.0  # the size at which a table's widths are measured once (widths scale with the size)
+
+
+# (page, type size, longest word kept whole in points): a table takes the first that holds its columns
+FITS = ((PORTRAIT, 7.8, 60.0), (LANDSCAPE, 7.8, 60.0), (LANDSCAPE, 7.0, 54.0), (LANDSCAPE, 7.0, 36.0),
+        (LANDSCAPE, 6.3, 28.0), (LANDSCAPE, 5.6, 24.0))
+
+
+def cell_styles(size: float) -> tuple[Style, Style]:
+    leading = round(size * 1.23, 2)
+    return Style(NARROW, size, leading), Style(NARROW_BOLD, size, leading)
+
+
+class TableLayout:
+    """One table, measured once: every text cell cleaned (pdf_text.clean) and its width taken at a
+    reference size, from which ``fit`` picks the page geometry and type size whose page width holds
+    every column at its minimum (its longest word; a figure's whole text), shares the width out and
+    wraps every row once. Linear in the number of cells."""
+
+    def __init__(self, metrics: Metrics, *, label: str, title: str, shared: str, headers: Sequence[str],
+                 rows: Sequence[Sequence[str | BoundFigure]], numeric: Sequence[bool] = (),
+                 derived: Sequence[bool] = (), first_caption: str | None = "", letters: int = 2):
+        self.metrics = metrics
+        self.cap, self.shared_m = metrics(CAPTION), metrics(SHARED)
+        self.label = label
+        self.letters = letters
+        self.title = clean(title, 400, one_line=True)
+        self.first_caption = None if first_caption is None else clean(first_caption, 400, one_line=True)
+        self.shared = clean(shared, NOTE_LIMIT, one_line=True) if shared else ""
+        self.headers = [clean(h, 80, one_line=True) for h in headers]
+        self.rows = rows
+        ncols = len(self.headers)
+        self.numeric = list(numeric) or [False] * ncols
+        self.derived = list(derived) or [False] * ncols
+        self._measure_at_ref()
+
+    # -- once: cleaned cells and each column's natural and minimum width at the reference size --
+    def _measure_at_ref(self) -> None:
+        ncols = len(self.headers)
+        cell, head = (self.metrics(s) for s in cell_styles(REF))
+        natural, fixed = [0.0] * ncols, [False] * ncols
+        figure_w, word_w = [0.0] * ncols, [0.0] * ncols  # widest figure text, longest word of a text cell
+        piece_w = [0.0] * ncols  # longest piece of a word between / - _ of a text cell
+        head_word = [head.longest_word(h) for h in self.headers]
+        head_piece = [head.longest_piece(h) for h in self.headers]
+        pieces = cell.longest_piece
+        for c, h in enumerate(self.headers):
+            natural[c] = min(head.width(h), 90.0 * REF / TYPE_SIZES[0])
+        width, longest = cell.width, cell.longest_word
+        widest: list[list[tuple[float, str]]] = [[] for _ in range(ncols)]  # a few widest texts per column
+        seen: list[dict[str, tuple[str, float]]] = [{} for _ in range(ncols)]  # each distinct text once
+        cleaned = []
+        for row in self.rows:
+            out = []
+            for c, value in enumerate(row):
+                got = seen[c].get(value) if type(value) is str else None
+                if got is not None:
+                    out.append(got)
+                    continue
+                if isinstance(value, BoundFigure):
+                    w = width(widest_text(value, self.letters))
+                    fixed[c] = True
+                    if w > figure_w[c]:
+                        figure_w[c] = w
+                    if w > natural[c]:
+                        natural[c] = w
+                    out.append(value)
+                    continue
+                text = clean(value, CELL_LIMIT)
+                w = width(text)
+                got = seen[c][value] = (text, w)
+                out.append(got)
+                top = widest[c]
+                if len(top) < WIDEST_SAMPLE:
+                    heapq.heappush(top, (w, text))
+                elif w > top[0][0]:
+                    heapq.heapreplace(top, (w, text))
+                if w > natural[c]:
+                    natural[c] = w
+                if w > word_w[c]:
+                    word_w[c] = max(word_w[c], longest(text))
+                if w > piece_w[c]:
+                    piece_w[c] = max(piece_w[c], pieces(text))
+            cleaned.append(out)
+        self.cells = cleaned
+        self.ref_natural, self.fixed, self.widest = natural, fixed, widest
+        self.ref_figure = figure_w
+        self.ref_words = list(zip(word_w, piece_w, head_word, head_piece))
+
+    def minimum(self, size: float, word_cap: float) -> list[float]:
+        """Each column's narrowest width at this type size: its widest figure whole; the longest
+        word of its cells and of its header whole, unless that is wider than ``word_cap`` points
+        (60 for a header), when it may break after a / - or _ (or, failing that, anywhere); in the
+        tightest fits (``word_cap`` under 40) a header word may break after a / - or _ too."""
+        k = size / REF
+
+        def word(whole: float, piece: float, cap: float) -> float:
+            return whole * k if whole * k <= cap else min(piece * k, cap)
+
+        head_cap = 60.0 if word_cap >= 40.0 else 0.0  # in the tightest fits headers break after / - _ too
+        return [max(f * k, word(w, p, word_cap), word(hw, hp, head_cap) if head_cap else hp * k) + 2 * PAD_X
+                for f, (w, p, hw, hp) in zip(self.ref_figure, self.ref_words)]
+
+    def fit(self, options: Sequence[tuple[Geometry, float, float]] | None = None) -> Geometry:
+        """Lay the table out in the first (geometry, type size, word cap) whose width holds every
+        column at its minimum (FITS by default); raises LayoutError when none does."""
+        options = options or FITS
+        for geometry, size, cap in options:
+            if sum(self.minimum(size, cap)) <= geometry.frame_w + 0.01:
+                self._set(geometry.frame_w, size, self.minimum(size, cap))
+                return geometry
+        geometry, size, cap = options[-1]
+        raise LayoutError(f"{self.label} needs {sum(self.minimum(size, cap)):.0f} points for its columns at "
+                          f"{size} pt, more than a {geometry.name} page's {geometry.frame_w:.0f}: choose fewer columns")
+
+    def _set(self, total: float, size: float, minimum: list[float]) -> None:
+        self.width, self.size = total, size
+        self.cell_style, self.head_style = cell_styles(size)
+        self.cell, self.head = self.metrics(self.cell_style), self.metrics(self.head_style)
+        k = size / REF
+        natural = [min(n * k, 0.42 * total) + 2 * PAD_X for n in self.ref_natural]
+        cell = self.cell
+
+        def lines_at(c: int, w: float) -> int:
+            return max((len(cell.wrap(text, w - 2 * PAD_X)) for _, text in self.widest[c]), default=1)
+
+        k_ref = size / REF
+
+        self.widths = share_width(total, [max(n, m) for n, m in zip(natural, minimum)], minimum, self.fixed, lines_at)
+        self.head_lines = [self.head.wrap(h, w - 2 * PAD_X) for h, w in zip(self.headers, self.widths)]
+        self.head_h = max(len(x) for x in self.head_lines) * self.head_style.leading + 2 * PAD_Y
+        leading = self.cell_style.leading
+        wrap = cell.wrap
+        inner = [w - 2 * PAD_X for w in self.widths]
+        done: list[dict[tuple, list[str]]] = [{} for _ in inner]  # each distinct cell wrapped once
+        self.measured: list[list[list[str] | None]] = []
+        self.heights: list[float] = []
+        for row in self.cells:
+            lines: list[list[str] | None] = []
+            most = 1
+            for c, value in enumerate(row):
+                if type(value) is tuple:
+                    got = done[c].get(value)
+                    if got is None:
+                        text, ref_w = value
+                        w = inner[c]
+                        got = [text] if ref_w * k_ref <= w - 0.01 and "\n" not in text else (wrap(text, w) or [""])
+                        done[c][value] = got
+                    if len(got) > most:
+                        most = len(got)
+                    lines.append(got)
+                else:
+                    lines.append(None)  # a figure: one line, its text with the marks of its page
+            self.heights.append(most * leading + 2 * PAD_Y)
+            self.measured.append(lines)
+        self.cells = None  # the wrapped lines are all that is drawn
+
+    # -- the repeated head of each share --
+    def caption_lines(self, continued: bool, width: float) -> list[str]:
+        if continued:
+            return self.cap.wrap(f"{self.label} (continued). {self.title}", width)
+        if self.first_caption is None:
+            return []  # the section heading right above says it all
+        return self.cap.wrap(f"{self.label}. {self.first_caption}" if self.first_caption else self.label, width)
+
+    def shared_lines(self, width: float) -> list[str]:
+        return self.shared_m.wrap(self.shared, width) if self.shared else []
+
+    def head_height(self, continued: bool, geometry: Geometry) -> float:
+        width = self.width
+        captions = self.caption_lines(continued, width)
+        return (len(captions) * CAPTION.leading + (3.0 if captions else 0.0) +
+                len(self.shared_lines(width)) * SHARED.leading + (4.0 if self.shared else 0.0) + self.head_h)
+
+    def figures_of(self, r: int) -> list[BoundFigure]:
+        return [c for c in self.rows[r] if isinstance(c, BoundFigure)]
+
+    tail_h = CONTINUES_H
+
+    def run(self, label: str, make) -> Run:
+        return Run(label, self.heights, self.figures_of, self.head_height, self.tail_h, make)
+
+    # -- drawing one share: caption, shared conditions, header, rows, all measured above --
+    def draw(self, canv, share: TableShare, texts: dict[tuple[int, int], str], height: float) -> None:
+        """Draw rows share.start..share.stop with their top at ``height`` (the flowable's own
+        coordinates). ``texts`` holds each figure cell's text with the marks of its page."""
+        width = self.width
+        HEAD, CELL = self.head_style, self.cell_style
+        table_w = sum(self.widths)
+        y = height
+        y_caption = []
+        for line in self.caption_lines(share.continued, width):
+            y -= CAPTION.leading
+            y_caption.append((y + (CAPTION.leading - CAPTION.size) * 0.5, line))
+        if y_caption:
+            y -= 3.0
+        y_shared = []
+        if self.shared:
+            for line in self.shared_lines(width):
+                y -= SHARED.leading
+                y_shared.append((y + (SHARED.leading - SHARED.size) * 0.5, line))
+            y -= 4.0
+        head_top = y
+        body_top = y - self.head_h
+        # shapes first (one path block): header band, zebra rows, derived cells, rules
+        t = TextRuns(canv)
+        fills = {HEAD_FILL: [f"0 {body_top:.2f} {table_w:.2f} {self.head_h:.2f} re"], ZEBRA: [], DERIVED_FILL: []}
+        y = body_top
+        derived = [c for c, d in enumerate(self.derived) if d]
+        lefts = [sum(self.widths[:c]) for c in range(len(self.widths))]
+        for r in range(share.start, share.stop):
+            h = self.heights[r]
+            if (r - share.start) % 2:
+                fills[ZEBRA].append(f"0 {y - h:.2f} {table_w:.2f} {h:.2f} re")
+            for c in derived:
+                if self.measured[r][c] is None:
+                    fills[DERIVED_FILL].append(f"{lefts[c]:.2f} {y - h:.2f} {self.widths[c]:.2f} {h:.2f} re")
+            y -= h
+        bottom = y
+        for colour, rects in fills.items():
+            if rects:
+                t.path(f"{colour.red:.3f} {colour.green:.3f} {colour.blue:.3f} rg\n" + "\n".join(rects) + "\nf")
+        t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.6 w\n" + "\n".join(
+            f"0 {ly:.2f} m {table_w:.2f} {ly:.2f} l" for ly in (head_top, body_top, bottom)) + "\nS")
+        # text, in reading order: caption, shared conditions, header, then each row left to right
+        t.colour(INK)
+        t.font(CAPTION.font, CAPTION.size)
+        for ty, line in y_caption:
+            t.text(0, ty, line)
+        if y_shared:
+            t.colour(GREY)
+            t.font(SHARED.font, SHARED.size)
+            for ty, line in y_shared:
+                t.text(0, ty, line)
+            t.colour(INK)
+        t.font(HEAD.font, HEAD.size)
+        lift = (CELL.leading - CELL.size) * 0.5 + 0.6
+        x = 0.0
+        for lines, w, num in zip(self.head_lines, self.widths, self.numeric):
+            ly = head_top - PAD_Y
+            for line in lines:
+                ly -= HEAD.leading
+                t.text(x + w - PAD_X - self.head.width(line) if num else x + PAD_X, ly + lift, line)
+            x += w
+        y = body_top
+        width_of = self.cell.width
+        current = None
+        for r in range(share.start, share.stop):
+            lines = self.measured[r]
+            x = 0.0
+            for c, w in enumerate(self.widths):
+                cell_lines = lines[c]
+                ly = y - PAD_Y - CELL.leading + lift
+                if cell_lines is None:
+                    text = texts[(r, c)]
+                    want = NARROW_OBLIQUE if self.derived[c] else NARROW
+                    if current != want:
+                        t.font(want, CELL.size)
+                        current = want
+                    t.text(x + w - PAD_X - width_of(text), ly, text)
+                else:
+                    if current != NARROW:
+                        t.font(NARROW, CELL.size)
+                        current = NARROW
+                    if self.numeric[c]:
+                        for line in cell_lines:
+                            t.text(x + w - PAD_X - width_of(line), ly, line)
+                            ly -= CELL.leading
+                    else:
+                        t.lines(x + PAD_X, ly, cell_lines, CELL.leading)
+                x += w
+            y -= self.heights[r]
+        if share.continues:
+            t.font(SMALL.font, SMALL.size)
+            t.colour(GREY)
+            has_figures = any(c is None for c in self.measured[share.start])
+            t.text(0, bottom - SMALL.leading, f"{self.label} continues on the next page, with its header"
+                   f"{' and the notes of its figures' if has_figures else ''} repeated there.")
+        t.close()
+
+
+def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -> None:
+    """A page's notes area, top at ``height``: a rule, then '[a] note' for each note of the page."""
+    width = page.geometry.frame_w
+    canv.saveState()
+    canv.setStrokeColor(RULE)
+    canv.setLineWidth(0.5)
+    y = height - NOTES_TOP + 3.0
+    canv.line(0, y + 2.5, min(width, 160.0), y + 2.5)
+    canv.restoreState()
+    t = TextRuns(canv)
+    t.colour(INK)
+    lift = (NOTE.leading - NOTE.size) * 0.5 + 0.5
+    for mark, note in lettering.notes():
+        lines = notebook.lines(note, width)
+        t.font(NOTE_MARK.font, NOTE_MARK.size)
+        t.text(0, y - NOTE.leading + lift, f"[{mark}]")
+        t.font(NOTE.font, NOTE.size)
+        t.lines(NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
+        y -= len(lines) * NOTE.leading + NOTE_GAP
+    t.close()

@@ -1,0 +1,721 @@
+"""PPTX renderer: executive decks whose every figure carries its binding (docs/pptx.md).
+
+Slides, in report order: a title slide (title, audience, date, one-line caveat); per table section
+a native table whose footer rows (merged across the table) hold the table note, the notes of the
+marks on that slide and the trademark legend, continued over as many slides as the rows need, each
+lettered on its own; per chart section a native bar chart per figure column with the bands as error
+bars, bound data labels and one colour per tie within slack, the notes in a text box beneath; per
+KPI section one text box holding the headline figure, its scenario and shape, and its notes; per
+text section its paragraphs; then the caveat and the sources. Every slide that shows figures carries
+the one-line caveat; every slide's speaker notes carry the full notes of its figures and the caveat.
+The manifest is a custom XML part of the package (read back by exportguard.check.manifests).
+
+Sizes and positions come from pptx_layout (font metrics of the template's theme fonts); XML that
+python-pptx has no API for from pptx_xml; templates from pptx_template. Every string from a source
+reaches the deck through ``slide_text``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from pptx.chart.data import CategoryChartData
+from pptx.enum.chart import XL_CHART_TYPE, XL_LABEL_POSITION
+from pptx.enum.dml import MSO_THEME_COLOR
+from pptx.enum.text import MSO_AUTO_SIZE, MSO_ANCHOR
+from pptx.util import Emu, Pt
+
+from .. import manifest as manifest_mod
+from ..citation import result_id_cell
+from ..errors import ExportguardError
+from ..guard import rank_groups
+from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..detect import defuse
+from ..sanitize import shorten, visible
+from ..wording import band_words, marks_words, shape_title
+from . import pptx_layout as lay
+from . import pptx_xml as px
+from .pptx_layout import Box, Para
+from .pptx_template import Template, open_template
+from .walk import FigureCell, Lettering, Walk, walk
+
+EMBEDS_MANIFEST = True
+
+CELL_LIMIT = 160  # characters of one table cell from a source
+NAME_LIMIT = 100  # a name in a chart's category label
+TITLE_LIMIT = 200
+NOTE_LIMIT = 1500  # one footnote on a slide (speaker notes take up to SPEAKER_LIMIT)
+PARA_LIMIT = 4000
+SPEAKER_LIMIT = 20_000
+ACCENT_ORDER = (1, 2, 5, 6, 4, 3)  # tie groups cycle the theme's accents; the usual grey (accent 3) comes last
+ACCENTS = tuple(getattr(MSO_THEME_COLOR, f"ACCENT_{k}") for k in ACCENT_ORDER)
+_DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
+CHART_TITLE_PT = 10.0
+CHART_TITLE_SHARE = 0.5  # chart titles are broken into lines this share of the chart wide (renderers wrap near it)
+
+
+# -- escaping: what a slide may show ------------------------------------------------------------------
+
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff]")
+
+
+def slide_text(value, *, limit: int = CELL_LIMIT, figure: bool = False, lines: bool = False) -> str:
+    """Any string made safe for a slide, a chart, a workbook cell or speaker notes: the shared
+    visible-text layer (sanitize.visible: controls, bidi and zero-width characters as U+FFFD; line
+    breaks as spaces, kept when ``lines``), then, unless ``figure`` (a bound figure's own text),
+    figure-like text defused (detect.defuse) and text longer than ``limit`` cut with a visible
+    marker; text with right-to-left letters is closed with a left-to-right mark so that what
+    follows it on the slide keeps its order."""
+    text = "" if value is None else str(value)
+    if len(text) > 4000:
+        return _slide_text(text, limit, figure, lines)
+    return _slide_text_cached(text, limit, figure, lines)
+
+
+def _slide_text(text: str, limit: int, figure: bool, lines: bool) -> str:
+    if lines:
+        text = "\n".join(visible(line) for line in text.replace("\r\n", "\n").split("\n"))
+    else:
+        text = visible(text)
+    if not figure:
+        text = shorten(defuse(text), limit)
+    if _RTL.search(text) and not text.endswith("\u200e"):
+        text += "\u200e"
+    return text
+
+
+_slide_text_cached = functools.lru_cache(maxsize=65_536)(_slide_text)
+
+
+def literal(text: str) -> str:
+    """Text as a number format's quoted literal (a quote would end it)."""
+    return text.replace('"', "'").replace("\\", "/")
+
+
+# -- the renderer ------------------------------------------------------------------------------------
+
+@dataclass
+class _Slide:
+    slide: object
+    number: int
+
+
+class PptxRenderer:
+    format = "pptx"
+
+    def __init__(self, report: Report, template: Template):
+        self.report = report
+        self.t = template
+        self.prs = template.prs
+        self.m = lay.Metrics(template.body_font)
+        self.mt = lay.Metrics(template.title_font) if template.title_font != template.body_font else self.m
+        self.caveat = slide_text(report.caveat_short, limit=PARA_LIMIT)
+        self.legend = slide_text(report.legend, limit=PARA_LIMIT)
+        area = template.area
+        self.caveat_pt = 8.0
+        self.caveat_h = lay.paras_height(self.m, [Para(self.caveat, self.caveat_pt)], area.width)
+        self.body = Box(area.left, area.top, area.width, area.height - self.caveat_h - 6)
+        self.slides = 0
+        self.shown_on: dict[tuple, int] = {}
+
+    # -- slide furniture --
+    def _slide(self, title: str, layout=None) -> _Slide:
+        layout = layout or self.t.content_layout
+        slide = self.prs.slides.add_slide(layout)
+        self.slides += 1
+        keep = ("TITLE", "CENTER_TITLE") if layout is self.t.content_layout else ("TITLE", "CENTER_TITLE", "SUBTITLE")
+        for ph in list(slide.placeholders):
+            if ph.placeholder_format.type.name not in keep:
+                ph._element.getparent().remove(ph._element)
+        if layout is self.t.content_layout:
+            self._title(slide, title, self.t.title_box, self.t.title_pt)
+        return _Slide(slide, self.slides)
+
+    def _title(self, slide, text: str, box: Box, largest: float, max_lines: int = 2) -> None:
+        ph = slide.shapes.title
+        if ph is None:
+            return
+        size = lay.fit_title(self.mt, text, box, largest, max_lines=max_lines)
+        tf = ph.text_frame
+        tf.word_wrap = True
+        tf.text = text
+        for p in tf.paragraphs:
+            for r in p.runs:
+                r.font.size = Pt(size)
+
+    def _textbox(self, slide, box: Box, paras: Sequence[Para], name: str, italic_from: int | None = None,
+                 anchor=MSO_ANCHOR.TOP):
+        shape = slide.shapes.add_textbox(*box.emu())
+        shape.name = name
+        tf = shape.text_frame
+        tf.word_wrap = True
+        tf.auto_size = MSO_AUTO_SIZE.NONE
+        tf.vertical_anchor = anchor
+        tf.margin_left = tf.margin_right = Emu(lay.emu(lay.CELL_PAD_X))
+        tf.margin_top = tf.margin_bottom = Emu(lay.emu(lay.CELL_PAD_Y))
+        for i, para in enumerate(paras):
+            p = tf.paragraphs[0] if i == 0 else tf.add_paragraph()
+            p.line_spacing = Pt(round(self.m.line_height(para.size, para.bold), 2))
+            p.space_after = Pt(para.space_after)
+            p.space_before = Pt(0)
+            run = p.add_run()
+            run.text = para.text
+            run.font.size = Pt(para.size)
+            run.font.bold = para.bold
+            if italic_from is not None and i >= italic_from:
+                run.font.italic = True
+        return shape
+
+    def _caveat_strip(self, slide) -> None:
+        area = self.t.area
+        box = Box(area.left, area.bottom - self.caveat_h, area.width, self.caveat_h)
+        shape = self._textbox(slide, box, [Para(self.caveat, self.caveat_pt)], "Caveat (one line)", italic_from=0)
+        px.set_alt_text(shape, "The one-line caveat: " + self.caveat)
+
+    def _speaker_notes(self, slide, title: str, figures: Sequence[str] = (), notes: Sequence[str] = ()) -> None:
+        parts = [title]  # every part below was made safe by slide_text already
+        if figures:
+            parts.append("Figures on this slide:\n" + "\n".join(figures))
+        if notes:
+            parts.append("Their notes:\n" + "\n".join(notes))
+        parts.append("Caveat: " + self.caveat)
+        parts.append("\n".join(slide_text(p, limit=PARA_LIMIT) for p in self.report.caveat_full))
+        parts.append(self.legend)
+        text = slide_text("\n\n".join(parts), lines=True, figure=True)  # the parts are escaped already
+        slide.notes_slide.notes_text_frame.text = text
+
+    def _note_lines(self, lettering: Lettering) -> list[str]:
+        return [f"[{m}] {slide_text(note.text, limit=NOTE_LIMIT)}" for m, note in lettering.notes()]
+
+    def _shown(self, fig: BoundFigure, slide_no: int) -> None:
+        self.shown_on.setdefault(fig.result.natural_key, slide_no)
+
+    # -- the title slide --
+    def front(self, doc: Walk) -> None:
+        report = self.report
+        title = slide_text(report.title, limit=TITLE_LIMIT)
+        s = self._slide(title, self.t.title_layout)
+        title_box, sub_box = self.t.title_slide_boxes
+        if self.t.title_layout is self.t.content_layout:
+            title_box, sub_box = self.t.title_box, None
+        if title_box is not None:
+            self._title(s.slide, title, title_box, 40, max_lines=3)
+        date = report.generated_on or dt.date.today().isoformat()
+        lines = [f"Audience: {slide_text(report.audience, limit=TITLE_LIMIT)}", f"Date: {date}", self.caveat]
+        sub = next((ph for ph in s.slide.placeholders if ph.placeholder_format.type.name == "SUBTITLE"), None)
+        box = sub_box if sub is not None and sub_box is not None else self.body
+        for big, small in ((20, 12), (18, 11), (16, 10), (14, 9), (12, 8)):
+            paras = [Para(lines[0], big, space_after=2), Para(lines[1], big, space_after=big * 0.8),
+                     Para(lines[2], small)]
+            if lay.paras_height(self.m, paras, box.width) <= box.height:
+                break
+        if sub is not None:
+            tf = sub.text_frame
+            tf.word_wrap = True
+            tf.text = ""
+            for i, para in enumerate(paras):
+                p = tf.paragraphs[0] if i == 0 else tf.add_paragraph()
+                p.line_spacing = Pt(round(self.m.line_height(para.size), 2))
+                p.space_after = Pt(para.space_after)
+                p.space_before = Pt(0)
+                run = p.add_run()
+                run.text = para.text
+                run.font.size = Pt(para.size)
+                run.font.italic = i == 2
+        else:
+            self._textbox(s.slide, box, paras, "Subtitle", italic_from=2)
+        self._speaker_notes(s.slide, title)
+
+    # -- tables --
+    def table(self, doc: Walk, n: int, section: TableSection) -> None:
+        table = section.table
+        title = slide_text(section.title, limit=TITLE_LIMIT)
+        tie_rows = _tie_groups(table)
+        table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
+        if any(len(g) > 1 for g in _groups_list(tie_rows)) and not any(c.key == "rank" for c in table.columns):
+            table_note += " Figures shaded alike are a tie within slack."
+        fixed = [table_note, self.legend]
+        widest = _widest_mark(table)
+        row_notes = [list(dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for cell in row
+                                        if isinstance(cell, BoundFigure) for note in cell.notes)) for row in table.rows]
+        for combined in (False, True):
+            view = _TableView(table, combined)
+            rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
+                          if isinstance(c, BoundFigure) else c for c in view.cells(row)] for row in table.rows]
+            plan = lay.plan_table(self.m, self.body.width, self.body.height, view.headers, rows_text, view.figure_cols,
+                                  row_notes, fixed)
+            if not plan.forced:
+                break
+        text_cols = len(view.headers) - len(view.figure_cols)
+        if plan.forced and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > self.body.width:
+            raise ExportguardError(
+                f"table {title!r} does not fit the slide: its {len(view.figure_cols)} figure columns need "
+                f"{sum(plan.widths[c] for c in view.figure_cols) / 72:.1f} in at {plan.body_pt:g} pt (a figure never "
+                f"wraps), and its other columns at least {text_cols * lay.MIN_TEXT_COLUMN / 72:.1f} in; the template "
+                f"leaves {self.body.width / 72:.1f} in. Way out: fewer figure columns (--derived / "
+                "columns), a wider template, or an XLSX export")
+        pages = plan.pages
+        for k, (start, stop) in enumerate(pages):
+            part = doc.part(n, section.title, table, start, stop)
+            page_title = title if len(pages) == 1 else f"{title} ({k + 1} of {len(pages)})"
+            s = self._slide(page_title)
+            notes = self._note_lines(part.lettering)
+            self._table_shape(doc, s, part, plan, view, tie_rows, table_note, notes, n)
+            self._caveat_strip(s.slide)
+            shown = [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
+                     if isinstance(c, FigureCell)]
+            self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
+
+    def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, view: "_TableView", tie_rows,
+                     table_note: str, notes: list[str], n: int) -> None:
+        nbody = part.stop - part.start
+        fig_cols = view.figure_cols
+        keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in part.lettering.notes()]
+        footer = [(table_note, plan.note_h[table_note])] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
+            + [(self.legend, plan.note_h[self.legend])]
+        style = self._styles(plan)
+        rows = [(lay.emu(plan.header_h), [(h, style["head_fig" if c in fig_cols else "head"])
+                                          for c, h in enumerate(view.headers)], False)]
+        main = view.main
+        for i, (r, cells) in enumerate(part.cells()):
+            odd = i % 2 == 1
+            out = []
+            for c, cell in enumerate(view.cells(cells)):
+                if isinstance(cell, FigureCell):
+                    fig = cell.figure
+                    text = slide_text(cell.text, figure=True)
+                    kind = "derived" if fig.derivation is not None else "figure"
+                    group = tie_rows.get(r)
+                    if c == main and group is not None and group[1] > 1:
+                        accent = ACCENT_ORDER[group[0] % len(ACCENT_ORDER)]
+                        cs = dataclasses.replace(style[kind], fill=(f"accent{accent}", 20000, 80000))
+                    else:
+                        cs = style[kind + ("_odd" if odd else "")]
+                    out.append((text, cs))
+                    doc.place(f"slide {s.number}, table 1, row {i + 2}, column {c + 1}", fig, part.lettering, text)
+                    self._shown(fig, s.number)
+                else:
+                    out.append((cell, style[("text_r" if c in fig_cols else "text") + ("_odd" if odd else "")]))
+            rows.append((lay.emu(plan.row_h[r]), out, False))
+        for j, (text, h) in enumerate(footer):
+            rows.append((lay.emu(h), (text, style["legend" if j == len(footer) - 1 else "note"]), True))
+        box = Box(self.body.left, self.body.top, plan.width, sum(lay.pt(h) for h, _, _ in rows))
+        gf = s.slide.shapes.add_table(1, len(view.headers), *box.emu())
+        gf.name = f"Table {n}"
+        px.replace_table(gf, px.table_xml([lay.emu(w) for w in plan.widths], rows))
+        px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=TITLE_LIMIT)}. {nbody} rows; every figure shows its "
+                            "value, unit, band and note marks; the last rows of the table hold the conditions every "
+                            "row shares, the notes its marks resolve to, and the trademark legend.")
+
+    def _styles(self, plan: lay.TablePlan) -> dict[str, px.CellStyle]:
+        """Cell styles of a table at the plan's sizes (header, body text, figures, odd rows, notes)."""
+        body, note = plan.body_pt, plan.note_pt
+        lb, lbb, ln = (round(self.m.line_height(body), 2), round(self.m.line_height(body, True), 2),
+                       round(self.m.line_height(note), 2))
+        even, odd = ("bg1",), ("bg1", 95000)
+        out = {
+            "head": px.CellStyle(body, lbb, bold=True, color="bg1", fill=("tx2",), anchor="b"),
+            "head_fig": px.CellStyle(body, lbb, bold=True, color="bg1", fill=("tx2",), anchor="b", align="r"),
+            "note": px.CellStyle(note, ln, fill=even, pad_y=lay.FOOTER_PAD_Y),
+            "legend": px.CellStyle(note, ln, italic=True, fill=even, pad_y=lay.FOOTER_PAD_Y),
+        }
+        for name, kw in (("text", {}), ("text_r", {"align": "r"}), ("figure", {"align": "r"}),
+                         ("derived", {"align": "r", "italic": True})):
+            out[name] = px.CellStyle(body, lb, fill=even, **kw)
+            out[name + "_odd"] = px.CellStyle(body, lb, fill=odd, **kw)
+        return out
+
+    # -- charts --
+    def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
+        table = section.table
+        fig_cols = [i for i, c in enumerate(table.columns) if c.kind == "figure"] + \
+                   [i for i, c in enumerate(table.columns) if c.kind == "derived"]
+        if not fig_cols:
+            return self.table(doc, n, TableSection(section.title, table))
+        for k, col in enumerate(fig_cols):
+            self._chart_column(doc, n, section, col, single=len(fig_cols) == 1, chart_no=k)
+
+    def _chart_column(self, doc: Walk, n: int, section: ChartSection, col: int, single: bool, chart_no: int) -> None:
+        table = section.table
+        title = slide_text(section.title, limit=TITLE_LIMIT)
+        rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
+        if not rows:
+            return
+        single = single and len(rows) == len(table.rows)
+        figs = [table.rows[r][col] for r in rows]
+        header = slide_text(table.columns[col].header, limit=NAME_LIMIT)
+        derived = table.columns[col].kind == "derived"
+        cat_parts, constant = _category_parts(table, col, rows)
+        widest = _widest_mark(table)
+        labels = [slide_text(f.text(marks_words([widest] * len(f.notes))), figure=True) for f in figs]
+        row_notes = [list(dict.fromkeys(slide_text(nt.text, limit=NOTE_LIMIT) for nt in f.notes)) for f in figs]
+        table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
+        if constant:
+            table_note = "Every bar: " + "; ".join(constant) + ". " + table_note
+        fixed = [table_note, self.legend]
+        slack = table.slack
+        band = slack.band_fraction if slack.estimable else None
+        frame_w = self.body.width
+        title_lines = self.m.wrap(_chart_title(table, figs[0], header, derived), CHART_TITLE_PT,
+                                  frame_w * CHART_TITLE_SHARE, bold=True)
+        title_h = len(title_lines) * self.m.line_height(CHART_TITLE_PT, bold=True) + 10
+        plan = lay.plan_chart(self.m, frame_w, self.body.height, title_h, cat_parts, labels, row_notes, fixed, frame_w)
+        plot_w = lay.plot_box(frame_w, self.body.height, title_h, plan.cat_width).width
+        axis_max = lay.axis_maximum(self.m, plot_w, [f.magnitude for f in figs], band, labels, plan.label_pt)
+        groups = _groups_by_index([f.magnitude for f in figs], slack)
+        pages = plan.pages
+        for k, (start, stop) in enumerate(pages):
+            sub = figs[start:stop]
+            if single:
+                lettering = doc.part(n, section.title, table, rows[start], rows[stop - 1] + 1).lettering
+            else:
+                lettering = Lettering(sub)
+            page_title = title if not chart_no else f"{title}: {header}"
+            if len(pages) > 1:
+                page_title += f" ({k + 1} of {len(pages)})"
+            s = self._slide(page_title)
+            notes = self._note_lines(lettering)
+            note_paras = [table_note] + notes + [self.legend]
+            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, 1)
+            frame = Box(self.body.left, self.body.top, frame_w, self.body.height - notes_h - 6)
+            shown = [slide_text(lettering.text(f), figure=True) for f in sub]
+            geom = lay.chart_geometry(frame.width, frame.height, title_h, plan.cat_width, [f.magnitude for f in sub],
+                                      band, axis_max)
+            self._bar_chart(doc, s, frame, title_lines, geom, plan, sub, shown, groups[start:stop],
+                            [plan.cat_lines[i] for i in range(start, stop)], lettering, header, table_note, notes,
+                            slack)
+            nbox = Box(self.body.left, frame.bottom + 6, frame_w, notes_h)
+            self._textbox(s.slide, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in note_paras],
+                          "Notes", italic_from=len(note_paras) - 1)
+            self._caveat_strip(s.slide)
+            self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
+
+    def _bar_chart(self, doc, s: _Slide, frame: Box, title_lines: list[str], geom: lay.ChartGeometry,
+                   plan: lay.ChartPlan, figs, shown, groups, cat_lines, lettering: Lettering, header: str,
+                   table_note: str, notes: list[str], slack):
+        values = [f.magnitude for f in figs]
+        band = slack.band_fraction if slack.estimable else None
+        categories = ["\n".join(lines) for lines in cat_lines]
+        value_codes, plus_codes, minus_codes = [], [], []
+        for f in figs:
+            digits = _DIGITS[f.decimals]
+            marks = lettering.marks(f)
+            value_codes.append(f'{digits}" {literal(slide_text(f.binding(marks), figure=True))}"')
+            if band:
+                what = literal(f"{slide_text(f.unit_text, figure=True)} = {band_words(slack)} band of the figure {marks}"
+                               " (error bar)")
+                plus_codes.append(f'{digits}" {what}"')
+                minus_codes.append(f'{digits}" {what}"')
+            else:
+                plus_codes.append(f"no error bar: {band_words(slack)}")
+                minus_codes.append(plus_codes[-1])
+        amounts = [v * band for v in values] if band else [None] * len(values)
+        series_name = f"{header}, {slide_text(figs[0].unit_text, figure=True)} {band_words(slack)}"
+        blob = px.chart_workbook(
+            ["Bar (category)", series_name, "Error bar +", "Error bar -", "Label as shown"],
+            [(cat, v, a, a, label) for cat, v, a, label in zip(categories, values, amounts, shown)],
+            list(zip(value_codes, plus_codes, minus_codes)),
+            [table_note] + notes + [self.legend, self.caveat])
+        data = _BoundChartData(blob)
+        data.categories = categories
+        data.add_series(series_name, values)
+        gf = s.slide.shapes.add_chart(XL_CHART_TYPE.BAR_CLUSTERED, *frame.emu(), data)
+        gf.name = "Chart 1"
+        chart = gf.chart
+        chart.has_legend = False
+        chart.font.size = Pt(plan.label_pt)
+        chart.has_title = True
+        tf = chart.chart_title.text_frame
+        tf.text = "\n".join(title_lines)
+        for p in tf.paragraphs:
+            for run in p.runs:
+                run.font.size = Pt(CHART_TITLE_PT)
+                run.font.bold = True
+        px.title_no_overlay(chart._chartSpace)
+        cat_ax = chart.category_axis
+        cat_ax.reverse_order = True
+        cat_ax.has_major_gridlines = False
+        cat_ax.tick_labels.font.size = Pt(plan.label_pt)
+        val_ax = chart.value_axis
+        val_ax.minimum_scale = 0
+        val_ax.maximum_scale = geom.axis_max
+        val_ax.has_major_gridlines = False
+        val_ax.visible = False
+        bar_plot = chart.plots[0]
+        bar_plot.gap_width = 45
+        bar_plot.vary_by_categories = False
+        ser = bar_plot.series[0]
+        for i, (fig, text, group) in enumerate(zip(figs, shown, groups)):
+            point = ser.points[i]
+            point.format.fill.solid()
+            point.format.fill.fore_color.theme_color = ACCENTS[group % len(ACCENTS)]
+            label = point.data_label
+            label.text_frame.text = text
+            for r in label.text_frame.paragraphs[0].runs:
+                r.font.size = Pt(plan.label_pt)
+            label.position = XL_LABEL_POSITION.OUTSIDE_END
+            px.label_nowrap_and_offset(label._get_or_add_dLbl(), geom.label_offsets[i])
+            doc.place(f"slide {s.number}, chart 1, point {i + 1}", fig, lettering, text)
+            self._shown(fig, s.number)
+        n_pts = len(figs)
+        if band:
+            px.add_error_bars(ser._element, f"Sheet1!$C$2:$C${n_pts + 1}", f"Sheet1!$D$2:$D${n_pts + 1}",
+                              [v * band for v in values],
+                              f'{_DIGITS[figs[0].decimals]}" {literal(figs[0].unit_text)} = {band_words(slack)} band"')
+        series_code = f'{_DIGITS[figs[0].decimals]}" {literal(slide_text(figs[0].binding(""), figure=True))}"'
+        px.set_point_formats(ser._element, series_code, value_codes)
+        plot = geom.plot
+        px.plot_area_layout(chart._chartSpace, plot.left / frame.width, plot.top / frame.height,
+                            plot.width / frame.width, plot.height / frame.height)
+        cats = "; ".join(f"{c.replace(chr(10), ' ')}: {t}" for c, t in zip(categories, shown))
+        px.set_alt_text(gf, f"Bar chart. {' '.join(title_lines)} Bars, top to bottom: {cats}. "
+                            "The notes the marks resolve to are in the text box under the chart.",
+                        title=title_lines[0])
+
+    # -- headline figures --
+    def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
+        lettering = doc.kpi_part(section)
+        fig = section.figure
+        title = slide_text(section.title, limit=TITLE_LIMIT)
+        headline = slide_text(lettering.text(fig), figure=True)
+        conditions = slide_text(section.inline_conditions, limit=PARA_LIMIT)
+        table_note = slide_text(section.table_note.text, limit=NOTE_LIMIT)
+        notes = self._note_lines(lettering)
+        s = self._slide(title)
+        box = self.body
+        inner = box.width - 2 * lay.CELL_PAD_X
+        paras = None
+        for big in (60, 54, 48, 44, 40, 36, 32, 28, 24, 20, 16):
+            if self.m.width(headline, big, bold=True) > inner:
+                continue
+            for cond, note in ((24, 12), (22, 11), (20, 10), (18, 9), (16, 8), (14, 7.5), (12, 7)):
+                candidate = [Para(headline, big, True, space_after=big * 0.2), Para(conditions, cond, space_after=cond)]
+                candidate += [Para(t, note, space_after=note * 0.3) for t in [table_note] + notes + [self.legend]]
+                if lay.paras_height(self.m, candidate, box.width) <= box.height:
+                    paras = candidate
+                    break
+            if paras:
+                break
+        if paras is None:
+            paras = candidate
+        shape = self._textbox(s.slide, box, paras, "Headline", italic_from=len(paras) - 1)
+        px.set_alt_text(shape, f"Headline figure {headline}: {conditions}. Its notes follow in the same box.")
+        doc.place(f"slide {s.number}, headline", fig, lettering, headline)
+        self._shown(fig, s.number)
+        self._caveat_strip(s.slide)
+        self._speaker_notes(s.slide, title, [headline + ": " + conditions], [table_note] + notes)
+
+    # -- text sections --
+    def text(self, doc: Walk, n: int, section: TextSection) -> None:
+        title = slide_text(section.title, limit=TITLE_LIMIT)
+        paras = [slide_text(p, limit=PARA_LIMIT) for p in section.paragraphs]
+        self._prose(title, paras, name="Text")
+
+    def _prose(self, title: str, paras: list[str], name: str, italic_last: bool = False) -> None:
+        box = Box(self.body.left, self.body.top, self.body.width, self.t.area.height)
+        size, pages = lay.fit_paragraphs(self.m, paras, box.width, box.height)
+        for k, idx in enumerate(pages):
+            page_title = title if len(pages) == 1 else f"{title} ({k + 1} of {len(pages)})"
+            s = self._slide(page_title)
+            ps = [Para(paras[i], size, space_after=size * 0.6) for i in idx]
+            last = len(ps) - 1 if italic_last and idx[-1] == len(paras) - 1 else None
+            self._textbox(s.slide, box, ps, name, italic_from=last)
+            self._speaker_notes(s.slide, page_title)
+
+    # -- the end: caveat, sources, manifest --
+    def back(self, doc: Walk) -> dict:
+        full = [slide_text(p, limit=PARA_LIMIT) for p in self.report.caveat_full]
+        self._prose("Caveat", full + [self.legend], name="Caveat", italic_last=True)
+        self._sources(doc)
+        manifest = doc.manifest()
+        px.embed_manifest(self.prs, manifest_mod.json_pieces(manifest), manifest_mod.SCHEMA)
+        return manifest
+
+    def _sources(self, doc: Walk) -> None:
+        headers = ["Result ID", "Submitter, system", "Benchmark, scenario", "Verified, retrieved", "Source", "Slide"]
+        rows = []
+        for r in doc.sources():
+            i, b, p = r.conditions.identity, r.conditions.benchmark, r.conditions.provenance
+            rows.append([slide_text(result_id_cell(r)), f"{slide_text(i.submitter)}, {slide_text(i.system_name)}",
+                         f"{slide_text(b.benchmark)} {slide_text(b.scenario)}",
+                         f"{slide_text(i.verified)}, {slide_text(p.retrieved_on)}",
+                         slide_text(p.source_url, limit=400), str(self.shown_on.get(r.natural_key, ""))])
+        if not rows:
+            return
+        title = "Sources: one citation per result shown"
+        plan = lay.plan_table(self.m, self.body.width, self.body.height, headers, rows, (0, 5), None, [self.legend],
+                              ladder=((12, 9), (11, 9), (10, 8), (9, 7.5)))
+        for k, (start, stop) in enumerate(plan.pages):
+            page_title = title if len(plan.pages) == 1 else f"{title} ({k + 1} of {len(plan.pages)})"
+            s = self._slide(page_title)
+            style = self._styles(plan)
+            rows_xml = [(lay.emu(plan.header_h), [(h, style["head"]) for h in headers], False)]
+            for i, row in enumerate(rows[start:stop]):
+                rows_xml.append((lay.emu(plan.row_h[start + i]),
+                                 [(text, style["text_odd" if i % 2 else "text"]) for text in row], False))
+            rows_xml.append((lay.emu(plan.note_h[self.legend]), (self.legend, style["legend"]), True))
+            box = Box(self.body.left, self.body.top, plan.width, sum(lay.pt(h) for h, _, _ in rows_xml))
+            gf = s.slide.shapes.add_table(1, len(headers), *box.emu())
+            gf.name = "Sources"
+            px.replace_table(gf, px.table_xml([lay.emu(w) for w in plan.widths], rows_xml))
+            px.set_alt_text(gf, "Sources: result ID, submitter, system, benchmark, scenario, verified status, "
+                                "retrieval date, source and the slide each result is shown on.")
+            self._speaker_notes(s.slide, page_title)
+
+
+class _TableView:
+    """The columns a table shows on a slide: its own, or, when they cannot all fit the slide, the
+    rank, one "Result" column combining the other text columns ("Submitter, system; Accelerators:
+    8; ..."), and the figures."""
+
+    def __init__(self, table: BoundTable, combined: bool):
+        cols = table.columns
+        figure = [i for i, c in enumerate(cols) if c.kind in ("figure", "derived")]
+        if not combined:
+            self.sources = [[i] for i in range(len(cols))]
+            self.headers = [slide_text(c.header, limit=NAME_LIMIT) for c in cols]
+        else:
+            rank = [i for i, c in enumerate(cols) if c.key == "rank"]
+            text = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived") and c.key != "rank"]
+            self.sources = [[i] for i in rank] + ([text] if text else []) + [[i] for i in figure]
+            self.headers = ([slide_text(cols[i].header, limit=NAME_LIMIT) for i in rank] +
+                            (["Result"] if text else []) + [slide_text(cols[i].header, limit=NAME_LIMIT) for i in figure])
+        self.cols = cols
+        self.figure_cols = [k for k, src in enumerate(self.sources) if len(src) == 1 and src[0] in figure]
+        self.main = next((k for k, src in enumerate(self.sources) if len(src) == 1 and cols[src[0]].kind == "figure"),
+                         None)
+
+    def cells(self, row) -> list:
+        """A row's cells as shown: figures (BoundFigure or FigureCell) as they are, text escaped."""
+        out = []
+        for src in self.sources:
+            if len(src) == 1:
+                cell = row[src[0]]
+                out.append(slide_text(cell) if isinstance(cell, str) else cell)
+                continue
+            keys = [self.cols[i].key for i in src]
+            first = ", ".join(slide_text(row[i]) for i, k in zip(src, keys) if k in ("submitter", "system"))
+            rest = [f"{slide_text(self.cols[i].header, limit=NAME_LIMIT)}: {slide_text(row[i])}"
+                    for i, k in zip(src, keys) if k not in ("submitter", "system")]
+            out.append("; ".join(([first] if first else []) + rest))
+        return out
+
+
+class _BoundChartData(CategoryChartData):
+    """Chart data whose embedded workbook is ours (bound number formats and the notes), written once."""
+
+    def __init__(self, blob: bytes):
+        super().__init__(number_format="General")
+        self._blob = blob
+
+    @property
+    def xlsx_blob(self) -> bytes:
+        return self._blob
+
+
+# -- helpers -------------------------------------------------------------------------------------------
+
+def _widest_mark(table: BoundTable) -> str:
+    """The mark letters to measure figures with: one letter when a slide cannot need more."""
+    distinct = len({n for _, _, f in table.figures() for n in f.notes})
+    return "w" if distinct <= 26 else "mw"
+
+
+def _tie_groups(table: BoundTable) -> dict[int, tuple[int, int]]:
+    """Row -> (group index, group size) for the table's first figure column, rows high to low."""
+    col = next((i for i, c in enumerate(table.columns) if c.kind == "figure"), None)
+    if col is None:
+        return {}
+    rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
+    groups = rank_groups([table.rows[r][col].magnitude for r in rows], table.slack)
+    out = {}
+    for g, (first, last) in enumerate(groups):
+        for i in range(first, last + 1):
+            out[rows[i]] = (g, last - first + 1)
+    return out
+
+
+def _groups_list(tie_rows: dict[int, tuple[int, int]]) -> list[list[int]]:
+    found: dict[int, list[int]] = {}
+    for r, (g, _) in tie_rows.items():
+        found.setdefault(g, []).append(r)
+    return list(found.values())
+
+
+def _groups_by_index(values: Sequence[float], slack) -> list[int]:
+    """Group index per value (in the given order): ties within slack among values sorted high to low."""
+    order = sorted(range(len(values)), key=lambda i: -values[i])
+    groups = rank_groups([values[i] for i in order], slack)
+    out = [0] * len(values)
+    for g, (first, last) in enumerate(groups):
+        for k in range(first, last + 1):
+            out[order[k]] = g
+    return out
+
+
+def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool) -> str:
+    """Cohort and shape, then what the bars and error bars are."""
+    slack = table.slack
+    b = fig.result.conditions.benchmark
+    shape = shape_title(fig.result)
+    prefix = f"{b.benchmark} {b.scenario}, "
+    shape = shape[len(prefix):] if shape.startswith(prefix) else shape
+    text = f"{slide_text(table.cohort.label(), limit=TITLE_LIMIT)} · {slide_text(shape, limit=TITLE_LIMIT)}\n"
+    what = header
+    if derived:
+        what = (header if "derived" in header.lower() else f"{header} (derived)") + ", not an MLPerf metric"
+    if slack.estimable:
+        text += f"Bars: {what}; error bars: band {band_words(slack)}; one colour per tie within slack"
+    else:
+        text += f"Bars: {what}; no error bars ({band_words(slack)})"
+    return text
+
+
+def _category_parts(table: BoundTable, col: int, rows: Sequence[int]) -> tuple[list[list[str]], list[str]]:
+    """Per bar, its category label in parts (rank and submitter; system; the other columns that
+    differ between bars), and the columns whose value is the same for every bar (said once)."""
+    cols = table.columns
+    keys = [c.key for c in cols]
+    text_cols = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived")]
+    others = [i for i in text_cols if keys[i] not in ("rank", "submitter", "system")]
+    constant = [i for i in others if len({table.rows[r][i] for r in rows}) == 1]
+    varying = [i for i in others if i not in constant]
+    parts = []
+    for r in rows:
+        row = table.rows[r]
+        first = " · ".join(slide_text(row[keys.index(k)], limit=NAME_LIMIT) for k in ("rank", "submitter") if k in keys)
+        system = slide_text(row[keys.index("system")], limit=NAME_LIMIT) if "system" in keys else ""
+        rest = "; ".join(f"{slide_text(cols[i].header, limit=NAME_LIMIT)}: {slide_text(row[i], limit=NAME_LIMIT)}"
+                         for i in varying)
+        parts.append([p for p in (" · ".join(x for x in (first, rest) if x), system) if p])
+    said = [f"{slide_text(cols[i].header, limit=NAME_LIMIT)}: {slide_text(table.rows[rows[0]][i], limit=NAME_LIMIT)}"
+            for i in constant]
+    return parts, said
+
+
+# -- entry point -----------------------------------------------------------------------------------------
+
+def render(report: Report, path, template: str | Path | None = None, **_options) -> dict:
+    """Write the deck to ``path``; return the manifest embedded in it.
+
+    ``template``: a .pptx or .potx whose masters, layouts, theme fonts and slide size the deck uses
+    (default: exportguard/data/templates/default.pptx). Other options are for other formats and are ignored here."""
+    t = open_template(template)
+    props = t.prs.core_properties
+    props.title = slide_text(report.title, limit=TITLE_LIMIT)
+    props.subject = slide_text(report.caveat_short, limit=TITLE_LIMIT)
+    props.last_modified_by = "exportguard"
+    props.keywords = "MLPerf; exportguard"
+    renderer = PptxRenderer(report, t)
+    manifest = walk(report, renderer)
+    t.prs.save(str(path))
+    return manifest
+
+
+def read_manifest_text(path) -> str:
+    return px.read_manifest_text(path)

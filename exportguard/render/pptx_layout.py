@@ -1,0 +1,701 @@
+"""Where things go on a slide, decided from font metrics before anything is written: how wide a
+text is, how many lines it wraps to in a box, column widths and rows per slide of a table, bars per
+chart and the chart's inner geometry, the font sizes of text boxes. Pure functions over text and
+sizes; render/pptx.py writes what they decide. Lengths are in points (1 pt = 12,700 EMU).
+
+Metrics come from the TrueType file of the template's theme font (PIL.ImageFont advance widths), or
+its metric-compatible twin, or DejaVu Sans, which is wider than the usual office sans-serif fonts
+and is what LibreOffice substitutes on a Debian machine: measuring with a wider font can only leave
+spare room. Text wrap is simulated greedily at spaces, as PowerPoint and LibreOffice wrap; a word
+wider than its box breaks anywhere.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import os
+import shutil
+import subprocess
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+EMU_PER_PT = 12_700
+SAFETY = 1.03  # measured widths are stretched by this much: kerning, hinting and renderers differ (LibreOffice
+# draws DejaVu Sans within 0.3% of PIL's advance widths)
+LINE_FACTOR = 1.2  # a line is at least this many times the font size
+CELL_PAD_X = 7.2  # PowerPoint's default cell and text box insets: 0.1" left and right...
+CELL_PAD_Y = 3.6  # ...and 0.05" top and bottom
+ROW_SLACK = 1.0  # pt added to every computed table row
+FOOTER_PAD_Y = 1.5  # top and bottom insets of a table's footer (notes) rows
+FALLBACK_FAMILY = "DejaVu Sans"
+ALIASES = {  # metric-compatible twins, tried when a font itself is not installed
+    "calibri": ("Carlito",), "cambria": ("Caladea",),
+    "arial": ("Liberation Sans", "Arimo"), "helvetica": ("Liberation Sans", "Arimo"),
+    "times new roman": ("Liberation Serif", "Tinos"), "courier new": ("Liberation Mono", "Cousine"),
+    "arial narrow": ("Liberation Sans Narrow",),
+}
+FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local/share/fonts",
+             "/Library/Fonts", "/System/Library/Fonts", "~/Library/Fonts", "C:/Windows/Fonts")
+
+# (body, notes) sizes tried for a table, largest first; the step needing the fewest slides wins.
+TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9), (11, 8), (10, 8), (10, 7.5), (9, 7))
+# (category and data label size, notes size) for a chart
+FORCED_STEPS = ((8, 7), (7, 6.5))
+MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth drawing  # below the ladder, only when figures alone would not fit the width
+CHART_LADDER = ((12, 10), (11, 9), (10, 8), (9, 7.5), (9, 7))
+NOTE_PREFIX = "[zz] "  # notes are measured with the widest mark a slide can have in practice
+
+
+# -- fonts -------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=64)
+def font_file(family: str, bold: bool = False) -> str | None:
+    """The installed TrueType/OpenType file of ``family`` (or of its metric-compatible twin)."""
+    for name in (family, *ALIASES.get(family.strip().lower(), ())):
+        path = _fc_match(name, bold) or _scan(name, bold)
+        if path:
+            return path
+    return None
+
+
+def _fc_match(family: str, bold: bool) -> str | None:
+    exe = shutil.which("fc-match")
+    if not exe:
+        return None
+    pattern = f"{family}:weight=bold" if bold else f"{family}:weight=regular:slant=roman"
+    try:
+        done = subprocess.run([exe, "-f", "%{family}\n%{style}\n%{file}", pattern], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = done.stdout.split("\n")
+    if done.returncode or len(lines) < 3:
+        return None
+    families = {f.strip().lower() for f in lines[0].split(",")}
+    if family.strip().lower() not in families:
+        return None  # fontconfig answers every question; only an exact family is this font
+    if bold and "bold" not in lines[1].lower():
+        return None
+    return lines[2].strip() or None
+
+
+@functools.lru_cache(maxsize=1)
+def _font_index() -> dict[tuple[str, bool], str]:
+    """(family, bold) -> file for fonts in the usual folders: only where fontconfig is missing."""
+    from PIL import ImageFont
+
+    index: dict[tuple[str, bool], str] = {}
+    for folder in FONT_DIRS:
+        root = Path(os.path.expanduser(folder))
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.suffix.lower() not in (".ttf", ".otf"):
+                continue
+            try:
+                family, style = ImageFont.truetype(str(path), 10).getname()
+            except OSError:
+                continue
+            style = (style or "").lower()
+            if "italic" in style or "oblique" in style:
+                continue
+            index.setdefault(((family or "").lower(), "bold" in style), str(path))
+    return index
+
+
+def _scan(family: str, bold: bool) -> str | None:
+    if shutil.which("fc-match"):
+        return None  # fontconfig already said no
+    return _font_index().get((family.strip().lower(), bold))
+
+
+class _Face:
+    """Advance widths (in em) of one font file, character by character, cached."""
+
+    def __init__(self, path: str | None, embolden: bool = False):
+        self.path = path
+        self.scale = 1.06 if embolden else 1.0  # a bold face measured with the regular file
+        self._adv: dict[str, float] = {}
+        self._words: dict[str, float] = {}
+        if path:
+            from PIL import ImageFont
+
+            self._font = ImageFont.truetype(path, 1000)
+            ascent, descent = self._font.getmetrics()
+            self.line = max(LINE_FACTOR, (ascent + descent) / 1000)
+        else:
+            self._font = None
+            self.line = LINE_FACTOR
+
+    def char(self, ch: str) -> float:
+        adv = self._adv.get(ch)
+        if adv is None:
+            if unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+                adv = 0.0
+            else:
+                adv = self._font.getlength(ch) / 1000 if self._font is not None else 0.6
+                if unicodedata.east_asian_width(ch) in ("W", "F"):
+                    adv = max(adv, 1.0)  # drawn from a CJK fallback font, a full em wide
+            adv *= self.scale
+            self._adv[ch] = adv
+        return adv
+
+    def word(self, word: str) -> float:
+        w = self._words.get(word)
+        if w is None:
+            w = sum(self.char(ch) for ch in word) * SAFETY
+            if len(self._words) < 200_000:
+                self._words[word] = w
+        return w
+
+
+class Metrics:
+    """Widths and line heights of one font family (regular and bold), in points."""
+
+    def __init__(self, family: str):
+        self.family = family or FALLBACK_FAMILY
+        regular = font_file(self.family)
+        self.installed = regular is not None
+        if regular is None:
+            regular = font_file(FALLBACK_FAMILY)
+            bold = font_file(FALLBACK_FAMILY, True)
+        else:
+            bold = font_file(self.family, True)
+        self.measured_with = Path(regular).stem if regular else "average widths (no font file found)"
+        self._faces = {False: _Face(regular), True: _Face(bold or regular, embolden=bold is None)}
+        self._em: dict[tuple[str, bool], tuple[float, float]] = {}
+        self._lines: dict[tuple[str, float, bool], int] = {}
+
+    def face(self, bold: bool = False) -> _Face:
+        return self._faces[bold]
+
+    def width(self, text: str, size: float, bold: bool = False) -> float:
+        """Width of the widest line of ``text`` set on one line each."""
+        face = self._faces[bold]
+        space = face.char(" ") * SAFETY
+        best = 0.0
+        for line in text.split("\n"):
+            words = line.split(" ")
+            best = max(best, sum(face.word(w) for w in words) + space * (len(words) - 1))
+        return best * size
+
+    def longest_word(self, text: str, size: float, bold: bool = False) -> float:
+        face = self._faces[bold]
+        return max((face.word(w) for w in text.split()), default=0.0) * size
+
+    def line_height(self, size: float, bold: bool = False) -> float:
+        return self._faces[bold].line * size
+
+    def wrap(self, text: str, size: float, width: float, bold: bool = False) -> list[str]:
+        """The lines ``text`` takes in a box ``width`` wide, broken as a renderer would."""
+        return _wrap(self._faces[bold], text, width / size, True)
+
+    def em(self, text: str, bold: bool = False) -> tuple[float, float]:
+        """(widest line, longest word) of ``text`` in em: widths at any size are these times the size."""
+        key = (text, bold)
+        found = self._em.get(key)
+        if found is None:
+            face = self._faces[bold]
+            space = face.char(" ") * SAFETY
+            widest = word = 0.0
+            for line in text.split("\n"):
+                words = line.split(" ")
+                ems = [face.word(w) for w in words]
+                widest = max(widest, sum(ems) + space * (len(words) - 1))
+                word = max(word, max(ems))
+            found = self._em[key] = (widest, word)
+        return found
+
+    def lines(self, text: str, size: float, width: float, bold: bool = False) -> int:
+        if not text:
+            return 1
+        key = (text, round(width / size, 3), bold)
+        n = self._lines.get(key)
+        if n is None:
+            n = self._lines[key] = _wrap(self._faces[bold], text, width / size, False)
+        return n
+
+    def text_height(self, text: str, size: float, width: float, bold: bool = False) -> float:
+        return self.lines(text, size, width, bold) * self.line_height(size, bold)
+
+
+def _wrap(face: _Face, text: str, width_em: float, build: bool):
+    """Greedy wrap at spaces; a word wider than the line breaks anywhere. Returns the lines, or
+    their count."""
+    space = face.char(" ") * SAFETY
+    width_em = max(width_em, 0.5)
+    out: list[str] = []
+    count = 0
+    for para in text.split("\n"):
+        cur: list[str] = []
+        used = 0.0
+        for word in para.split(" "):
+            w = face.word(word)
+            if cur and used + space + w <= width_em:
+                cur.append(word)
+                used += space + w
+                continue
+            if cur:
+                count += 1
+                if build:
+                    out.append(" ".join(cur))
+            if w > width_em:  # a word longer than the line (a URL): broken anywhere
+                piece, piece_w = "", 0.0
+                for ch in word:
+                    cw = face.char(ch) * SAFETY
+                    if piece and piece_w + cw > width_em:
+                        count += 1
+                        if build:
+                            out.append(piece)
+                        piece, piece_w = "", 0.0
+                    piece += ch
+                    piece_w += cw
+                cur, used = [piece], piece_w
+            else:
+                cur, used = [word], w
+        count += 1
+        if build:
+            out.append(" ".join(cur))
+    return out if build else count
+
+
+# -- geometry ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Box:
+    left: float
+    top: float
+    width: float
+    height: float
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+    @property
+    def right(self) -> float:
+        return self.left + self.width
+
+    def emu(self) -> tuple[int, int, int, int]:
+        return emu(self.left), emu(self.top), emu(self.width), emu(self.height)
+
+
+def emu(pt: float) -> int:
+    return int(round(pt * EMU_PER_PT))
+
+
+def pt(emu_value: int) -> float:
+    return emu_value / EMU_PER_PT
+
+
+# -- text boxes ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Para:
+    text: str
+    size: float
+    bold: bool = False
+    space_after: float = 0.0  # points after the paragraph
+
+
+def paras_height(m: Metrics, paras: Iterable[Para], width: float) -> float:
+    """Height of a text box holding ``paras`` (insets included), ``width`` being the box's width."""
+    inner = width - 2 * CELL_PAD_X
+    total = 2 * CELL_PAD_Y
+    for p in paras:
+        total += m.text_height(p.text, p.size, inner, p.bold) + p.space_after
+    return total
+
+
+def fit_title(m: Metrics, text: str, box: Box, largest: float, smallest: float = 14, max_lines: int = 2) -> float:
+    """The largest size (by 1 pt steps) at which a title fits its placeholder on ``max_lines`` lines."""
+    size = largest
+    inner_w = box.width - 2 * CELL_PAD_X
+    while size > smallest:
+        lines = m.lines(text, size, inner_w)
+        if lines <= max_lines and lines * m.line_height(size) <= box.height - 2 * CELL_PAD_Y + 0.5:
+            return size
+        size -= 1
+    return smallest
+
+
+# -- tables ----------------------------------------------------------------------------------------
+
+@dataclass
+class TablePlan:
+    body_pt: float
+    note_pt: float
+    widths: list[float]  # per column, summing to the table width
+    header_h: float
+    row_h: list[float]  # per body row of the whole table
+    note_h: dict[str, float]  # footer row height per note text
+    pages: list[tuple[int, int]]  # rows [start, stop) of each slide
+    forced: bool = False  # no step fitted: text columns squeezed below their longest word
+
+    @property
+    def width(self) -> float:
+        return sum(self.widths)
+
+    def page_height(self, start: int, stop: int, notes: Sequence[str]) -> float:
+        return self.header_h + sum(self.row_h[start:stop]) + sum(self.note_h[n] for n in notes)
+
+
+@dataclass
+class _Cell:
+    text: str
+    nowrap: bool
+
+
+def plan_table(m: Metrics, width: float, height: float, headers: Sequence[str], rows: Sequence[Sequence[str]],
+               nowrap: Iterable[int] = (), row_notes: Sequence[Sequence[str]] | None = None,
+               fixed_notes: Sequence[str] = (), ladder: Sequence[tuple[float, float]] = TABLE_LADDER) -> TablePlan:
+    """Column widths, row heights and rows per slide for a table ``width`` wide that may take
+    ``height`` on each slide, its footer rows included: ``fixed_notes`` (table note, legend) on every
+    slide, and the notes of the rows the slide shows (``row_notes``: per row, the note texts its
+    figures' marks resolve to, without the mark). Columns in ``nowrap`` never wrap (figures).
+
+    Every step of ``ladder`` is tried; the one needing the fewest slides wins (the larger on a tie),
+    and its rows are spread evenly over that many slides. If no step fits a column set, the smallest
+    is used and figure columns keep their width (the table may then be wider than ``width``).
+    """
+    nowrap = set(nowrap)
+    row_notes = row_notes or [[] for _ in rows]
+    best: TablePlan | None = None
+    smallest = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, *ladder[-1])
+    fewest = len(smallest.pages) if smallest is not None else 0  # no larger step can need fewer slides
+    for body, note in ladder[:-1]:
+        plan = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note)
+        if plan is None:
+            continue
+        if best is None or len(plan.pages) < len(best.pages):
+            best = plan
+        if len(plan.pages) <= max(fewest, 1):
+            break
+    if smallest is not None and (best is None or len(smallest.pages) < len(best.pages)):
+        best = smallest
+    if best is None:  # not even the smallest step fits the columns: squeeze text columns, and go down to
+        # 7 pt if the figures alone are wider than the slide
+        for body, note in [ladder[-1]] + [step for step in FORCED_STEPS if step[0] < ladder[-1][0]]:
+            best = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note, force=True)
+            if sum(best.widths[c] for c in nowrap) + MIN_TEXT_COLUMN * (len(headers) - len(nowrap)) <= width:
+                break
+        best.forced = True
+    best.pages = _balance(best, row_notes, fixed_notes, height)
+    return best
+
+
+def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note, force=False):
+    widths = _column_widths(m, width, headers, rows, nowrap, body, force)
+    if widths is None:
+        return None
+    lh = m.line_height(body)
+    pad_y = 2 * CELL_PAD_Y + ROW_SLACK
+    header_h = max(m.lines(h, body, w - 2 * CELL_PAD_X, bold=True) for h, w in zip(headers, widths)) \
+        * m.line_height(body, bold=True) + pad_y
+    row_h = []
+    for row in rows:
+        lines = 1
+        for c, (text, w) in enumerate(zip(row, widths)):
+            if text and c not in nowrap:
+                inner = w - 2 * CELL_PAD_X
+                if m.em(text)[0] * body > inner:
+                    lines = max(lines, m.lines(text, body, inner))
+                elif "\n" in text:
+                    lines = max(lines, text.count("\n") + 1)
+        row_h.append(lines * lh + pad_y)
+    total_w = sum(widths)
+    note_h: dict[str, float] = {}
+    note_inner = total_w - 2 * CELL_PAD_X
+    nlh = m.line_height(note)
+    for text in list(fixed_notes) + [t for notes in row_notes for t in notes]:
+        if text not in note_h:
+            prefix = "" if text in fixed_notes else NOTE_PREFIX
+            note_h[text] = m.lines(prefix + text, note, note_inner) * nlh + 2 * FOOTER_PAD_Y + ROW_SLACK
+    plan = TablePlan(body, note, widths, header_h, row_h, note_h, [])
+    plan.pages = _greedy(plan, row_notes, fixed_notes, height, cap=None)
+    if plan.pages is None:
+        if not force:
+            return None
+        plan.pages = _greedy(plan, row_notes, fixed_notes, height, cap=None, force=True)
+    return plan
+
+
+def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=False) -> list[float] | None:
+    pad = 2 * CELL_PAD_X
+    mins, nats = [], []
+    for c, head in enumerate(headers):
+        head_full, head_word = (x * size for x in m.em(head, bold=True))
+        ems = [m.em(row[c]) for row in rows if row[c]]
+        widest = max((e[0] for e in ems), default=0.0) * size
+        if c in nowrap:  # as wide as its widest figure; its header wraps rather than widen it
+            mins.append(max(widest, head_word) + pad)
+            nats.append(mins[-1] if len(headers) > 1 and head_full > widest * 1.5 else max(widest, head_full) + pad)
+        else:
+            word = max((e[1] for e in ems), default=0.0) * size
+            cap = width * 0.3  # a very long word (a URL, a hostile name) breaks rather than eats the table
+            mins.append(min(max(word, head_word), cap) + pad)
+            nats.append(max(widest, head_full, min(word, cap)) + pad)
+    fixed = sum(mins[c] for c in nowrap)
+    if sum(mins) > width:
+        if not force:
+            return None
+        # the smallest step and still too narrow: text columns give up unbroken words, down to their
+        # header's longest word; figures keep their width
+        free = [c for c in range(len(headers)) if c not in nowrap]
+        floors = {c: min(mins[c], max(m.longest_word(headers[c], size, bold=True) + pad, 30.0)) for c in free}
+        room = width - fixed
+        give = sum(mins[c] - floors[c] for c in free)
+        short = sum(mins[c] for c in free) - room
+        widths = list(mins)
+        for c in free:
+            cut = short * (mins[c] - floors[c]) / give if give > 0 else short / len(free)
+            widths[c] = max(mins[c] - cut, 24.0)
+        return widths
+    extra = width - sum(mins)
+    want = [n - mn for n, mn in zip(nats, mins)]
+    if sum(want) <= extra:
+        widths = list(nats)
+        spare = width - sum(nats)
+        grow = [c for c in range(len(headers)) if c not in nowrap] or list(range(len(headers)))
+        base = sum(nats[c] for c in grow)
+        for c in grow:
+            widths[c] += spare * nats[c] / base
+        return widths
+    # max-min fair: columns that need little to stop wrapping ("48 (6 nodes x 8)") get all of it,
+    # the rest is shared equally by the columns that would wrap anyway (a long system name)
+    widths = list(mins)
+    order = sorted((c for c in range(len(headers)) if want[c] > 0), key=lambda c: want[c])
+    left = extra
+    for k, c in enumerate(order):
+        give = min(want[c], left / (len(order) - k))
+        widths[c] += give
+        left -= give
+    return widths
+
+
+def _greedy(plan: TablePlan, row_notes, fixed_notes, height, cap, force=False):
+    """Rows per slide, filling each slide while header + rows + footer rows fit ``height``."""
+    pages = []
+    n = len(plan.row_h)
+    start = 0
+    fixed = sum(plan.note_h[t] for t in fixed_notes)
+    if n == 0:
+        return [(0, 0)]
+    while start < n:
+        used = plan.header_h + fixed
+        seen: set[str] = set()
+        stop = start
+        limit = n if cap is None or len(pages) >= len(cap) else cap[len(pages)]
+        while stop < n and stop - start < limit:
+            add = plan.row_h[stop] + sum(plan.note_h[t] for t in row_notes[stop] if t not in seen)
+            if used + add > height:
+                break
+            used += add
+            seen.update(row_notes[stop])
+            stop += 1
+        if stop == start:
+            if not force:
+                return None
+            stop = start + 1  # one row that cannot fit anywhere still gets its own slide
+        pages.append((start, stop))
+        start = stop
+    return pages
+
+
+def _balance(plan: TablePlan, row_notes, fixed_notes, height) -> list[tuple[int, int]]:
+    """The same number of slides as the greedy split, with rows spread evenly over them."""
+    pages = plan.pages
+    if len(pages) <= 1:
+        return pages
+    n, k = len(plan.row_h), len(pages)
+    caps = []
+    remaining = n
+    for i in range(k):
+        caps.append(math.ceil(remaining / (k - i)))
+        remaining -= caps[-1]
+    even = _greedy(plan, row_notes, fixed_notes, height, cap=caps)
+    return even if even is not None and len(even) == k else pages
+
+
+# -- charts ----------------------------------------------------------------------------------------
+
+@dataclass
+class ChartPlan:
+    label_pt: float
+    note_pt: float
+    pages: list[tuple[int, int]]
+    cat_lines: list[list[str]]  # per bar, the category label broken into lines
+    cat_width: float  # room for category labels, left of the plot
+
+
+def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: float, max_lines: int = 3) -> list[str]:
+    """A bar's category label, each part (rank and submitter, system, other columns) wrapped to
+    ``width``; beyond ``max_lines`` the last line ends with an ellipsis (the notes name it in full)."""
+    lines: list[str] = []
+    for part in parts:
+        if part:
+            lines += m.wrap(part, size, width)
+    if len(lines) > max_lines:
+        last = lines[max_lines - 1]
+        while last and m.width(last + " …", size) > width:
+            last = last[:-1]
+        lines = lines[: max_lines - 1] + [last.rstrip() + " …"]
+    return lines
+
+
+def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_parts: Sequence[Sequence[str]],
+               labels: Sequence[str], row_notes: Sequence[Sequence[str]], fixed_notes: Sequence[str],
+               notes_width: float, ladder=CHART_LADDER) -> ChartPlan:
+    """Bars per chart slide and font sizes: each slide holds a chart (title ``title_h`` tall, then
+    one band per bar, tall enough for its category label and data label) above a notes box of the
+    fixed notes and those of its bars; together at most ``height``."""
+    best = None
+    for label_pt, note_pt in ladder:
+        cat_w = min(width * 0.34, max(m.width(" ".join(p for p in parts if p), label_pt) for parts in cat_parts)
+                    + 2 * CELL_PAD_X) if cat_parts else width * 0.2
+        cat_w = max(cat_w, width * 0.18)
+        cat_lines = [chart_category_lines(m, parts, label_pt, cat_w - 2 * CELL_PAD_X) for parts in cat_parts]
+        label_w = max((m.width(t, label_pt) for t in labels), default=0.0)
+        plot_w = width - cat_w - 2 * CELL_PAD_X
+        if label_w + 2 * CELL_PAD_X > plot_w * 0.62:
+            continue  # the labels would squeeze the bars
+        lh = m.line_height(label_pt)
+        bands = [max(len(lines), 1) * lh * 1.15 + 4 for lines in cat_lines]
+        bands = [max(b, lh * 1.6) for b in bands]
+        nlh = m.line_height(note_pt)
+        inner = notes_width - 2 * CELL_PAD_X
+        note_h = {}
+        for t in list(fixed_notes) + [t for notes in row_notes for t in notes]:
+            if t not in note_h:
+                prefix = "" if t in fixed_notes else NOTE_PREFIX
+                note_h[t] = m.lines(prefix + t, note_pt, inner) * nlh + note_pt * 0.25
+        fixed = sum(note_h[t] for t in fixed_notes) + 2 * CELL_PAD_Y
+        pages = []
+        start, n = 0, len(bands)
+        ok = True
+        while start < n:
+            used = title_h + 16 + fixed + 8  # chart title, plot padding, notes box, gap
+            seen: set[str] = set()
+            stop = start
+            while stop < n:
+                add = bands[stop] + sum(note_h[t] for t in row_notes[stop] if t not in seen)
+                if used + add > height:
+                    break
+                used += add
+                seen.update(row_notes[stop])
+                stop += 1
+            if stop == start:
+                ok = False
+                break
+            pages.append((start, stop))
+            start = stop
+        if not ok:
+            continue
+        plan = ChartPlan(label_pt, note_pt, pages, cat_lines, cat_w)
+        if best is None or len(pages) < len(best.pages):
+            best = plan
+    if best is None:  # nothing fits: the smallest step, one bar per slide
+        label_pt, note_pt = ladder[-1]
+        cat_w = width * 0.3
+        best = ChartPlan(label_pt, note_pt, [(i, i + 1) for i in range(len(cat_parts))],
+                         [chart_category_lines(m, p, label_pt, cat_w - 2 * CELL_PAD_X) for p in cat_parts], cat_w)
+    if len(best.pages) > 1:  # spread the bars evenly
+        n, k = len(cat_parts), len(best.pages)
+        bounds, start = [], 0
+        for i in range(k):
+            size = math.ceil((n - start) / (k - i))
+            bounds.append((start, start + size))
+            start += size
+        if all(_chart_page_fits(m, best, b, title_h, row_notes, fixed_notes, notes_width, height) for b in bounds):
+            best.pages = bounds
+    return best
+
+
+def _chart_page_fits(m, plan: ChartPlan, bounds, title_h, row_notes, fixed_notes, notes_width, height) -> bool:
+    start, stop = bounds
+    lh = m.line_height(plan.label_pt)
+    bars = sum(max(max(len(plan.cat_lines[i]), 1) * lh * 1.15 + 4, lh * 1.6) for i in range(start, stop))
+    notes = list(fixed_notes) + list(dict.fromkeys(t for i in range(start, stop) for t in row_notes[i]))
+    return title_h + 16 + bars + notes_box_height(m, notes, plan.note_pt, notes_width, len(fixed_notes)) + 8 <= height
+
+
+def notes_box_height(m: Metrics, notes: Sequence[str], size: float, width: float, n_fixed: int = 0) -> float:
+    inner = width - 2 * CELL_PAD_X
+    lh = m.line_height(size)
+    total = 2 * CELL_PAD_Y
+    for i, t in enumerate(notes):
+        prefix = "" if i < n_fixed else NOTE_PREFIX
+        total += m.lines(prefix + t, size, inner) * lh + size * 0.25
+    return total
+
+
+@dataclass
+class ChartGeometry:
+    """The chart's inner layout, fixed so that whiskers and labels land where we computed."""
+
+    plot: Box  # the plot area (inner), relative to the chart frame
+    axis_max: float
+    label_offsets: list[float]  # per bar: data label x offset, as a fraction of the chart width
+
+
+LABEL_GAP = 6.0  # pt between a whisker's end and its data label
+
+
+def plot_box(frame_w: float, frame_h: float, title_h: float, cat_w: float) -> Box:
+    top = title_h + 8
+    return Box(cat_w, top, frame_w - cat_w - CELL_PAD_X, max(frame_h - top - 8, 10))
+
+
+def axis_maximum(m: Metrics, plot_w: float, values: Sequence[float], band: float | None, labels: Sequence[str],
+                 label_pt: float) -> float:
+    """The value axis maximum at which every bar, its plus whisker and its data label (placed just
+    past the whisker) fit the plot width. One maximum for all slides of a chart, so that bars on a
+    continuation slide are drawn to the same scale."""
+    frac = band or 0.0
+    need = 0.0
+    for v, text in zip(values, labels):
+        lw = m.width(text, label_pt) + 2 * CELL_PAD_X
+        room = 0.97 - (LABEL_GAP + lw) / plot_w
+        need = max(need, v * (1 + frac) / max(room, 0.2))
+    return _nice_ceiling(need) if need > 0 else 1.0
+
+
+def chart_geometry(frame_w: float, frame_h: float, title_h: float, cat_w: float, values: Sequence[float],
+                   band: float | None, axis_max: float) -> ChartGeometry:
+    plot = plot_box(frame_w, frame_h, title_h, cat_w)
+    frac = band or 0.0
+    offsets = [(v * frac / axis_max * plot.width + LABEL_GAP) / frame_w for v in values]
+    return ChartGeometry(plot, axis_max, offsets)
+
+
+def _nice_ceiling(x: float) -> float:
+    """A round axis maximum at or just above ``x`` (two significant digits)."""
+    exp = math.floor(math.log10(x)) - 1
+    step = 10 ** exp
+    return math.ceil(x / step) * step
+
+
+# -- text slides -------------------------------------------------------------------------------------
+
+def fit_paragraphs(m: Metrics, texts: Sequence[str], width: float, height: float,
+                   sizes: Sequence[float] = (24, 22, 20, 18, 16, 15, 14, 13, 12, 11)) -> tuple[float, list[list[int]]]:
+    """The largest size at which ``texts`` fit a box, or, at the smallest, the paragraphs split into
+    boxes (slides) that each fit: (size, [[paragraph indexes of slide 1], ...])."""
+    for size in sizes:
+        gap = size * 0.6
+        if paras_height(m, [Para(t, size, space_after=gap) for t in texts], width) <= height:
+            return size, [list(range(len(texts)))]
+    size = sizes[-1]
+    gap = size * 0.6
+    pages: list[list[int]] = [[]]
+    used = 2 * CELL_PAD_Y
+    for i, t in enumerate(texts):
+        h = paras_height(m, [Para(t, size, space_after=gap)], width) - 2 * CELL_PAD_Y
+        if pages[-1] and used + h > height:
+            pages.append([])
+            used = 2 * CELL_PAD_Y
+        pages[-1].append(i)
+        used += h
+    return size, pages

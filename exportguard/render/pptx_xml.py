@@ -1,0 +1,436 @@
+"""The XML python-pptx has no API for (docs/pptx.md): table cells written directly, chart error
+bars, data label offsets and per-point number formats, the plot area's manual layout, alt text,
+the embedded chart workbook with bound number formats, and the manifest as a custom XML part,
+written and read back.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import uuid
+import zipfile
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Iterable, Sequence
+
+from lxml import etree
+
+from ..check.manifests import ManifestNotFound
+from ..errors import ExportguardError
+
+A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+C = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
+DS = "http://schemas.openxmlformats.org/officeDocument/2006/customXml"
+RT_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+RT_CUSTOM_XML = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml"
+RT_CUSTOM_XML_PROPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXmlProps"
+CT_CUSTOM_XML_PROPS = "application/vnd.openxmlformats-officedocument.customXmlProperties+xml"
+MANIFEST_NS = "urn:exportguard:manifest"
+MANIFEST_TAG = f"{{{MANIFEST_NS}}}manifest"
+MAX_MEMBER_BYTES = 256 * 2**20  # a custom XML item larger than this is not read
+MAX_RELS_BYTES = 16 * 2**20
+
+
+def _a(tag: str) -> str:
+    return f"{{{A}}}{tag}"
+
+
+def _c(tag: str) -> str:
+    return f"{{{C}}}{tag}"
+
+
+# -- table cells --------------------------------------------------------------------------------------
+
+def scheme_fill(parent, scheme: str, lum_mod: int | None = None, lum_off: int | None = None):
+    """``<a:solidFill><a:schemeClr val=scheme>[lumMod][lumOff]</a:schemeClr></a:solidFill>``."""
+    fill = etree.SubElement(parent, _a("solidFill"))
+    clr = etree.SubElement(fill, _a("schemeClr"), val=scheme)
+    if lum_mod is not None:
+        etree.SubElement(clr, _a("lumMod"), val=str(lum_mod))
+    if lum_off is not None:
+        etree.SubElement(clr, _a("lumOff"), val=str(lum_off))
+    return fill
+
+
+@dataclass(frozen=True)
+class CellStyle:
+    """How a table cell's one paragraph is set. ``fill`` is (scheme colour, lumMod, lumOff) or
+    ("none",); ``color`` a scheme colour for the text; ``line`` the exact line spacing in points
+    (the line height the layout assumed); ``pad_y`` the top and bottom insets in points."""
+
+    size: float
+    line: float
+    bold: bool = False
+    italic: bool = False
+    align: str | None = None
+    color: str | None = None
+    fill: tuple | None = None
+    anchor: str | None = None
+    pad_y: float | None = None
+
+
+@functools.lru_cache(maxsize=256)
+def _cell_parts(style: CellStyle) -> tuple[str, str, str]:
+    """(paragraph properties, run properties, cell properties) as XML text."""
+    algn = f' algn="{style.align}"' if style.align else ""
+    ppr = f'<a:pPr{algn}><a:lnSpc><a:spcPts val="{int(round(style.line * 100))}"/></a:lnSpc></a:pPr>'
+    colour = f'<a:solidFill><a:schemeClr val="{style.color}"/></a:solidFill>' if style.color else ""
+    flags = (' b="1"' if style.bold else "") + (' i="1"' if style.italic else "")
+    rpr = f'<a:rPr lang="en-US" sz="{int(round(style.size * 100))}"{flags} dirty="0">{colour}</a:rPr>'
+    attrs = ""
+    if style.pad_y is not None:
+        pad = int(round(style.pad_y * 12700))
+        attrs += f' marT="{pad}" marB="{pad}"'
+    if style.anchor:
+        attrs += f' anchor="{style.anchor}"'
+    fill = ""
+    if style.fill:
+        if style.fill[0] == "none":
+            fill = "<a:noFill/>"
+        else:
+            mods = "".join(f'<a:{tag} val="{v}"/>' for tag, v in zip(("lumMod", "lumOff"), style.fill[1:]))
+            fill = f'<a:solidFill><a:schemeClr val="{style.fill[0]}">{mods}</a:schemeClr></a:solidFill>'
+    return ppr, rpr, f"<a:tcPr{attrs}>{fill}</a:tcPr>"
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def table_xml(widths_emu: Sequence[int], rows: Sequence[tuple[int, Sequence[tuple[str, CellStyle]] | tuple[str, CellStyle], bool]],
+              style_id: str = "{5C22544A-7EE6-4342-B048-85BDC9FD1C3A}") -> str:
+    """An ``a:tbl``: ``rows`` are (height in EMU, cells, merged); a merged row has one (text, style)
+    spread over every column (``gridSpan`` on its first cell, ``hMerge`` on the others), as
+    python-pptx's ``_Cell.merge`` writes it. Written as text and parsed once: a table of a thousand
+    cells costs one parse instead of thousands of element proxies."""
+    n = len(widths_emu)
+    out = [f'<a:tbl xmlns:a="{A}"><a:tblPr firstRow="1"><a:tableStyleId>{style_id}</a:tableStyleId></a:tblPr><a:tblGrid>']
+    out += [f'<a:gridCol w="{w}"/>' for w in widths_emu]
+    out.append("</a:tblGrid>")
+    for height, cells, merged in rows:
+        out.append(f'<a:tr h="{height}">')
+        if merged:
+            cells = [cells] + [("", cells[1])] * (n - 1)
+        for i, (text, style) in enumerate(cells):
+            ppr, rpr, tcpr = _cell_parts(style)
+            span = "" if not merged else (f' gridSpan="{n}"' if i == 0 else ' hMerge="1"')
+            run = f"<a:r>{rpr}<a:t>{_esc(text)}</a:t></a:r>" if text else \
+                f'<a:endParaRPr lang="en-US" sz="{int(round(style.size * 100))}" dirty="0"/>'
+            out.append(f"<a:tc{span}><a:txBody><a:bodyPr/><a:lstStyle/><a:p>{ppr}{run}</a:p></a:txBody>{tcpr}</a:tc>")
+        out.append("</a:tr>")
+    out.append("</a:tbl>")
+    return "".join(out)
+
+
+def replace_table(graphic_frame, tbl_xml: str) -> None:
+    """Put ``tbl_xml`` in place of the table python-pptx wrote into ``graphic_frame``."""
+    from pptx.oxml import parse_xml
+
+    old = graphic_frame._element.graphic.graphicData.tbl
+    old.getparent().replace(old, parse_xml(tbl_xml))
+
+
+def set_alt_text(shape, text: str, title: str = "") -> None:
+    """``p:cNvPr/@descr`` (and ``@title``) of a shape or graphic frame."""
+    el = shape._element
+    for nv in el.iter("{http://schemas.openxmlformats.org/presentationml/2006/main}cNvPr"):
+        nv.set("descr", text)
+        if title:
+            nv.set("title", title)
+        return
+
+
+# -- charts ---------------------------------------------------------------------------------------------
+
+def _num_ref(formula: str, values: Sequence[float], format_code: str):
+    ref = etree.Element(_c("numRef"))
+    etree.SubElement(ref, _c("f")).text = formula
+    cache = etree.SubElement(ref, _c("numCache"))
+    etree.SubElement(cache, _c("formatCode")).text = format_code
+    etree.SubElement(cache, _c("ptCount"), val=str(len(values)))
+    for i, v in enumerate(values):
+        pt = etree.SubElement(cache, _c("pt"), idx=str(i))
+        etree.SubElement(pt, _c("v")).text = repr(float(v))
+    return ref
+
+
+def add_error_bars(ser, plus_ref: str, minus_ref: str, amounts: Sequence[float], format_code: str) -> None:
+    """Custom plus and minus error bars on a bar series, before its ``c:cat`` (schema order)."""
+    bars = etree.Element(_c("errBars"))
+    etree.SubElement(bars, _c("errBarType"), val="both")
+    etree.SubElement(bars, _c("errValType"), val="cust")
+    etree.SubElement(bars, _c("noEndCap"), val="0")
+    for tag, ref in (("plus", plus_ref), ("minus", minus_ref)):
+        etree.SubElement(bars, _c(tag)).append(_num_ref(ref, amounts, format_code))
+    sppr = etree.SubElement(bars, _c("spPr"))
+    line = etree.SubElement(sppr, _a("ln"), w="15875")
+    scheme_fill(line, "tx1", 75000, 25000)
+    anchor = ser.find(_c("cat"))
+    if anchor is None:
+        anchor = ser.find(_c("val"))
+    anchor.addprevious(bars)
+
+
+def error_bar_amounts(ser) -> list[float] | None:
+    """The plus amounts of a series' custom error bars (for reading back)."""
+    bars = ser.find(_c("errBars"))
+    if bars is None:
+        return None
+    return [float(v.text) for v in bars.find(_c("plus")).iter(_c("v"))]
+
+
+def set_point_formats(ser, series_code: str, point_codes: Sequence[str]) -> None:
+    """The values' cache: a format code for the series and one per point (``c:pt/@formatCode``)."""
+    cache = ser.find(f"{_c('val')}/{_c('numRef')}/{_c('numCache')}")
+    if cache is None:
+        return
+    code = cache.find(_c("formatCode"))
+    if code is None:
+        code = etree.Element(_c("formatCode"))
+        cache.insert(0, code)
+    code.text = series_code
+    for pt, fmt in zip(cache.findall(_c("pt")), point_codes):
+        pt.set("formatCode", fmt)
+
+
+def label_nowrap_and_offset(dlbl, x_offset: float) -> None:
+    """A data label on one line (``a:bodyPr wrap="none"``), moved right by ``x_offset`` of the
+    chart width from its default (outside-end) position."""
+    for body in dlbl.iter(_a("bodyPr")):
+        body.set("wrap", "none")
+    layout = dlbl.find(_c("layout"))
+    if layout is None:
+        layout = etree.Element(_c("layout"))
+        dlbl.find(_c("idx")).addnext(layout)
+    for child in list(layout):
+        layout.remove(child)
+    manual = etree.SubElement(layout, _c("manualLayout"))
+    etree.SubElement(manual, _c("x"), val=f"{x_offset:.5f}")
+    etree.SubElement(manual, _c("y"), val="0")
+
+
+def plot_area_layout(chart_space, x: float, y: float, w: float, h: float) -> None:
+    """The plot area's inner rectangle, as fractions of the chart space."""
+    plot = chart_space.find(f"{_c('chart')}/{_c('plotArea')}")
+    old = plot.find(_c("layout"))
+    if old is not None:
+        plot.remove(old)
+    layout = etree.Element(_c("layout"))
+    manual = etree.SubElement(layout, _c("manualLayout"))
+    etree.SubElement(manual, _c("layoutTarget"), val="inner")
+    etree.SubElement(manual, _c("xMode"), val="edge")
+    etree.SubElement(manual, _c("yMode"), val="edge")
+    for tag, v in (("x", x), ("y", y), ("w", w), ("h", h)):
+        etree.SubElement(manual, _c(tag), val=f"{v:.5f}")
+    plot.insert(0, layout)
+
+
+def title_no_overlay(chart_space) -> None:
+    title = chart_space.find(f"{_c('chart')}/{_c('title')}")
+    if title is not None and title.find(_c("overlay")) is None:
+        overlay = etree.SubElement(title, _c("overlay"), val="0")
+        sppr = title.find(_c("spPr"))
+        if sppr is not None:  # schema order: tx, layout, overlay, spPr, txPr
+            sppr.addprevious(overlay)
+
+
+# -- the embedded chart workbook -------------------------------------------------------------------------
+
+def chart_workbook(headers: Sequence[str], rows: Sequence[tuple], formats: Sequence[tuple[str, str, str]],
+                   notes: Iterable[str]) -> bytes:
+    """A workbook for "Edit Data": ``rows`` of (category, value, plus, minus, label text) in A2:E,
+    each number with its own bound format ``formats[i]`` = (value, plus, minus); then the notes,
+    one per row, below. Every text is written as a string (never a formula)."""
+    import xlsxwriter
+
+    out = io.BytesIO()
+    wb = xlsxwriter.Workbook(out, {"in_memory": True, "strings_to_formulas": False, "strings_to_numbers": False,
+                                   "strings_to_urls": False})
+    ws = wb.add_worksheet("Sheet1")
+    cache: dict[str, object] = {}
+
+    def fmt(code: str, **extra):
+        key = code + repr(sorted(extra.items()))
+        if key not in cache:
+            cache[key] = wb.add_format({"num_format": code, **extra})
+        return cache[key]
+
+    bold = wb.add_format({"bold": True, "text_wrap": True, "valign": "top"})
+    wrap = wb.add_format({"text_wrap": True, "valign": "top"})
+    for c, h in enumerate(headers):
+        ws.write_string(0, c, h, bold)
+    widths = [len(h) for h in headers]
+    for r, (row, codes) in enumerate(zip(rows, formats), 1):
+        category, value, plus, minus, label = row
+        ws.write_string(r, 0, category, wrap)
+        ws.write_number(r, 1, value, fmt(codes[0]))
+        if plus is None:
+            ws.write_string(r, 2, codes[1])
+            ws.write_string(r, 3, codes[2])
+        else:
+            ws.write_number(r, 2, plus, fmt(codes[1]))
+            ws.write_number(r, 3, minus, fmt(codes[2]))
+        ws.write_string(r, 4, label)
+        for c, text in enumerate((max(category.split("\n"), key=len), codes[0], codes[1], codes[2], label)):
+            widths[c] = max(widths[c], min(len(text), 60))
+    for c, w in enumerate(widths):
+        ws.set_column(c, c, w + 2)
+    r = len(rows) + 2
+    ws.write_string(r, 0, "Notes", bold)
+    for text in notes:
+        r += 1
+        ws.write_string(r, 0, text)
+    wb.close()
+    return out.getvalue()
+
+
+def read_chart_workbook(blob: bytes) -> list[tuple[str, object, str | None]]:
+    """Every non-empty cell of an embedded chart workbook: (coordinate, value, number format)."""
+    from openpyxl import load_workbook
+
+    wb = load_workbook(io.BytesIO(blob))
+    out = []
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.value is not None:
+                    out.append((f"{ws.title}!{cell.coordinate}", cell.value, cell.number_format))
+    return out
+
+
+# -- the manifest as a custom XML part ---------------------------------------------------------------------
+
+def manifest_xml(pieces: Iterable[str], schema: str) -> bytes:
+    """``<eg:manifest xmlns:eg=...>JSON</eg:manifest>``; the JSON pieces are ASCII-only."""
+    head = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+            f'<eg:manifest xmlns:eg="{MANIFEST_NS}" schema="{schema}">')
+    body = "".join(pieces).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (head + body + "</eg:manifest>").encode("ascii")
+
+
+def embed_manifest(prs, pieces: Iterable[str], schema: str) -> str:
+    """Add the manifest to the package as ``/customXml/item{N}.xml`` with its properties part,
+    related from the presentation part. Returns the item's part name."""
+    return add_custom_xml(prs, manifest_xml(pieces, schema), MANIFEST_NS)
+
+
+def add_custom_xml(prs, blob: bytes, namespace: str) -> str:
+    """A custom XML item (and its properties part naming ``namespace``) related from the
+    presentation part, at the next free ``/customXml/item{N}.xml``."""
+    from pptx.opc.constants import CONTENT_TYPE as CT
+    from pptx.opc.package import Part
+    from pptx.opc.packuri import PackURI
+
+    package = prs.part.package
+    taken = {str(p.partname) for p in package.iter_parts()}
+    n = 1
+    while f"/customXml/item{n}.xml" in taken or f"/customXml/itemProps{n}.xml" in taken:
+        n += 1
+    item = Part(PackURI(f"/customXml/item{n}.xml"), CT.XML, package, blob)
+    props_xml = (f'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
+                 f'<ds:datastoreItem ds:itemID="{{{str(uuid.uuid4()).upper()}}}" xmlns:ds="{DS}">'
+                 f'<ds:schemaRefs><ds:schemaRef ds:uri="{namespace}"/></ds:schemaRefs></ds:datastoreItem>')
+    props = Part(PackURI(f"/customXml/itemProps{n}.xml"), CT_CUSTOM_XML_PROPS, package, props_xml.encode("utf-8"))
+    item.relate_to(props, RT_CUSTOM_XML_PROPS)
+    prs.part.relate_to(item, RT_CUSTOM_XML)
+    return str(item.partname)
+
+
+def drop_manifests(prs) -> int:
+    """Unrelate every exportguard manifest a template carries (a deck used as a template): the
+    export writes its own. Other custom XML items are kept. Returns how many were dropped."""
+    dropped = 0
+    for rel in list(prs.part.rels.values()):
+        if rel.reltype != RT_CUSTOM_XML or rel.is_external:
+            continue
+        try:
+            root = _safe_parse(rel.target_part.blob, "custom XML item")
+        except ExportguardError:
+            continue
+        if root.tag == MANIFEST_TAG:
+            prs.part.drop_rel(rel.rId)
+            dropped += 1
+    return dropped
+
+
+def _safe_parse(blob: bytes, what: str):
+    if b"<!DOCTYPE" in blob or b"<!ENTITY" in blob:
+        raise ExportguardError(f"{what}: a document type declaration is not allowed here")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
+    try:
+        return etree.fromstring(blob, parser)
+    except etree.XMLSyntaxError as e:
+        raise ExportguardError(f"{what}: not well-formed XML: {e}") from None
+
+
+def _read_member(z: zipfile.ZipFile, name: str, cap: int, path) -> bytes:
+    try:
+        info = z.getinfo(name)
+    except KeyError:
+        raise ExportguardError(f"{path}: the package names a part it does not hold: {name}") from None
+    if info.file_size > cap:
+        raise ExportguardError(f"{path}: part {name} is larger than {cap // 2**20} MB; not read")
+    with z.open(info) as f:
+        data = f.read(cap + 1)
+    if len(data) > cap:
+        raise ExportguardError(f"{path}: part {name} is larger than {cap // 2**20} MB; not read")
+    return data
+
+
+def _rels(z: zipfile.ZipFile, part: str, path) -> list[tuple[str, str]]:
+    """(type, target part name) of a part's relationships."""
+    folder, name = part.rsplit("/", 1) if "/" in part else ("", part)
+    rels_name = f"{folder}/_rels/{name}.rels" if folder else f"_rels/{name}.rels"
+    if rels_name not in z.namelist():
+        return []
+    root = _safe_parse(_read_member(z, rels_name, MAX_RELS_BYTES, path), f"{path}: {rels_name}")
+    out = []
+    for rel in root.iter(f"{{{PKG_RELS}}}Relationship"):
+        if rel.get("TargetMode") == "External":
+            continue
+        target = rel.get("Target", "")
+        resolved = target.lstrip("/") if target.startswith("/") else str(PurePosixPath(folder) / target)
+        out.append((rel.get("Type", ""), _normalise(resolved)))
+    return out
+
+
+def _normalise(name: str) -> str:
+    parts: list[str] = []
+    for piece in name.split("/"):
+        if piece in ("", "."):
+            continue
+        if piece == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(piece)
+    return "/".join(parts)
+
+
+def read_manifest_text(path) -> str:
+    """The JSON text of the exportguard manifest embedded in a .pptx (docs/pptx.md, section 5)."""
+    try:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as e:
+        raise ExportguardError(f"{path}: cannot read as a presentation: {e}") from None
+    with z:
+        main = next((t for kind, t in _rels(z, "", path) if kind == RT_OFFICE_DOCUMENT), "ppt/presentation.xml")
+        for kind, target in _rels(z, main, path):
+            if kind != RT_CUSTOM_XML:
+                continue
+            root = _safe_parse(_read_member(z, target, MAX_MEMBER_BYTES, path), f"{path}: {target}")
+            if root.tag == MANIFEST_TAG:
+                return root.text or ""
+    raise ManifestNotFound(f"{path}: no exportguard manifest part (custom XML {MANIFEST_NS}): the presentation "
+                           "carries no exportguard manifest")
+
+
+def manifest_part_names(path) -> list[str]:
+    """The custom XML parts related from the presentation part (for tests and the checker)."""
+    with zipfile.ZipFile(path) as z:
+        main = next((t for kind, t in _rels(z, "", path) if kind == RT_OFFICE_DOCUMENT), "ppt/presentation.xml")
+        return [t for kind, t in _rels(z, main, path) if kind == RT_CUSTOM_XML]
+
+

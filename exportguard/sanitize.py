@@ -1,0 +1,67 @@
+"""Source text as reports show it: every string that came from a source (names, frameworks, URLs)
+passes here before any renderer sees it, so that no format has to guess what it may hold.
+
+- Control characters (C0, C1, DEL), bidirectional overrides and isolates, zero-width characters and
+  lone surrogates become U+FFFD, visibly: they could reorder or hide what a reader sees (an RLO
+  before "101,527" shows "725,101") or steer a terminal.
+- Line breaks and tabs become spaces: a name is one line.
+- Over-long text is shortened visibly, with a marker that says how much was cut, so a footnote
+  never grows past what a cell, a slide or a page can hold and the citation after it survives.
+
+Format-specific escaping (a spreadsheet's formula prefix, Markdown syntax, XML) stays in each
+renderer, on top of this.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import fields, replace
+
+from .model import Conditions, Result
+
+SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
+# Joiners (U+200C, U+200D) stay: scripts and emoji need them, and they hide nothing.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+                     "\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]")
+_SPACES = re.compile("[\t\n\r\u2028\u2029]+")
+_PARTS = tuple(f.name for f in fields(Conditions))
+
+
+def visible(value: str) -> str:
+    """One line of text with nothing hidden: controls, bidi and zero-width characters as U+FFFD."""
+    text = _SPACES.sub(" ", value) if ("\n" in value or "\r" in value or "\t" in value
+                                      or "\u2028" in value or "\u2029" in value) else value
+    return _UNSAFE.sub("\ufffd", text) if _UNSAFE.search(text) else text
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters, marker included: cut at a word where one is near, followed by a
+    marker saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 40, 10)]  # room for the marker
+    if " " in cut[len(cut) // 2:]:
+        cut = cut[: cut.rindex(" ")]
+    cut = cut.rstrip()
+    return f"{cut}… [{len(text) - len(cut):,} more characters cut]"
+
+
+@functools.lru_cache(maxsize=65536)
+def source_text(value: str, limit: int = SOURCE_TEXT_LIMIT) -> str:
+    """One line of visible text, at most ``limit`` characters plus a marker saying what was cut."""
+    return shorten(visible(value), limit)
+
+
+def presentable(result: Result) -> Result:
+    """The result with every text condition passed through ``source_text``: what a report shows."""
+    c = result.conditions
+    parts = {}
+    for name in _PARTS:
+        part = getattr(c, name)
+        changed = {k: source_text(v) for k, v in vars(part).items() if isinstance(v, str) and source_text(v) != v}
+        if changed:
+            parts[name] = replace(part, **changed)
+    corrections = tuple(source_text(x) for x in result.corrections)
+    if not parts and corrections == result.corrections:
+        return result
+    return replace(result, conditions=replace(c, **parts), corrections=corrections)
