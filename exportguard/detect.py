@@ -23,8 +23,10 @@ _UNIT = (r"(?:tok(?:en)?s?\s?/\s?s(?:ec(?:ond)?)?|tok(?:en)?s?\s+per\s+s(?:ec(?:
 _NUMBER = r"(?<![\w.,])(\d{1,3}(?:[,\u00a0\u202f]\d{3})+|\d+)(\.\d+)?(?:[ \u00a0]?([kKM])(?![A-Za-z]))?"
 _FIGURE = re.compile(_NUMBER + r"[ \t\u00a0\u202f]*(" + _UNIT + r")", re.IGNORECASE)
 _TARGET = re.compile(r"\btarget(?:ed)?(?:\s+(?:rate|load|of|at))?\s*$", re.IGNORECASE)
-_QUALIFIER = re.compile(r"(\s+per\s+(?:accelerator|GPU|chip|node|device|card|socket))?(?:,\s+((?:low|high)\s+edge)\s+of)?",
-                        re.IGNORECASE)
+_QUALIFIER = re.compile(r"(\s+per\s+(?:accelerator|GPU|chip|node|device|card|socket))?(?:,\s+((?:low|high)\s+edge)\s+of"
+                        r"|\s*(=)(?=\s*±))?", re.IGNORECASE)
+_BAND_OF = re.compile(r"\s+band\s+of\s+the\s+figure", re.IGNORECASE)  # '9,124 tok/s = ±5.4% band of the figure [a]'
+
 _BAND = re.compile(r"\s?(?:±\s?\d+(?:\.\d+)?\s?%|\(slack not estimable: [^)]*\))")
 MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
 _MARKS = re.compile(r"\s?((?:\[" + MARK + r"\])+)")
@@ -51,7 +53,9 @@ class Detected:
 
     @property
     def band_edge(self) -> bool:
-        return self.qualifier.endswith("edge")
+        """A quantity of the band, not a figure: a band edge, or a band's half-width (a chart's error
+        bar: '9,124 tok/s = ±5.4% band of the figure [a]')."""
+        return self.qualifier.endswith("edge") or self.qualifier == "band"
 
     @property
     def bound(self) -> bool:
@@ -116,11 +120,14 @@ def _value(m: re.Match, offset: int = 0) -> float:
 def _bound(text: str, start: int, value: float, unit: str, end: int) -> Detected:
     """The figure from ``start`` with its value and unit, and the binding that follows ``end``."""
     q = _QUALIFIER.match(text, end)
-    qualifier = " ".join(x.strip().lower() for x in q.groups() if x)
+    qualifier = " ".join(x.strip().lower() for x in q.groups() if x).replace("=", "band")
     end, band, marks, labels = q.end(), "", (), ()
     b = _BAND.match(text, end)
     if b:
         band, end = b.group(0).strip(), b.end()
+        if qualifier == "band":
+            of = _BAND_OF.match(text, end)
+            end = of.end() if of else end
     k = _MARKS.match(text, end)
     if k:
         marks, end = tuple(re.findall(r"\[(" + MARK + r")\]", k.group(1))), k.end()

@@ -1,8 +1,9 @@
 """exportguard check on exportguard's own artifacts, from the real v5.1 data: every export checks
-clean (XLSX numeric and --text-cells, CSV, Markdown, from the example specs and a split export of
-all v5.1 closed results), so does each workbook after a LibreOffice round trip, and edits after
-export are reported: the old and the new value, a stripped number format, band or mark, a removed
-note row, an added figure, a removed caveat, an edited or re-signed manifest."""
+clean (XLSX numeric and --text-cells, CSV, Markdown, PowerPoint, PDF, from the example specs and a
+split export of all v5.1 closed results), so does each workbook and deck after a LibreOffice round
+trip, and edits after export are reported: the old and the new value, a stripped number format,
+band or mark, a removed note row, an added figure, a removed caveat, an edited or re-signed
+manifest."""
 from __future__ import annotations
 
 import csv
@@ -11,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import uuid
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from tests.conftest import IN_CI
 pytestmark = pytest.mark.real_data
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SPECS = ("vendor-comparison", "executive-deck", "briefing")
+FORMATS = ("xlsx", "csv", "md", "pptx", "pdf")
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +37,7 @@ def artifacts(v51_store, tmp_path_factory):
     reports["v51-closed"] = build_report(v51_store, spec_from_filters({"round": ("v5.1",), "division": ("closed",)},
                                                                       split_by_cohort=True))
     for name, report in reports.items():
-        export(report, [out / f"{name}.xlsx", out / f"{name}.csv", out / f"{name}.md"])
+        export(report, [out / f"{name}.{ext}" for ext in FORMATS])
         export(report, [out / f"{name}-text-cells.xlsx"], text_cells=True)
     return out
 
@@ -45,7 +48,8 @@ def _by_name(reports):
 
 def test_every_artifact_exportguard_exports_checks_clean(artifacts):
     reports = check([artifacts])  # each file in its worker, as the CLI does
-    assert len(reports) == 4 * len(SPECS + ("v51-closed",))
+    assert len(reports) == (len(FORMATS) + 1) * len(SPECS + ("v51-closed",))
+    assert {r.format for r in reports} == {"xlsx", "csv", "markdown", "pptx", "pdf"}
     for r in reports:
         assert r.status == "clean", (r.path, r.reason, [str(h) for h in r.hits[:5]])
         manifest = read_manifest(Path(r.path))
@@ -88,6 +92,23 @@ def test_workbooks_check_clean_after_a_libreoffice_round_trip(artifacts, tmp_pat
         # instead of 'veryHidden', '_x005F_' escapes): what a reader sees and the manifest survive
         assert r.status == "clean", (r.path, r.reason, [str(h) for h in r.hits[:5]])
         assert r.manifest["digest_ok"] and r.manifest["edited"] == 0
+
+
+def test_a_deck_after_a_libreoffice_round_trip(artifacts, tmp_path):
+    (original,) = check([artifacts / "executive-deck.pptx"])
+    (converted,) = _round_trip([artifacts / "executive-deck.pptx"], tmp_path, "pptx")
+    (r,) = check([converted])
+    # What LibreOffice drops, precisely: the custom XML part that holds the manifest (so the deck can no
+    # longer be compared with what was exported) and the charts' embedded workbooks (their data labels
+    # stay); what a reader sees of every figure still carries its binding.
+    assert original.manifest is not None and r.manifest is None
+    assert r.status == "clean", [str(h) for h in r.hits[:5]]
+    dropped = original.figures - r.figures
+    with zipfile.ZipFile(artifacts / "executive-deck.pptx") as z:
+        embedded = [n for n in z.namelist() if n.startswith("ppt/embeddings/")]
+    with zipfile.ZipFile(converted) as z:
+        assert not any(n.startswith("ppt/embeddings/") and n.endswith(".xlsx") for n in z.namelist())
+    assert embedded and dropped > 0
 
 
 # -- tampering -------------------------------------------------------------------------------------
@@ -261,3 +282,27 @@ def test_a_removed_figure_is_not_masked_by_the_same_text_elsewhere(artifacts, tm
     (hit,) = r.hits
     assert hit.rule_id == "EG017" and hit.location == f"line {row + 1} (section 2, table row 1, column 6)"
     assert hit.message == f"exported {top!r}, now 'n/a'"
+
+
+def test_a_value_edited_in_an_exported_deck(artifacts, tmp_path):
+    from pptx import Presentation
+
+    path = tmp_path / "edited.pptx"
+    shutil.copy(artifacts / "executive-deck.pptx", path)
+    entry = next(e for e in read_manifest(path)["figures"] if ", table " in e["location"])
+    slide_no, table_no, row, col = (int(x.split()[-1]) for x in entry["location"].split(", "))
+    prs = Presentation(path)
+    tables = [s for s in prs.slides[slide_no - 1].shapes if s.has_table]
+    cell = tables[table_no - 1].table.cell(row - 1, col - 1)
+    old = cell.text
+    number = old.split(" ")[0]
+    bumped = str(int(number[0]) + 1) + number[1:]  # 153,076 -> 253,076
+    runs = cell.text_frame.paragraphs[0].runs
+    runs[0].text = bumped + old[len(number):]
+    for run in runs[1:]:
+        run.text = ""
+    prs.save(path)
+    (r,) = check([path])
+    (hit,) = [h for h in r.hits if h.rule_id == "EG017"]
+    assert hit.location == entry["location"]
+    assert hit.message.startswith(f"exported {number}, now {bumped}")

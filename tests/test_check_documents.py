@@ -231,8 +231,8 @@ def test_a_cell_shows_what_its_number_format_says_and_comments_are_read(person_d
 def test_a_chart_whose_data_labels_show_figures_is_flagged_with_its_series_and_data(person_docs):
     _, found = person_docs
     locs = where(found["deck.pptx"], "EG001")
-    assert "slide 3, chart 1, series 1 'Throughput (tok/s)', data label 1" in locs
-    assert "slide 3, chart 1, series 1 'Throughput (tok/s)', data label 2" in locs
+    assert "slide 3, chart 1, point 1 (series 1 'Throughput (tok/s)', data label, category 'A')" in locs
+    assert "slide 3, chart 1, point 2 (series 1 'Throughput (tok/s)', data label, category 'B')" in locs
     # the chart's embedded workbook holds the same numbers under the same heading
     assert "slide 3, chart 1 data, Sheet 'Sheet1'!B2" in locs
 

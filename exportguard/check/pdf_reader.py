@@ -1,8 +1,8 @@
 """PDF: each page's text, as pypdf extracts it, within the safe-open layer's PDF limits.
 
 Each page is a scope (``page 2``) and one item: the page's text, lines joined by newlines, so that
-a figure broken across two lines is still one figure and a note runs on until the next note or a
-blank line. A figure's location is its page and line (``page 2, line 14``).
+a note runs on over its lines until the next note or a blank line. A figure's location is its page
+and line (``page 2, line 14``).
 
 Limits (safety.py): the page count, each content stream's inflated size (pypdf's decompression
 limits, set from ours; every content stream is inflated, text or not), content that is not a stream

@@ -9,7 +9,8 @@ notes``): a note there is not on the slide a reader sees.
 
 Locations: ``slide 3, title``, ``slide 3, text box 'TextBox 2'``, ``slide 3, group 'Group 4',
 shape 'Rectangle 1'``, ``slide 3, table 2, row 4, column 3`` (rows and columns count from 1, the
-header row included), ``slide 3, chart 1, series 1 'Throughput (tok/s)', data label 2``,
+header row included), ``slide 3, chart 1, point 2`` (a chart's only series; ``slide 3, chart 1,
+series 2, point 2`` when it has several; a person reads the series name and category beside it),
 ``slide 3, chart 1 data, Sheet 'Sheet1'!B3``, ``slide 3, speaker notes``.
 
 The first row of a table is its header; a column whose header names a throughput unit, and a
@@ -59,10 +60,11 @@ class _Slide:
         self.charts = 0
         self.at = f"slide {n}"
 
-    def emit(self, label: str, text: str, block: str = "", **kw) -> None:
+    def emit(self, label: str, text: str, block: str = "", detail: str = "", **kw) -> None:
+        """An item at ``slide N, <label>``; ``detail`` adds what a person needs to find it."""
         if text.strip():
-            where = f"{self.at}, {label}"
-            self.sink.item(where, where, text, block=block or where, **kw)
+            key = f"{self.at}, {label}"
+            self.sink.item(key, key + (f" ({detail})" if detail else ""), text, block=block or key, **kw)
 
     def shapes(self, tree, prefix: str = "") -> None:
         for el in tree:
@@ -159,15 +161,15 @@ class _Slide:
                 if ax.tag == f"{C}valAx" and not axis_unit:
                     axis_unit = header_unit(t) or ""
         embedded = self._embedded(part, k)
+        groups = [g for g in plot if g.tag.endswith("Chart")]
+        only = sum(len(g.findall(f"{C}ser")) for g in groups) == 1
         s = 0
-        for group in plot:
-            if not group.tag.endswith("Chart"):
-                continue
+        for group in groups:
             group_labels = group.find(f"{C}dLbls")
             for ser in group.findall(f"{C}ser"):
                 s += 1
                 self.series(ser, s, label, block, group_labels, axis_unit or header_unit(title) or "",
-                            cached=embedded is None)
+                            cached=embedded is None, only=only)
         if embedded is not None:
             with embedded as inner:
                 read_workbook(inner, self.sink, scope_prefix=f"{self.at}, {label} data, ",
@@ -179,9 +181,11 @@ class _Slide:
                 return self.z.open_archive(target, f"{self.at}, chart {k}, embedded workbook {target.rsplit('/', 1)[-1]!r}")
         return None
 
-    def series(self, ser, s: int, label: str, block: str, group_labels, default_unit: str, cached: bool) -> None:
+    def series(self, ser, s: int, label: str, block: str, group_labels, default_unit: str, cached: bool,
+               only: bool = False) -> None:
         name = _cache_text(ser.find(f"{C}tx"))
-        named = f"{label}, series {s}" + (f" {name!r}" if name else "")
+        at = label if only else f"{label}, series {s}"  # 'chart 1, point 3' for a chart's only series
+        named = f"series {s}" + (f" {name!r}" if name else "")
         self.emit(f"{label}, series {s} name", name, block, kind="header")
         unit = header_unit(name) if name else None
         unit = unit or default_unit
@@ -217,12 +221,13 @@ class _Slide:
                 own_fmt = _label_format(d)
                 if own_fmt:
                     shown = format_number(value, own_fmt)
-            point = f"point {int(idx) + 1}" + (f" ({cats[idx]!r})" if idx in cats else "")
+            point = f"{at}, point {int(idx) + 1}"
+            category = f", category {cats[idx]!r}" if idx in cats and len(cats[idx]) <= 40 else ""
+            # a label or a bar shows text (the number is the chart's data, read from its workbook)
             if show:
-                self.emit(f"{named}, data label {int(idx) + 1}", custom or shown, block, value=value, unit=unit,
-                          kind="label")
+                self.emit(point, custom or shown, block, f"{named}, data label{category}", unit=unit, kind="label")
             elif cached:
-                self.emit(f"{named}, {point} (chart data)", shown, block, value=value, unit=unit, kind="chart-data")
+                self.emit(point, shown, block, f"{named}, chart data{category}", unit=unit, kind="chart-data")
 
 
 def _name(el, nv_tag: str) -> str:

@@ -57,16 +57,17 @@ class Syntax:
     scope_of: Callable[[str], str]  # a manifest location -> the reader's scope name
     where: Callable[[str], str]  # a manifest location -> what a person reads
     exact: Callable[[str], bool] = lambda loc: True  # the reader emits an item at exactly this location
+    by_text: bool = False  # some locations are not addressable: keep each scope's text to look in
 
 
-_PPTX_CELL = re.compile(r"slide \d+, table \d+, row \d+, column \d+")
+_PPTX_CELL = re.compile(r"slide \d+, (?:table \d+, row \d+, column \d+|chart \d+, (?:series \d+, )?point \d+)")
 
 SYNTAX = {
     "xlsx": Syntax(_xlsx_scope, lambda loc: "Sheet " + loc),
     "csv": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
     "markdown": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
-    "pptx": Syntax(_prefix_scope(r"(slide \d+)"), lambda loc: loc, lambda loc: bool(_PPTX_CELL.fullmatch(loc))),
-    "pdf": Syntax(_prefix_scope(r"(page \d+)"), lambda loc: loc, lambda loc: False),
+    "pptx": Syntax(_prefix_scope(r"(slide \d+)"), lambda loc: loc, lambda loc: bool(_PPTX_CELL.fullmatch(loc)), True),
+    "pdf": Syntax(_prefix_scope(r"(page \d+)"), lambda loc: loc, lambda loc: False, True),
 }
 
 
@@ -140,6 +141,7 @@ class ManifestCheck:
         self.notes_in: dict[str, dict[str, list[str]]] = defaultdict(dict)  # scope -> first chars -> notes
         self.figures_in: dict[str, list[Figure]] = defaultdict(list)
         self.figure_items: dict[str, dict[str, tuple]] = defaultdict(dict)  # scope -> location -> (text, value)
+        self.texts: dict[str, list[str]] = defaultdict(list)  # scope -> its texts, squashed (formats with by_text)
         self.scopes: list[str] = []
 
     # -- the evaluator's observer ---------------------------------------------------------------
@@ -149,6 +151,8 @@ class ManifestCheck:
     def item(self, scope: str, key: str, where: str, text: str, value, kind: str, line) -> None:
         if key in self.entries:
             self.found[key] = (text, value, where, line)
+        if self.syntax.by_text and kind != "comment":
+            self.texts[scope].append(_squash(text))
         if (self.caveat and scope not in self.caveat_in and kind != "comment" and len(text) >= len(self.caveat)
                 and self.caveat in _squash(text)):
             self.caveat_in.add(scope)
@@ -181,12 +185,10 @@ class ManifestCheck:
         exported_at = defaultdict(list)
         for e in self.entries.values():
             exported_at[(e.scope, e.text)].append(e)
-        # figures on each scope by their text, for locations a reader does not address (a PDF's table cell)
-        pool: dict[tuple[str, str], int] = defaultdict(int)
-        for scope, figs in self.figures_in.items():
-            for f in figs:
-                if f.key not in self.entries:
-                    pool[(scope, _norm(f.d.text))] += 1
+        # for locations a reader does not address (a PDF's table cell): each exported text may be found
+        # on its slide or page as often as it stands there
+        joined = {scope: "\n".join(texts) for scope, texts in self.texts.items()}
+        used: dict[tuple[str, str], int] = defaultdict(int)
         moved = 0
         for e in self.entries.values():
             if e.key in intact:
@@ -198,9 +200,9 @@ class ManifestCheck:
                 moved += 1
                 continue
             if not self.syntax.exact(e.key) and e.key not in self.found:
-                here = next((k for k in ((e.scope, _norm(e.text)), (e.scope, _norm(e.figure_text))) if pool[k] > 0), None)
-                if here is not None:  # still shown on its slide or page
-                    pool[here] -= 1
+                want = (e.scope, _squash(e.text))
+                if want[1] and used[want] < joined.get(e.scope, "").count(want[1]):  # still shown on its page
+                    used[want] += 1
                     continue
             hits.append(self._changed(e, self.found.get(e.key), exported_at))
         bad = [e for e in self.entries.values() if e.sha != shown_digest(e.text, e.value)]
