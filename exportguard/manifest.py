@@ -67,10 +67,13 @@ def _cohort_fields(key: CohortKey) -> dict:
     return dataclasses.asdict(key)
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def _canonical(value) -> str:
     """The one JSON form of the manifest: sorted keys, no spaces, ASCII only (any character a
     format cannot hold travels escaped). It is what artifacts embed and what the digest covers."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return _ENCODER.encode(value)
 
 
 class Figures(Sequence):
@@ -79,20 +82,29 @@ class Figures(Sequence):
     them twice. Reading an entry parses it back from its canonical text."""
 
     def __init__(self, placements: Sequence[Placement], digests: Sequence):
-        self._spool = tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="ascii")
+        self._spool = tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+b")
         self._offsets: list[int] = []
+        batch: list[bytes] = []
+        at = size = 0
         for p in placements:
-            text = _canonical(figure_entry(p))
+            data = _canonical(figure_entry(p)).encode("ascii")
             for d in digests:
-                d.update(text.encode("ascii"))
+                d.update(data)
                 d.update(b",")
-            self._offsets.append(self._spool.tell())
-            self._spool.write(text + "\n")
+            self._offsets.append(at)
+            batch.append(data)
+            at += len(data) + 1
+            size += len(data)
+            if size > 1 << 20:  # written a megabyte at a time
+                self._spool.write(b"\n".join(batch) + b"\n")
+                batch, size = [], 0
+        if batch:
+            self._spool.write(b"\n".join(batch) + b"\n")
 
     def texts(self) -> Iterator[str]:
         self._spool.seek(0)
         for line in self._spool:
-            yield line.rstrip("\n")
+            yield line.rstrip(b"\n").decode("ascii")
 
     def __len__(self):
         return len(self._offsets)
@@ -101,7 +113,7 @@ class Figures(Sequence):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
         self._spool.seek(self._offsets[i])
-        return json.loads(self._spool.readline())
+        return json.loads(self._spool.readline().decode("ascii"))
 
     def __iter__(self):
         return (json.loads(text) for text in self.texts())
@@ -191,3 +203,10 @@ def verify(manifest: dict, key: bytes | None = None) -> list[str]:
 
 def dumps(manifest: Mapping) -> str:
     return "".join(json_pieces(manifest))
+
+
+def write(manifest: Mapping, f, escape=None) -> None:
+    """Stream the manifest's JSON to a text file, never holding it whole; ``escape`` is applied to
+    each piece (a piece is a whole JSON value or punctuation, so no escaped pattern spans two)."""
+    for piece in json_pieces(manifest):
+        f.write(escape(piece) if escape else piece)

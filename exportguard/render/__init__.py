@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ..errors import ExportguardError
 from ..guard import refuse_on_errors, validate
-from ..manifest import dumps
+from ..manifest import write as write_manifest
 from ..report import Report
 
 FORMATS = {".csv": "csv_out", ".md": "markdown", ".xlsx": "xlsx", ".pptx": "pptx", ".pdf": "pdf"}
@@ -91,7 +91,9 @@ def export(report: Report, targets: Sequence[str | Path], *, force: bool = False
             if not getattr(module, "EMBEDS_MANIFEST", True):
                 side_tmp = _temp_beside(target)
                 staged.append((side_tmp, target.with_name(target.name + SIDECAR_SUFFIX)))
-                side_tmp.write_text(dumps(manifest) + "\n", encoding="utf-8")
+                with open(side_tmp, "w", encoding="utf-8") as f:
+                    write_manifest(manifest, f)
+                    f.write("\n")
         _move_all(staged)
     finally:
         for tmp, _ in staged:

@@ -89,14 +89,16 @@ class MarkdownRenderer:
 
     def back(self, doc: Walk) -> dict:
         self.lines += ["## Caveat", ""] + [md_text(p) + "\n" for p in doc.report.caveat_full] + [md_text(doc.report.legend), ""]
-        manifest = doc.manifest()
-        body = manifest_mod.dumps(manifest).replace("--", "\\u002d\\u002d")
-        self.lines += [MANIFEST_OPEN + body + MANIFEST_CLOSE, ""]
-        return manifest
+        return doc.manifest()
 
 
 def render(report: Report, path: Path, **_options) -> dict:
     renderer = MarkdownRenderer()
     manifest = walk(report, renderer)
-    path.write_text("\n".join(renderer.lines), encoding="utf-8")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(renderer.lines))
+        f.write("\n" + MANIFEST_OPEN)
+        # "--" would end the HTML comment: JSON may write "-" as \u002d.
+        manifest_mod.write(manifest, f, escape=lambda piece: piece.replace("--", "\\u002d\\u002d"))
+        f.write(MANIFEST_CLOSE + "\n")
     return manifest
