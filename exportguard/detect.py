@@ -95,7 +95,10 @@ def header_unit(header: str) -> str | None:
     if _NOT_A_FIGURE_HEADER.search(header) or _FIGURE.search(header):
         return None
     unit = _HEADER_UNIT.search(header)
-    return unit.group(0) if unit else "throughput"
+    if unit:
+        return unit.group(0)
+    # "Throughput" alone names a throughput column; "Throughput (GB/s)" or "Throughput, Mbps" name another unit
+    return None if re.search(r"[(\[/,:]|\bin\b", header) else "throughput"
 
 
 def column_figure(text: str, unit: str) -> Detected | None:

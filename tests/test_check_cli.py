@@ -190,6 +190,7 @@ def test_column_headings_and_cells_under_them():
     assert header_unit("Throughput (tok/s)") == "tok/s" and header_unit("Throughput") == "throughput"
     assert header_unit("QPS") == "QPS" and header_unit("Samples/s") == "Samples/s"
     for not_a_heading in ("Target QPS", "Tokens/sample", "p99 TTFT (ms)", "Latency p99 (ms)", "Rank",
+                          "Throughput (GB/s)", "Disk throughput, MB/s", "Throughput in Gbps",
                           "A title that mentions tokens/s but is far too long to be a column heading of any table at "
                           "all, really"):
         assert header_unit(not_a_heading) is None, not_a_heading
