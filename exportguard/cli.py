@@ -363,6 +363,9 @@ def check(paths, out_format, output, ignore, list_rules, timeout, max_memory, qu
     limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout, max_memory_mb=max_memory)
     progress = Progress() if sys.stderr.isatty() else None  # after half a second (EXPORTGUARD_PROGRESS_AFTER)
     reports = run_check(paths, limits=limits, ignore=ignored, progress=progress)
+    if not reports:
+        click.echo("no PPTX, XLSX, PDF, CSV or Markdown files found in "
+                   + ", ".join(str(p) for p in paths), err=True)
     text = render(reports, out_format, quiet=quiet)
     if output:
         from pathlib import Path

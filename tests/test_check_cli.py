@@ -224,3 +224,9 @@ def test_a_note_of_an_export_names_every_citation_field():
     assert fields_in(note) == {"suite", "version", "division", "benchmark", "scenario", "result ID", "verified status",
                                "source", "retrieval date", "shape"}
     assert fields_in("closed-loop drain, MangoBoost") == frozenset()
+
+
+def test_a_folder_without_documents_is_said_and_clean(tmp_path):
+    (tmp_path / "readme.txt").write_text("101,527 tok/s", "utf-8")
+    out = cli(tmp_path)
+    assert out.returncode == 0 and "no PPTX, XLSX, PDF, CSV or Markdown files found" in out.stderr
