@@ -164,6 +164,7 @@ def hostile(tmp_path_factory):
 def test_every_hostile_file_could_not_be_inspected_for_its_own_reason(hostile):
     expect, out, _ = hostile
     assert out.returncode == 2, out.stderr
+    assert out.stderr == ""  # no traceback, no parser's warnings leaking to the terminal
     data = json.loads(out.stdout)
     got = {Path(f["path"]).name: f for f in data["files"]}
     assert set(got) == set(expect)

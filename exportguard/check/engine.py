@@ -105,6 +105,10 @@ def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | 
     report = FileReport(str(path), fmt)
     pre: list[Hit] = []
     observer = None
+    if fmt == "pdf":
+        from .safety import configure_pypdf
+
+        configure_pypdf(limits)  # before read_manifest's PDF branch opens the file with pypdf
     try:
         manifest = read_manifest(path)
     except (ManifestNotFound, NoManifestReader):

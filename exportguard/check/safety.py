@@ -390,8 +390,10 @@ def configure_pypdf(limits: Limits) -> None:
     import pypdf
 
     logger = logging.getLogger("pypdf")
-    logger.setLevel(logging.WARNING)  # its warnings are read by pdf_reader, not printed
+    logger.setLevel(logging.WARNING)  # its warnings are read by pdf_reader (PypdfTrouble), not printed
     logger.propagate = False
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())  # else logging's last resort prints them to stderr
     size = limits.max_pdf_stream_bytes
     if hasattr(pypdf, "overwrite_configuration"):
         fields = {f for f in getattr(pypdf.Configuration, "__dataclass_fields__", {})}
