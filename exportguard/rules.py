@@ -58,9 +58,27 @@ RULES = {r.id: r for r in (
          "A table of results (a ranking) must show the figure it ranks by, with its band and citation."),
 )}
 
+# The checker's own rules: an exportguard artifact compared with the manifest it embeds (exportguard
+# check). Their IDs continue the guard's; the guard never raises them, it has no artifact to compare.
+CHECK_RULES = {r.id: r for r in (
+    Rule("EG016", "manifest-invalid", ERROR, "Manifest cannot be trusted",
+         "The artifact's embedded manifest cannot be read, has an unknown schema, or its digest (or, with "
+         "EXPORTGUARD_SIGNING_KEY, its HMAC signature) does not match its content: the manifest was edited."),
+    Rule("EG017", "edited-figure", ERROR, "Figure edited since export",
+         "A figure is no longer what was exported at its location: its value changed or it was removed. The "
+         "finding gives the exported and the current value."),
+    Rule("EG018", "stripped-binding", ERROR, "Binding stripped since export",
+         "A figure kept its value but lost part of its binding since export: the number format, unit, band, "
+         "mark or label, or the note its marks resolve to (a footer row, a notes line)."),
+    Rule("EG019", "figure-added", ERROR, "Figure added after export",
+         "An exportguard artifact shows a throughput figure that its manifest does not list: it was added after "
+         "export, and nothing vouches for its conditions."),
+)}
+ALL_RULES = {**RULES, **CHECK_RULES}
+
 
 def rule(name_or_id: str) -> Rule:
-    for r in RULES.values():
+    for r in ALL_RULES.values():
         if name_or_id in (r.id, r.name):
             return r
     raise KeyError(name_or_id)
@@ -74,7 +92,7 @@ class Finding:
 
     @property
     def rule(self) -> Rule:
-        return RULES[self.rule_id]
+        return ALL_RULES[self.rule_id]
 
     @property
     def severity(self) -> str:

@@ -1,6 +1,11 @@
 """The manifest embedded in an artifact, read back: the very hidden sheet of a workbook, the
-closing HTML comment of a Markdown file, the sidecar file of a CSV, the attached file of a PDF.
-Integrity is checked separately (exportguard.manifest.verify)."""
+closing HTML comment of a Markdown file, the sidecar file of a CSV, the custom XML part of a deck,
+the attached file of a PDF. Integrity is checked separately (exportguard.manifest.verify).
+
+Artifacts are untrusted input: every branch reads through the checker's safe-open layer
+(check/safety.py: archive limits, XML without DTDs or entities, file size limits), which raises
+NotInspectable (an ExportguardError) for a file it refuses; the checker also runs each file in a
+worker with a time and memory bound. A new format adds one branch to ``read_manifest``."""
 from __future__ import annotations
 
 import json
@@ -17,6 +22,10 @@ class ManifestNotFound(ExportguardError):
     """The artifact carries no exportguard manifest (not made by exportguard, or removed since)."""
 
 
+class NoManifestReader(ExportguardError):
+    """No branch of read_manifest reads this format (yet): its files are checked without a manifest."""
+
+
 def read_manifest(path) -> dict:
     path = Path(path)
     suffix = path.suffix.lower()
@@ -27,37 +36,53 @@ def read_manifest(path) -> dict:
     if suffix == ".pptx":
         from ..render.pptx_xml import read_manifest_text  # the deck's custom XML part (docs/pptx.md)
 
+        _archive_within_limits(path)
         return _parse(path, read_manifest_text(path))
     if suffix == ".csv":
         sidecar = path.with_name(path.name + CSV_SIDECAR)
         if not sidecar.is_file():
             raise ManifestNotFound(f"{path}: no {sidecar.name} beside it: the CSV carries no exportguard manifest")
-        return _parse(path, sidecar.read_text("utf-8"))
+        return _parse(path, _text(sidecar))
     if suffix == ".pdf":
         from ..render.pdf_manifest import read_text  # pypdf: the attached exportguard-manifest.json
 
+        _file_within_limits(path)
         return _parse(path, read_text(path))
-    raise ExportguardError(f"{path}: no manifest reader for {suffix!r} files")
+    raise NoManifestReader(f"{path}: no manifest reader for {suffix!r} files")
+
+
+def _text(path: Path) -> str:
+    from .safety import read_text
+
+    return read_text(path)
+
+
+def _archive_within_limits(path: Path) -> None:
+    """The checker's archive limits (entries, sizes, ratio, names) before any part is read."""
+    from .safety import SafeZip
+
+    SafeZip(path).close()
+
+
+def _file_within_limits(path: Path) -> None:
+    from .safety import DEFAULT_LIMITS, check_file_size
+
+    check_file_size(path, DEFAULT_LIMITS)
 
 
 def _xlsx_text(path: Path) -> str:
-    from openpyxl import load_workbook
+    from .safety import SafeZip
+    from .xlsx_reader import sheet_column_text
 
-    try:
-        wb = load_workbook(path, read_only=True, data_only=True, keep_links=False)
-    except Exception as e:  # zipfile.BadZipFile, KeyError, XML errors: not a readable workbook
-        raise ExportguardError(f"{path}: cannot read as a workbook: {e}") from None
-    try:
-        if XLSX_SHEET not in wb.sheetnames:
-            raise ManifestNotFound(f"{path}: no {XLSX_SHEET} sheet: the workbook carries no exportguard manifest")
-        return "".join(str(v) for (v,) in wb[XLSX_SHEET].iter_rows(min_col=1, max_col=1, values_only=True)
-                       if v is not None)
-    finally:
-        wb.close()
+    with SafeZip(path) as z:
+        text = sheet_column_text(z, XLSX_SHEET)
+    if text is None:
+        raise ManifestNotFound(f"{path}: no {XLSX_SHEET} sheet: the workbook carries no exportguard manifest")
+    return text
 
 
 def _markdown_text(path: Path) -> str:
-    text = path.read_text("utf-8")
+    text = _text(path)
     start, end = text.rfind(MD_OPEN), text.rfind(MD_CLOSE)
     if start < 0 or end < start:
         raise ManifestNotFound(f"{path}: no exportguard-manifest comment: the file carries no exportguard manifest")

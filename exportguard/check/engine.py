@@ -1,0 +1,241 @@
+"""exportguard check: which files, how each is inspected, and the outcome per file.
+
+Each file is inspected in a worker process (safety.run_isolated) with a wall-clock and a memory
+bound: its manifest (when it carries one) is read through the safe-open layer and verified
+(digest, and HMAC when EXPORTGUARD_SIGNING_KEY is set), its reader feeds every visible text to the
+evaluator (rules on figures and citations) and the manifest comparison (tamper.py), and the
+findings come back to the parent. A file that cannot be inspected safely has a reason instead.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .evaluate import DOCUMENT, Evaluator, Hit, hit
+from .safety import DEFAULT_LIMITS, Limits, NotInspectable, run_isolated
+
+FORMATS = {".pptx": "pptx", ".xlsx": "xlsx", ".xlsm": "xlsx", ".pdf": "pdf", ".csv": "csv", ".md": "markdown",
+           ".markdown": "markdown"}
+SKIP_SUFFIXES = (".manifest.json",)
+CLEAN, FINDINGS, NOT_INSPECTED = "clean", "findings", "not-inspected"
+
+
+@dataclass
+class FileReport:
+    path: str
+    format: str
+    status: str = CLEAN
+    reason: str | None = None  # why the file could not be inspected
+    hits: list[Hit] = field(default_factory=list)
+    figures: int = 0  # figures found (every occurrence, cell comments included)
+    manifest: dict | None = None  # what the manifest check found, when the file carries one
+    seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+
+
+def collect(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[FileReport]]:
+    """Files to inspect: each path given, and the supported files under each folder (sorted;
+    hidden folders such as .git skipped). A file given by name in a format the checker does not
+    read is reported as not inspected."""
+    files: list[tuple[Path, str]] = []
+    refused: list[FileReport] = []
+    seen: set[Path] = set()
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            for folder, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    fp = Path(folder) / name
+                    fmt = _format(fp)
+                    if fmt and not name.startswith((".", "~$")) and fp not in seen:
+                        seen.add(fp)
+                        files.append((fp, fmt))
+        elif p not in seen:
+            seen.add(p)
+            fmt = _format(p)
+            if fmt:
+                files.append((p, fmt))
+            else:
+                refused.append(FileReport(str(p), p.suffix.lower().lstrip(".") or "?", NOT_INSPECTED,
+                                          f"not a format the checker reads (known: {', '.join(sorted(FORMATS))})"))
+    return files, refused
+
+
+def _format(path: Path) -> str | None:
+    name = path.name.lower()
+    if name.endswith(SKIP_SUFFIXES):
+        return None
+    return FORMATS.get(path.suffix.lower())
+
+
+def _signing_key() -> bytes | None:
+    from ..manifest import SIGNING_KEY_ENV
+
+    value = os.environ.get(SIGNING_KEY_ENV)
+    return value.encode("utf-8") if value else None
+
+
+def preload(fmt: str) -> None:
+    """Import a format's reader in the parent, so that each forked worker starts with it."""
+    from . import manifests, tamper  # noqa: F401
+    if fmt == "xlsx":
+        from . import xlsx_reader  # noqa: F401
+    elif fmt == "pptx":
+        from . import pptx_reader  # noqa: F401
+        from ..render import pptx_xml  # noqa: F401  (read_manifest's branch for decks)
+    elif fmt == "pdf":
+        from . import pdf_reader  # noqa: F401
+        from ..render import pdf_manifest  # noqa: F401  (read_manifest's branch for PDFs)
+    else:
+        from . import text_reader  # noqa: F401
+
+
+def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | None = None) -> FileReport:
+    """Inspect one file in this process (the worker): manifest, reading, rules, comparison."""
+    from ..errors import ExportguardError
+    from ..manifest import verify
+    from .manifests import ManifestNotFound, NoManifestReader, read_manifest
+    from .tamper import ManifestCheck
+
+    report = FileReport(str(path), fmt)
+    pre: list[Hit] = []
+    observer = None
+    if fmt == "pdf":
+        from .safety import configure_pypdf
+
+        configure_pypdf(limits)  # before read_manifest's PDF branch opens the file with pypdf
+    try:
+        manifest = read_manifest(path)
+    except (ManifestNotFound, NoManifestReader):
+        manifest = None
+    except NotInspectable:
+        raise
+    except ExportguardError as e:
+        manifest = None
+        report.manifest = {"present": True, "readable": False}
+        pre.append(hit("manifest-invalid", "manifest", str(e).replace(f"{path}: ", ""), scope=DOCUMENT))
+    if manifest is not None:
+        problems = verify(manifest, key)
+        pre += [hit("manifest-invalid", "manifest", p, scope=DOCUMENT) for p in problems]
+        observer = ManifestCheck(manifest, fmt)
+        report.manifest = {"present": True, "readable": True, "figures": len(observer.entries),
+                           "digest_ok": not any("digest" in p for p in problems),
+                           "signed": "hmac" in manifest, "signature_checked": key is not None,
+                           "signature_ok": (not any("signature" in p for p in problems)) if key else None}
+        del manifest  # the comparison keeps what it needs; a 100,000-figure manifest is ~1 GB of objects
+    ev = Evaluator(observer)
+    read(path, fmt, ev, limits)
+    report.hits = pre + ev.finish()
+    report.figures = ev.figures
+    if observer is not None:
+        report.manifest["moved"] = getattr(observer, "moved", 0)
+        report.manifest["edited"] = sum(1 for h in report.hits if h.rule_id in ("EG017", "EG018", "EG019"))
+    report.status = FINDINGS if report.hits else CLEAN
+    return report
+
+
+def read(path: Path, fmt: str, sink, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Feed every text a person can see in the file to ``sink`` (an Evaluator)."""
+    from .safety import SafeZip
+
+    if fmt == "xlsx":
+        from . import xlsx_reader
+
+        with SafeZip(path, limits) as z:
+            xlsx_reader.read(z, sink)
+    elif fmt == "pptx":
+        from . import pptx_reader
+
+        with SafeZip(path, limits) as z:
+            pptx_reader.read(z, sink)
+    elif fmt == "pdf":
+        from . import pdf_reader
+
+        pdf_reader.read(path, sink, limits)
+    elif fmt == "csv":
+        from .text_reader import read_csv
+
+        read_csv(path, sink, limits)
+    elif fmt == "markdown":
+        from .text_reader import read_markdown
+
+        read_markdown(path, sink, limits)
+    else:
+        raise NotInspectable(f"no reader for {fmt!r} files")
+
+
+def check(paths: Iterable[str | Path], *, limits: Limits = DEFAULT_LIMITS, ignore: Iterable[str] = (),
+          progress: Callable[[int, int, str], None] | None = None, isolate: bool = True) -> list[FileReport]:
+    """Inspect every file under ``paths``; ``ignore`` drops findings of those rule IDs."""
+    files, reports = collect(paths)
+    key = _signing_key()
+    ignored = set(ignore)
+    preloaded: set[str] = set()
+    for n, (path, fmt) in enumerate(files):
+        if progress:
+            progress(n, len(files), str(path))
+        if fmt not in preloaded:
+            preload(fmt)
+            preloaded.add(fmt)
+        if isolate:
+            outcome = run_isolated(inspect, (path, fmt, limits, key), limits)
+            if outcome.reason is not None:
+                report = FileReport(str(path), fmt, NOT_INSPECTED, outcome.reason)
+            else:
+                report = outcome.value
+            report.seconds, report.peak_rss_mb = outcome.seconds, outcome.peak_rss_mb
+        else:  # in this process: for tests and profiling only
+            started = time.monotonic()
+            try:
+                report = inspect(path, fmt, limits, key)
+            except NotInspectable as e:
+                report = FileReport(str(path), fmt, NOT_INSPECTED, e.reason)
+            report.seconds = time.monotonic() - started
+        if ignored and report.hits:
+            report.hits = [h for h in report.hits if h.rule_id not in ignored]
+            if report.status == FINDINGS and not report.hits:
+                report.status = CLEAN
+        reports.append(report)
+    if progress:
+        progress(len(files), len(files), "")
+    return reports
+
+
+def exit_code(reports: list[FileReport]) -> int:
+    """0 clean, 1 findings, 2 a file could not be inspected."""
+    if any(r.status == NOT_INSPECTED for r in reports):
+        return 2
+    return 1 if any(r.hits for r in reports) else 0
+
+
+class Progress:
+    """A one-line progress bar on stderr, shown once a run has taken more than a moment."""
+
+    def __init__(self, stream=None, after_s: float | None = None, width: int = 30):
+        self.stream = stream or sys.stderr
+        self.started = time.monotonic()
+        if after_s is None:
+            try:
+                after_s = float(os.environ.get("EXPORTGUARD_PROGRESS_AFTER", "0.5"))
+            except ValueError:
+                after_s = 0.5
+        self.after_s, self.width, self.shown = after_s, width, False
+
+    def __call__(self, done: int, total: int, current: str) -> None:
+        if total < 2 or (not self.shown and time.monotonic() - self.started < self.after_s and done < total):
+            return
+        if done >= total:
+            if self.shown:
+                self.stream.write("\r" + " " * (self.width + 60) + "\r")
+                self.stream.flush()
+            return
+        self.shown = True
+        filled = int(self.width * done / total)
+        name = current if len(current) <= 40 else "…" + current[-39:]
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {name:<40}")
+        self.stream.flush()

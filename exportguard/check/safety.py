@@ -1,0 +1,587 @@
+"""Every limit the checker applies to an untrusted document, in one module.
+
+A document is data from anyone: a zip bomb, an XML entity attack, a PDF whose streams inflate to
+gigabytes or whose objects refer to each other in a loop. Nothing here trusts the file:
+
+- **Archives** (PPTX, XLSX and the workbooks embedded in charts): the number of entries, each
+  entry's declared uncompressed size, their total and each entry's compression ratio are checked
+  from the central directory before a byte is inflated; duplicate (case-insensitively, as OOXML
+  part names are), absolute and traversing names, encrypted entries and compression methods other
+  than stored/deflate are refused; reading an entry stops at its declared size. An archive inside
+  an archive is read from memory with the same limits and counts against the same total.
+- **XML** is read without a DTD: defusedxml's parser (``parse_tree``) for the small parts that are
+  read as trees (slides, charts, relationships), and, for the big streamed parts (worksheets, shared
+  strings, styles, comments), a raw expat parser with the handlers defusedxml installs (a DOCTYPE,
+  an entity declaration or an external reference raises defusedxml's own exceptions). Trees are
+  built to a bounded depth.
+- **PDF**: a page count limit, a limit on each stream's inflated size (pypdf's own decompression
+  limits, set from ours) and on nesting (Python's recursion limit in the worker; a reference loop
+  ends there or in pypdf's loop detection).
+- **Every file is inspected in a worker process** (``run_isolated``) with an address-space limit
+  (RLIMIT_AS, set in the child to what it starts with plus ``max_memory_mb``) and a wall-clock
+  limit enforced by the parent, which kills the
+  child when it is reached. Whatever goes wrong ends as ``NotInspectable(reason)``: "could not
+  inspect: <reason>", never a crash and never "no findings".
+
+The defaults are sized so that exportguard's own 100,000-figure workbook passes (about 26 MB
+zipped, 760 MB of XML in 15 entries, the largest 264 MB, compression ratios up to about 100:1).
+"""
+from __future__ import annotations
+
+import io
+import logging
+import multiprocessing
+import os
+import re
+import resource
+import signal
+import sys
+import time
+import traceback
+import xml.parsers.expat
+import zipfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import ExportguardError
+
+MB = 1 << 20
+
+
+class NotInspectable(ExportguardError):
+    """The file could not be inspected safely: ``reason`` says why, in words."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = 1024 * MB  # any file on disk (a CSV, a Markdown file, a PDF, an archive)
+    max_entries: int = 10_000  # entries in one archive
+    max_entry_bytes: int = 1024 * MB  # declared uncompressed size of one entry
+    max_total_bytes: int = 2048 * MB  # declared uncompressed size of all entries (nested archives included)
+    max_ratio: float = 250.0  # uncompressed / compressed size of one entry...
+    ratio_floor: int = 1 * MB  # ...for entries that inflate to more than this
+    max_nested_archives: int = 1  # archives inside an archive (a chart's embedded workbook), depth
+    max_xml_depth: int = 256  # element nesting of an XML part read as a tree
+    max_tree_part_bytes: int = 64 * MB  # an XML part read as a tree (a slide, a chart) is small
+    max_pdf_pages: int = 5_000
+    max_pdf_stream_bytes: int = 64 * MB  # one PDF stream, inflated
+    max_recursion: int = 2_000  # Python recursion in the worker (PDF object nesting, reference loops)
+    timeout_s: float = 120.0  # wall clock for one file
+    max_memory_mb: int = 2048  # address space of the worker inspecting one file
+
+    def with_overrides(self, **kwargs) -> "Limits":
+        return replace(self, **{k: v for k, v in kwargs.items() if v is not None})
+
+
+DEFAULT_LIMITS = Limits()
+
+
+# -- files on disk -----------------------------------------------------------------------------------
+
+def check_file_size(path: Path, limits: Limits) -> int:
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise NotInspectable(f"cannot read the file: {e.strerror or e}") from None
+    if size > limits.max_file_bytes:
+        raise NotInspectable(f"the file is {size / MB:,.0f} MB, more than the limit of {limits.max_file_bytes / MB:,.0f} MB")
+    return size
+
+
+def read_text(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
+    """A text file (CSV, Markdown, a manifest sidecar) as UTF-8, within the file size limit."""
+    check_file_size(path, limits)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise NotInspectable(f"cannot read the file: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise NotInspectable(f"not UTF-8 text (byte {e.start}: {e.reason})") from None
+
+
+# -- archives ----------------------------------------------------------------------------------------
+
+_ALLOWED_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate"}
+
+
+class SafeZip:
+    """A zip archive whose central directory passed every limit. ``read(name)`` inflates one entry
+    (bounded by its declared size); ``open_archive(name)`` opens an archive stored inside."""
+
+    def __init__(self, source: Path | bytes, limits: Limits = DEFAULT_LIMITS, *, label: str = "",
+                 depth: int = 0, budget: list[int] | None = None):
+        self.limits = limits
+        self.label = label  # "" for the file itself, "embedded workbook 'x.xlsx'" for a nested one
+        self.depth = depth
+        self._budget = budget if budget is not None else [limits.max_total_bytes]
+        if isinstance(source, (bytes, bytearray)):
+            size, stream = len(source), io.BytesIO(source)
+        else:
+            size, stream = check_file_size(Path(source), limits), source
+        try:
+            self._zf = zipfile.ZipFile(stream)
+            infos = self._zf.infolist()
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError, NotImplementedError) as e:
+            raise NotInspectable(f"{self._of()}not a readable zip archive (truncated or damaged?): {e}") from None
+        self.archive_bytes = size
+        self._check(infos)
+        self._infos = {i.filename: i for i in infos}
+        self._lower = {i.filename.lower(): i.filename for i in infos}
+
+    def _of(self) -> str:
+        return f"{self.label}: " if self.label else ""
+
+    def _check(self, infos: list[zipfile.ZipInfo]) -> None:
+        lim = self.limits
+        if len(infos) > lim.max_entries:
+            raise NotInspectable(f"{self._of()}the archive has {len(infos):,} entries, more than the limit of "
+                                 f"{lim.max_entries:,}")
+        seen: set[str] = set()
+        total = 0
+        for info in infos:
+            name = info.filename
+            if _unsafe_name(name):
+                raise NotInspectable(f"{self._of()}archive entry name {name!r} is absolute or leaves the archive "
+                                     "(path traversal)")
+            key = name.lower()
+            if key in seen:
+                raise NotInspectable(f"{self._of()}archive entry {name!r} appears twice (duplicate names make the "
+                                     "content ambiguous)")
+            seen.add(key)
+            if info.flag_bits & 0x1:
+                raise NotInspectable(f"{self._of()}archive entry {name!r} is encrypted")
+            if info.compress_type not in _ALLOWED_METHODS:
+                raise NotInspectable(f"{self._of()}archive entry {name!r} uses compression method "
+                                     f"{info.compress_type}, not stored or deflate")
+            if info.file_size > lim.max_entry_bytes:
+                raise NotInspectable(f"{self._of()}archive entry {name!r} declares {info.file_size / MB:,.0f} MB "
+                                     f"uncompressed, more than the limit of {lim.max_entry_bytes / MB:,.0f} MB")
+            if info.file_size > lim.ratio_floor:
+                ratio = info.file_size / max(info.compress_size, 1)
+                if ratio > lim.max_ratio:
+                    raise NotInspectable(f"{self._of()}archive entry {name!r} inflates {ratio:,.0f} times its "
+                                         f"compressed size (limit {lim.max_ratio:,.0f}): a zip bomb?")
+            total += info.file_size
+        if total > self._budget[0]:
+            raise NotInspectable(f"{self._of()}the archive declares {total / MB:,.0f} MB uncompressed, more than the "
+                                 f"{self._budget[0] / MB:,.0f} MB left of the limit of {lim.max_total_bytes / MB:,.0f} MB")
+        self._budget[0] -= total
+
+    def names(self) -> list[str]:
+        return list(self._infos)
+
+    def find(self, name: str) -> str | None:
+        """The entry's name as stored (OOXML part names are case-insensitive), or None."""
+        name = name.lstrip("/")
+        return name if name in self._infos else self._lower.get(name.lower())
+
+    def size(self, name: str) -> int:
+        return self._infos[self.find(name) or name].file_size
+
+    def open(self, name: str):
+        """A stream of the entry's bytes, inflated no further than its declared size."""
+        real = self.find(name)
+        if real is None:
+            raise NotInspectable(f"{self._of()}the archive has no part {name!r}")
+        try:
+            return _Bounded(self._zf.open(real), self._infos[real].file_size, f"{self._of()}{real}")
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as e:
+            raise NotInspectable(f"{self._of()}archive entry {real!r} cannot be read: {e}") from None
+
+    def read(self, name: str, max_bytes: int | None = None) -> bytes:
+        real = self.find(name)
+        if real is not None and max_bytes is not None and self._infos[real].file_size > max_bytes:
+            raise NotInspectable(f"{self._of()}part {real!r} is {self._infos[real].file_size / MB:,.0f} MB, more than "
+                                 f"the {max_bytes / MB:,.0f} MB such a part may have")
+        with self.open(name) as f:
+            return f.read()
+
+    def open_archive(self, name: str, label: str) -> "SafeZip":
+        if self.depth + 1 > self.limits.max_nested_archives:
+            raise NotInspectable(f"{self._of()}{name!r} is an archive nested deeper than the limit of "
+                                 f"{self.limits.max_nested_archives}")
+        return SafeZip(self.read(name), self.limits, label=label, depth=self.depth + 1, budget=self._budget)
+
+    def close(self) -> None:
+        self._zf.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _unsafe_name(name: str) -> bool:
+    if not name or name.startswith(("/", "\\")) or "\\" in name or "\x00" in name:
+        return True
+    if len(name) > 1 and name[1] == ":":  # C:...
+        return True
+    return any(part == ".." for part in name.split("/"))
+
+
+class _Bounded(io.RawIOBase):
+    """An entry's stream that fails instead of returning more than the declared size, and turns
+    the zip module's errors for damaged data into NotInspectable."""
+
+    def __init__(self, raw, limit: int, label: str):
+        self._raw, self._left, self._label = raw, limit, label
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        try:
+            data = self._raw.read(min(len(b), self._left + 1))
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
+            raise NotInspectable(f"archive entry {self._label!r} is damaged: {e}") from None
+        except Exception as e:  # zlib.error
+            raise NotInspectable(f"archive entry {self._label!r} is damaged: {e}") from None
+        if len(data) > self._left:
+            raise NotInspectable(f"archive entry {self._label!r} inflates past its declared size")
+        self._left -= len(data)
+        b[:len(data)] = data
+        return len(data)
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            chunks = []
+            while True:
+                chunk = self.read(1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+        buf = bytearray(n)
+        got = self.readinto(buf)
+        return bytes(buf[:got])
+
+    def close(self):
+        self._raw.close()
+        super().close()
+
+
+# -- XML -------------------------------------------------------------------------------------------
+
+def _xml_problem(part: str, e: BaseException) -> NotInspectable:
+    from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
+
+    if isinstance(e, EntitiesForbidden):
+        return NotInspectable(f"XML part {part!r} declares entities; entity expansion is refused (billion laughs?)")
+    if isinstance(e, ExternalReferenceForbidden):
+        return NotInspectable(f"XML part {part!r} refers to an external entity; refused")
+    if isinstance(e, DTDForbidden):
+        return NotInspectable(f"XML part {part!r} has a document type declaration (DTD); entity and DTD "
+                              "processing is refused")
+    if isinstance(e, NotInspectable):
+        return e
+    return NotInspectable(f"XML part {part!r} is not well-formed: {e}")
+
+
+def _parse_errors():
+    from defusedxml import DefusedXmlException
+    from xml.etree.ElementTree import ParseError
+
+    return (DefusedXmlException, ParseError, xml.parsers.expat.ExpatError, ValueError, UnicodeError)
+
+
+class _DepthTreeBuilder:
+    """ElementTree's C TreeBuilder behind a depth counter: a tree deeper than the limit is refused
+    while it is parsed, before any reader walks it."""
+
+    def __init__(self, max_depth: int, part: str):
+        from xml.etree.ElementTree import TreeBuilder
+
+        self._tb, self._depth, self._max, self._part = TreeBuilder(), 0, max_depth, part
+
+    def start(self, tag, attrs):
+        self._depth += 1
+        if self._depth > self._max:
+            raise NotInspectable(f"XML part {self._part!r} nests elements deeper than {self._max} levels")
+        return self._tb.start(tag, attrs)
+
+    def end(self, tag):
+        self._depth -= 1
+        return self._tb.end(tag)
+
+    def data(self, data):
+        return self._tb.data(data)
+
+    def close(self):
+        return self._tb.close()
+
+
+def parse_tree(data: bytes, part: str, limits: Limits = DEFAULT_LIMITS):
+    """A small XML part (a slide, a chart, relationships) as an ElementTree element, parsed by
+    defusedxml with DTDs forbidden and the depth bounded."""
+    from defusedxml.ElementTree import DefusedXMLParser
+
+    if len(data) > limits.max_tree_part_bytes:
+        raise NotInspectable(f"XML part {part!r} is {len(data) / MB:,.0f} MB, more than the "
+                             f"{limits.max_tree_part_bytes / MB:,.0f} MB such a part may have")
+    parser = DefusedXMLParser(target=_DepthTreeBuilder(limits.max_xml_depth, part), forbid_dtd=True,
+                              forbid_entities=True, forbid_external=True)
+    try:
+        parser.feed(data)
+        return parser.close()
+    except _parse_errors() + (NotInspectable,) as e:
+        raise _xml_problem(part, e) from None
+
+
+def stream_xml(stream, part: str, start: Callable, end: Callable | None = None,
+               data: Callable | None = None, chunk: int = 1 << 20) -> None:
+    """Stream a big XML part through expat callbacks (``start(tag, attrs)``, ``end(tag)``,
+    ``data(text)``; tags are local names ``"c"``, ``"row"``, ``"t"``, attributes a dict keyed by
+    their qualified names). The parser carries defusedxml's protections: a DOCTYPE, an entity
+    declaration or an external entity reference ends the parse with defusedxml's exception."""
+    from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
+
+    p = xml.parsers.expat.ParserCreate()
+    p.buffer_text = True
+    p.buffer_size = 1 << 16
+
+    def doctype(name, sysid, pubid, has_internal_subset):
+        raise DTDForbidden(name, sysid, pubid)
+
+    def entity(name, is_parameter_entity, value, base, sysid, pubid, notation_name=None):
+        raise EntitiesForbidden(name, value, base, sysid, pubid, notation_name)
+
+    def external(context, base, sysid, pubid):
+        raise ExternalReferenceForbidden(context, base, sysid, pubid)
+
+    p.StartDoctypeDeclHandler = doctype
+    p.EntityDeclHandler = entity
+    p.UnparsedEntityDeclHandler = lambda name, base, sysid, pubid, notation: entity(name, False, None, base, sysid,
+                                                                                   pubid, notation)
+    p.ExternalEntityRefHandler = external
+    p.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    p.StartElementHandler = start
+    if end is not None:
+        p.EndElementHandler = end
+    if data is not None:
+        p.CharacterDataHandler = data
+    try:
+        while True:
+            block = stream.read(chunk)
+            if not block:
+                break
+            p.Parse(block, False)
+        p.Parse(b"", True)
+    except _parse_errors() as e:
+        raise _xml_problem(part, e) from None
+
+
+def local(tag: str) -> str:
+    """'x:row' or 'row' -> 'row' (expat without namespace processing keeps the prefix)."""
+    return tag.rpartition(":")[2]
+
+
+# -- PDF -------------------------------------------------------------------------------------------
+
+def configure_pypdf(limits: Limits) -> None:
+    """pypdf's own resource limits, set from ours: its Configuration (pypdf 7) or, in older
+    releases, its module-level decompression limits."""
+    import pypdf
+
+    logger = logging.getLogger("pypdf")
+    logger.setLevel(logging.WARNING)  # its warnings are read by pdf_reader (PypdfTrouble), not printed
+    logger.propagate = False
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())  # else logging's last resort prints them to stderr
+    size = limits.max_pdf_stream_bytes
+    if hasattr(pypdf, "overwrite_configuration"):
+        fields = {f for f in getattr(pypdf.Configuration, "__dataclass_fields__", {})}
+        wanted = {"maximum_declared_stream_length": size, "array_based_stream_maximum_output_length": size,
+                  "jbig2_maximum_output_length": size, "lzw_maximum_output_length": size,
+                  "run_length_maximum_output_length": size, "zlib_maximum_output_length": size,
+                  "brotli_maximum_output_length": size, "image_maximum_buffer_size": size,
+                  "stream_decoding_work_maximum_length": 4 * size, "page_tree_maximum_entries": limits.max_pdf_pages * 4,
+                  "disable_legacy_handling": True}
+        pypdf.overwrite_configuration(**{k: v for k, v in wanted.items() if k in fields})
+        return
+    from pypdf import filters
+
+    for name in ("ZLIB_MAX_OUTPUT_LENGTH", "LZW_MAX_OUTPUT_LENGTH", "MAX_DECLARED_STREAM_LENGTH",
+                 "RUN_LENGTH_MAX_OUTPUT_LENGTH", "MAX_ARRAY_BASED_STREAM_OUTPUT_LENGTH"):
+        if hasattr(filters, name):
+            setattr(filters, name, size)
+
+
+_PDF_FATAL = re.compile(r"error reading|limit|recursion|cyclic|depth|impossible to decode|decompress|too many|loop",
+                        re.IGNORECASE)
+
+
+class PypdfTrouble(logging.Handler):
+    """pypdf recovers from damage with a logged warning and carries on with part of a page missing;
+    the checker does not: a warning that content was lost ends the inspection (``check``)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.found: list[str] = []
+        logging.getLogger("pypdf").addHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:
+            message = str(record.msg)
+        if _PDF_FATAL.search(message):
+            self.found.append(message[:200])
+
+    def check(self, page: int) -> None:
+        if self.found:
+            raise NotInspectable(f"pypdf could not read all of page {page}: {self.found[0]} (a damaged object, "
+                                 "nesting past its limits or a stream past the size limit)")
+
+    def close(self) -> None:
+        logging.getLogger("pypdf").removeHandler(self)
+        super().close()
+
+
+def inflate_page_contents(page, n: int) -> None:
+    """Inflate each of a PDF page's content streams (within pypdf's limits, set from ours), whether or
+    not text extraction would; a content entry that is not a stream or an array of streams (a
+    reference loop, a damaged page) ends the inspection."""
+    from pypdf.generic import ArrayObject, StreamObject
+
+    raw = page.get("/Contents")
+    if raw is None:
+        return
+    obj = raw.get_object()
+    parts = list(obj) if isinstance(obj, ArrayObject) else [obj]
+    for part in parts:
+        stream = part.get_object() if part is not None else None
+        if not isinstance(stream, StreamObject):
+            raise NotInspectable(f"page {n}'s contents are not streams ({type(stream).__name__}): a reference loop "
+                                 "or a damaged page")
+        stream.get_data()
+
+
+def pdf_problem(e: BaseException, limits: Limits = DEFAULT_LIMITS) -> NotInspectable:
+    name = type(e).__name__
+    if isinstance(e, NotInspectable):
+        return e
+    if isinstance(e, RecursionError):
+        return NotInspectable("the PDF nests objects too deeply or its objects refer to each other in a loop "
+                              "(recursion limit reached)")
+    if name == "LimitReachedError":
+        return NotInspectable(f"a PDF stream or structure goes past the limit of "
+                              f"{limits.max_pdf_stream_bytes / MB:,.0f} MB or pypdf's own limits: {e}")
+    return NotInspectable(f"not a readable PDF ({name}: {e})")
+
+
+# -- the worker ------------------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    value: Any = None
+    reason: str | None = None  # set when the file could not be inspected
+    seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+
+
+def run_isolated(fn: Callable, args: tuple, limits: Limits = DEFAULT_LIMITS) -> Outcome:
+    """Run ``fn(*args)`` in a forked worker whose address space may grow by at most
+    ``limits.max_memory_mb`` over what it starts with (the parent's, at the fork), and which the
+    parent kills after ``limits.timeout_s``. Returns the
+    value, or the reason it could not be had (NotInspectable's reason, a memory or time limit, or
+    the worker's unexpected end)."""
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    started = time.monotonic()
+    proc = ctx.Process(target=_child, args=(send, fn, args, limits, _address_space()), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        if receive.poll(limits.timeout_s):
+            try:
+                kind, payload, peak = receive.recv()
+            except (EOFError, OSError):
+                proc.join(5)
+                return Outcome(reason=_died(proc, limits), seconds=time.monotonic() - started)
+        else:
+            _kill(proc)
+            return Outcome(reason=f"inspection took longer than the limit of {limits.timeout_s:g} s",
+                           seconds=time.monotonic() - started)
+    finally:
+        receive.close()
+    proc.join(5)
+    if proc.is_alive():
+        _kill(proc)
+    seconds = time.monotonic() - started
+    if kind == "ok":
+        return Outcome(value=payload, seconds=seconds, peak_rss_mb=peak)
+    return Outcome(reason=payload, seconds=seconds, peak_rss_mb=peak)
+
+
+def _kill(proc) -> None:
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.join(5)
+
+
+def _died(proc, limits: Limits) -> str:
+    code = proc.exitcode
+    if code is not None and code < 0:
+        sig = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        return (f"the inspecting process was ended by {sig} (out of memory past {limits.max_memory_mb} MB, or a "
+                "crash in a parser)")
+    return f"the inspecting process ended unexpectedly (exit code {code})"
+
+
+def _address_space() -> int:
+    """This process's address space in bytes (what a forked worker starts with), 0 if unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _child(send, fn, args, limits: Limits, base: int = 0) -> None:
+    try:
+        import faulthandler
+
+        faulthandler.disable()  # a parser's crash is reported by the parent as a reason, not dumped here
+    except Exception:
+        pass
+    try:
+        # what the inspection may add to the address space the worker starts with (the checker's own,
+        # shared with its parent until written): a small CLI process starts at about 100-200 MB
+        cap = base + limits.max_memory_mb * MB
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    except (ValueError, OSError):
+        pass  # an already lower hard limit stays in force
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ValueError, OSError):
+        pass
+    sys.setrecursionlimit(limits.max_recursion)
+    try:
+        value = fn(*args)
+        message = ("ok", value)
+    except NotInspectable as e:
+        message = ("not", e.reason)
+    except MemoryError:
+        message = ("not", f"needs more memory than the limit of {limits.max_memory_mb} MB")
+    except RecursionError:
+        message = ("not", "nesting deeper than the recursion limit (a reference loop or a deeply nested structure)")
+    except Exception as e:  # a parser's own error on a malformed file: say what, never crash
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        message = ("not", f"unreadable file ({type(e).__name__}: {e}; in {Path(where.filename).name}:{where.lineno})")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        send.send(message + (peak,))
+    except MemoryError:
+        send.send(("not", f"needs more memory than the limit of {limits.max_memory_mb} MB", peak))
+    finally:
+        send.close()
+        os._exit(0)

@@ -1,0 +1,164 @@
+"""CSV and Markdown: the text a person sees, cell by cell and line by line.
+
+CSV: one scope (the file); each cell is an item at ``row R, column C`` (R counts records from the
+header, as exportguard's manifest does; the line in the file is kept for text and SARIF output);
+a row is a block, so a row's own notes column resolves its marks first. A column whose header
+names a throughput unit makes its numbers figures.
+
+Markdown: one scope (the file); HTML comments are not shown and are skipped (exportguard's
+manifest lives in one). Table cells are items at ``section N, table row R, column C`` (N counts
+``## `` headings, R the table's body rows), a bold lead ``**...**`` at the start of a line is
+``section N, headline``, any other line is ``line L``. A section is a block.
+"""
+from __future__ import annotations
+
+import csv
+import html
+import re
+from pathlib import Path
+
+from ..detect import header_unit
+from .evaluate import DOCUMENT
+from .safety import DEFAULT_LIMITS, Limits, NotInspectable, check_file_size, read_text
+
+CSV_FIELD_LIMIT = 64 << 20
+
+
+def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
+    check_file_size(path, limits)
+    sink.scope(DOCUMENT)
+    previous = csv.field_size_limit()
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+    try:
+        f = open(path, newline="", encoding="utf-8-sig")
+    except OSError as e:
+        raise NotInspectable(f"cannot read the file: {e.strerror or e}") from None
+    try:
+        reader = csv.reader(f)
+        headers: list[str] = []
+        units: dict[int, str] = {}
+        line = 1
+        for r, row in enumerate(reader, 1):
+            if r == 1:
+                headers = row
+                units = {c: u for c, h in enumerate(row, 1) if (u := header_unit(h))}
+            for c, cell in enumerate(row, 1):
+                if not cell:
+                    continue
+                name = headers[c - 1] if r > 1 and c <= len(headers) and headers[c - 1] else ""
+                where = f"row {r}, column {c}" + (f" ({name!r})" if name else "") + f", line {line}"
+                sink.item(f"row {r}, column {c}", where, cell, None, block=f"row {r}",
+                          unit=units.get(c, "") if r > 1 else "", kind="header" if r == 1 else "cell", line=line)
+            line = reader.line_num + 1
+    except csv.Error as e:
+        raise NotInspectable(f"not a readable CSV file: {e}") from None
+    except UnicodeDecodeError as e:
+        raise NotInspectable(f"not UTF-8 text (byte {e.start} of a block: {e.reason})") from None
+    finally:
+        f.close()
+        csv.field_size_limit(previous)
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_HEADLINE = re.compile(r"^\*\*(.+?)\*\*(.*)$")
+_BLOCK_START = re.compile(r"^\s*(?:[-*+•]\s|\d+[.)]\s|#|\||>|```|\[[a-z]{1,6}\]\s)")
+
+
+def split_row(line: str) -> list[str]:
+    """A Markdown table row's cells, as written (escapes kept), split at unescaped pipes."""
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    cells, buf, i = [], [], 0
+    while i < len(s):
+        ch = s[i]
+        if ch == "\\" and i + 1 < len(s):
+            buf.append(s[i:i + 2])
+            i += 2
+            continue
+        if ch == "|":
+            cells.append("".join(buf).strip())
+            buf = []
+        else:
+            buf.append(ch)
+        i += 1
+    tail = "".join(buf).strip()
+    if tail or not s.endswith("|"):
+        cells.append(tail)
+    return cells
+
+
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # a backslash before ASCII punctuation (CommonMark)
+
+
+def rendered(text: str) -> str:
+    """What a reader of the rendered Markdown sees: backslash escapes and character references
+    resolved (exportguard's own Markdown escapes '_', '*', '[' ... and writes '&lt;')."""
+    if "\\" in text:
+        text = _ESCAPED.sub(r"\1", text)
+    if "&" in text:
+        text = html.unescape(text)
+    return text
+
+
+def _item(sink, key: str, where: str, raw: str, **kw) -> None:
+    text = rendered(raw)
+    sink.item(key, where, text, shown=raw if text != raw else None, **kw)
+
+
+def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
+    text = read_text(path, limits)
+    sink.scope(DOCUMENT)
+    # comments are replaced by as many newlines as they span, so line numbers stay true
+    text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    lines = text.split("\n")
+    section = 0
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        n = i + 1
+        stripped = line.strip()
+        if line.startswith("## "):
+            section += 1
+        if stripped.startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1]):
+            headers = split_row(line)
+            units = {c: u for c, h in enumerate(headers, 1) if (u := header_unit(rendered(h)))}
+            for c, h in enumerate(headers, 1):
+                if h:
+                    _item(sink, f"line {n}", f"line {n}, table header, column {c}", h, block=f"section {section}",
+                              kind="header", line=n)
+            i += 2
+            r = 0
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                r += 1
+                n = i + 1
+                for c, cell in enumerate(split_row(lines[i]), 1):
+                    if cell:
+                        key = f"section {section}, table row {r}, column {c}"
+                        _item(sink, key, f"line {n} ({key})", cell, block=f"section {section}", unit=units.get(c, ""),
+                                  kind="cell", line=n)
+                i += 1
+            continue
+        if not stripped:
+            i += 1
+            continue
+        if stripped.startswith("#"):
+            _item(sink, f"line {n}", f"line {n}", line, block=f"section {section}", line=n)
+            i += 1
+            continue
+        m = _HEADLINE.match(stripped)
+        if m:
+            key = f"section {section}, headline"
+            _item(sink, key, f"line {n} ({key})", m.group(1), block=f"section {section}", line=n)
+            if m.group(2).strip():
+                _item(sink, f"line {n}", f"line {n}", m.group(2), block=f"section {section}", line=n)
+            i += 1
+            continue
+        # a paragraph or a list item, with its continuation lines
+        para = [line]
+        i += 1
+        while i < len(lines) and lines[i].strip() and not _BLOCK_START.match(lines[i]):
+            para.append(lines[i])
+            i += 1
+        _item(sink, f"line {n}", f"line {n}", "\n".join(para), block=f"section {section}", line=n)

@@ -1,0 +1,308 @@
+"""exportguard check on exportguard's own artifacts, from the real v5.1 data: every export checks
+clean (XLSX numeric and --text-cells, CSV, Markdown, PowerPoint, PDF, from the example specs and a
+split export of all v5.1 closed results), so does each workbook and deck after a LibreOffice round
+trip, and edits after export are reported: the old and the new value, a stripped number format,
+band or mark, a removed note row, an added figure, a removed caveat, an edited or re-signed
+manifest."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import uuid
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from exportguard.check.engine import check, exit_code
+from exportguard.check.manifests import read_manifest
+from exportguard.render import export
+from exportguard.spec import build_report, load_spec, spec_from_filters
+from tests.conftest import IN_CI
+
+pytestmark = pytest.mark.real_data
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SPECS = ("vendor-comparison", "executive-deck", "briefing")
+FORMATS = ("xlsx", "csv", "md", "pptx", "pdf")
+
+
+@pytest.fixture(scope="module")
+def artifacts(v51_store, tmp_path_factory):
+    """Every kind of artifact exportguard exports today, from the example specs and a split export."""
+    out = tmp_path_factory.mktemp("artifacts")
+    reports = {name: build_report(v51_store, load_spec(EXAMPLES / f"{name}.toml")) for name in SPECS}
+    reports["v51-closed"] = build_report(v51_store, spec_from_filters({"round": ("v5.1",), "division": ("closed",)},
+                                                                      split_by_cohort=True))
+    for name, report in reports.items():
+        export(report, [out / f"{name}.{ext}" for ext in FORMATS])
+        export(report, [out / f"{name}-text-cells.xlsx"], text_cells=True)
+    return out
+
+
+def _by_name(reports):
+    return {Path(r.path).name: r for r in reports}
+
+
+def test_every_artifact_exportguard_exports_checks_clean(artifacts):
+    reports = check([artifacts])  # each file in its worker, as the CLI does
+    assert len(reports) == (len(FORMATS) + 1) * len(SPECS + ("v51-closed",))
+    assert {r.format for r in reports} == {"xlsx", "csv", "markdown", "pptx", "pdf"}
+    for r in reports:
+        assert r.status == "clean", (r.path, r.reason, [str(h) for h in r.hits[:5]])
+        manifest = read_manifest(Path(r.path))
+        assert r.manifest["digest_ok"] and r.manifest["figures"] == len(manifest["figures"]) > 0
+        assert r.manifest["moved"] == 0 and r.manifest["edited"] == 0
+        assert r.figures > 0
+    assert exit_code(reports) == 0
+    # the CSV's manifest sidecar is not itself a document to check
+    assert not any(r.path.endswith(".manifest.json") for r in reports)
+
+
+def _soffice() -> str:
+    exe = shutil.which("soffice") or shutil.which("libreoffice")
+    if exe:
+        return exe
+    if IN_CI:
+        pytest.fail("CI=true but LibreOffice (soffice) is not installed")
+    pytest.skip("LibreOffice (soffice) is needed for the round trip")
+
+
+def _round_trip(paths: list[Path], outdir: Path, to: str = "xlsx") -> list[Path]:
+    profile = Path("/tmp") / f"eg-lo-{uuid.uuid4().hex[:10]}"
+    try:
+        done = subprocess.run([_soffice(), f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", to,
+                               "--outdir", str(outdir), *map(str, paths)], capture_output=True, text=True, timeout=300)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    converted = [outdir / f"{p.stem}.{to}" for p in paths]
+    assert done.returncode == 0 and all(p.exists() for p in converted), done.stdout + done.stderr
+    return converted
+
+
+def test_workbooks_check_clean_after_a_libreoffice_round_trip(artifacts, tmp_path):
+    sources = [artifacts / "vendor-comparison.xlsx", artifacts / "vendor-comparison-text-cells.xlsx",
+               artifacts / "executive-deck.xlsx"]
+    converted = _round_trip(sources, tmp_path)
+    reports = check(converted)
+    for r in reports:
+        # LibreOffice rewrites the package (shared strings, its own styles, the manifest sheet 'hidden'
+        # instead of 'veryHidden', '_x005F_' escapes): what a reader sees and the manifest survive
+        assert r.status == "clean", (r.path, r.reason, [str(h) for h in r.hits[:5]])
+        assert r.manifest["digest_ok"] and r.manifest["edited"] == 0
+
+
+def test_a_deck_after_a_libreoffice_round_trip(artifacts, tmp_path):
+    (original,) = check([artifacts / "executive-deck.pptx"])
+    (converted,) = _round_trip([artifacts / "executive-deck.pptx"], tmp_path, "pptx")
+    (r,) = check([converted])
+    # What LibreOffice drops, precisely: the custom XML part that holds the manifest (so the deck can no
+    # longer be compared with what was exported) and the charts' embedded workbooks (their data labels
+    # stay); what a reader sees of every figure still carries its binding.
+    assert original.manifest is not None and r.manifest is None
+    assert r.status == "clean", [str(h) for h in r.hits[:5]]
+    dropped = original.figures - r.figures
+    with zipfile.ZipFile(artifacts / "executive-deck.pptx") as z:
+        embedded = [n for n in z.namelist() if n.startswith("ppt/embeddings/")]
+    with zipfile.ZipFile(converted) as z:
+        assert not any(n.startswith("ppt/embeddings/") and n.endswith(".xlsx") for n in z.namelist())
+    assert embedded and dropped > 0
+
+
+# -- tampering -------------------------------------------------------------------------------------
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copy(src, dst)
+    side = src.with_name(src.name + ".manifest.json")
+    if side.exists():
+        shutil.copy(side, dst.with_name(dst.name + ".manifest.json"))
+    return dst
+
+
+def _figure_cell(path: Path, n: int = 0):
+    """(workbook, sheet, cell, manifest entry) of the n-th figure of the first table sheet."""
+    from openpyxl import load_workbook
+
+    entry = [e for e in read_manifest(path)["figures"] if "Offline'!" in e["location"]][n]
+    sheet, coord = entry["location"].rsplit("!", 1)
+    wb = load_workbook(path)
+    ws = wb[sheet.strip("'")]
+    return wb, ws, ws[coord], entry
+
+
+def test_a_value_edited_in_a_workbook_is_reported_with_old_and_new_value(artifacts, tmp_path):
+    path = _copy(artifacts / "vendor-comparison.xlsx", tmp_path / "edited.xlsx")
+    wb, ws, cell, entry = _figure_cell(path)
+    old = cell.value
+    cell.value = 111527
+    wb.save(path)
+    (r,) = check([path])
+    (hit,) = r.hits
+    assert hit.rule_id == "EG017"
+    assert str(hit) == (f"Sheet 'llama2-70b-99 Offline'!{cell.coordinate}: EG017 edited-figure (error): exported "
+                        f"{old:.10g}, now 111527 (shown '111,527 {entry['unit']} ±5.4% [{entry['marks'][0]}]')")
+    assert (hit.exported, hit.now) == (f"{old:.10g}", "111527")
+    assert exit_code([r]) == 1
+
+
+def test_a_stripped_number_format_and_a_removed_note_row_are_reported(artifacts, tmp_path):
+    path = _copy(artifacts / "vendor-comparison.xlsx", tmp_path / "stripped.xlsx")
+    wb, ws, cell, entry = _figure_cell(path)
+    cell.number_format = "#,##0"
+    mark = entry["marks"][0]
+    removed = [c for row in ws.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith(f"[{mark}] ")]
+    assert len(removed) == 1
+    removed[0].value = None
+    wb.save(path)
+    (r,) = check([path])
+    rules = {(h.rule_id, h.location) for h in r.hits}
+    at = f"Sheet 'llama2-70b-99 Offline'!{cell.coordinate}"
+    assert ("EG018", at) in rules and ("EG001", at) in rules  # the bare number is flagged as well
+    strip = next(h for h in r.hits if h.rule_id == "EG018" and h.location == at)
+    assert "the number format changed" in strip.message and "(unit 'tok/s', band and marks removed)" in strip.message
+    note = next(h for h in r.hits if h.rule_id == "EG018" and h.location == "Sheet 'llama2-70b-99 Offline'")
+    assert f"note [{mark}] of {at}" in note.message and "no longer stands on Sheet 'llama2-70b-99 Offline'" in note.message
+
+
+def test_a_figure_added_after_export_and_a_removed_caveat_are_reported(artifacts, tmp_path):
+    path = _copy(artifacts / "executive-deck.xlsx", tmp_path / "added.xlsx")
+    wb, ws, cell, entry = _figure_cell(path)
+    ws["A30"] = "Our own run: 250,000 tok/s ±5.4% [a]"
+    for row in ws.iter_rows(max_row=5):
+        for c in row:
+            if isinstance(c.value, str) and c.value.startswith("MLPerf® figures hold only"):
+                c.value = None
+    wb.save(path)
+    (r,) = check([path])
+    assert [(h.rule_id, h.location) for h in r.hits] == [
+        ("EG010", "Sheet 'llama2-70b-99 Offline'"), ("EG019", "Sheet 'llama2-70b-99 Offline'!A30")]
+    assert "'250,000 tok/s ±5.4% [a]' is not in the artifact's manifest" in r.hits[1].message
+
+
+def test_sorting_a_table_moves_figures_without_editing_them(artifacts, tmp_path):
+    path = _copy(artifacts / "executive-deck.xlsx", tmp_path / "sorted.xlsx")
+    wb, ws, cell, entry = _figure_cell(path)
+    first, second = cell.row, cell.row + 1
+    for col in range(1, ws.max_column + 1):  # swap two rows with their number formats
+        a, b = ws.cell(first, col), ws.cell(second, col)
+        a.value, b.value = b.value, a.value
+        a.number_format, b.number_format = b.number_format, a.number_format
+    wb.save(path)
+    (r,) = check([path])
+    assert r.hits == [] and r.manifest["moved"] >= 2
+
+
+def test_csv_edits_and_stripped_bindings(artifacts, tmp_path):
+    path = _copy(artifacts / "executive-deck.csv", tmp_path / "edited.csv")
+    rows = list(csv.reader(open(path, newline="", encoding="utf-8")))
+    col = rows[0].index("figure")
+    old = rows[3][col]
+    rows[3][col] = "111,527" + old[old.index(" "):]
+    rows[4][col] = rows[4][col].split(" ±")[0]
+    rows[5][rows[0].index("notes")] = ""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    (r,) = check([path])
+    got = {h.rule_id: h for h in r.hits if h.rule_id != "EG001"}
+    assert got["EG017"].location == f"row 4, column {col + 1} ('figure'), line 4"
+    assert got["EG017"].message.startswith(f"exported {old.split(' ')[0]}, now 111,527")
+    stripped = [h for h in r.hits if h.rule_id == "EG018"]
+    assert stripped[0].location.startswith("row 5, column") and "(band ±5.4%, mark [" in stripped[0].message
+    assert "no longer stands in the document" in stripped[1].message
+    assert any(h.rule_id == "EG001" and h.location.startswith("row 5,") for h in r.hits)
+
+
+def test_markdown_edits_and_removed_notes(artifacts, tmp_path):
+    path = tmp_path / "edited.md"
+    lines = (artifacts / "executive-deck.md").read_text("utf-8").split("\n")
+    row = next(i for i, line in enumerate(lines) if line.startswith("| 2 |"))
+    cells = lines[row].split(" | ")
+    old = cells[-1].split(" ")[0]
+    new = str(int(old[0]) + 1) + old[1:]  # 124,879 -> 224,879
+    cells[-1] = new + cells[-1][len(old):]
+    lines[row] = " | ".join(cells)
+    note = next(i for i, line in enumerate(lines) if line.startswith("- [c] "))
+    del lines[note]
+    path.write_text("\n".join(lines), "utf-8")
+    (r,) = check([path])
+    edit, note_hit = r.hits
+    assert edit.rule_id == "EG017" and edit.location == f"line {row + 1} (section 2, table row 2, column 6)"
+    assert edit.message.startswith(f"exported {old}, now {new}")
+    assert note_hit.rule_id == "EG018" and "note [c] of section 2, table row 3" in note_hit.message
+
+
+def test_an_edited_manifest_and_a_signature_from_another_key(v51_store, artifacts, tmp_path, monkeypatch):
+    path = tmp_path / "manifest-edited.md"
+    text = (artifacts / "briefing.md").read_text("utf-8")
+    path.write_text(text.replace('"format":"markdown"', '"format":"md"', 1), "utf-8")
+    (r,) = check([path])
+    assert [(h.rule_id, h.location) for h in r.hits] == [("EG016", "manifest")]
+    assert "the manifest was edited" in r.hits[0].message
+
+    monkeypatch.setenv("EXPORTGUARD_SIGNING_KEY", "team-key")
+    report = build_report(v51_store, load_spec(EXAMPLES / "briefing.toml"))
+    [signed] = export(report, [tmp_path / "signed.md"])
+    (ok,) = check([signed])
+    assert ok.hits == [] and ok.manifest["signed"] and ok.manifest["signature_ok"]
+    monkeypatch.setenv("EXPORTGUARD_SIGNING_KEY", "someone-elses-key")
+    (bad,) = check([signed])
+    assert [h.message for h in bad.hits] == ["manifest signature does not match the signing key"]
+    (unsigned,) = check([artifacts / "briefing.md"])
+    assert [h.rule_id for h in unsigned.hits] == ["EG016"]  # a key is set: an unsigned manifest is not trusted
+
+
+def test_json_carries_exported_and_now(artifacts, tmp_path):
+    path = _copy(artifacts / "executive-deck.xlsx", tmp_path / "edited.xlsx")
+    wb, ws, cell, entry = _figure_cell(path)
+    cell.value = 5
+    wb.save(path)
+    out = subprocess.run([sys.executable, "-m", "exportguard", "check", "--format", "json", str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    (f,) = json.loads(out.stdout)["files"]
+    (finding,) = f["findings"]
+    assert finding["rule"] == "EG017" and finding["now"] == "5" and finding["manifest_location"] == entry["location"]
+    assert f["manifest"]["digest_ok"] is True and f["manifest"]["figures"] == 17
+
+
+def test_a_removed_figure_is_not_masked_by_the_same_text_elsewhere(artifacts, tmp_path):
+    """The executive deck shows its top figure twice (the headline and table row 1): removing one is
+    still a removal, however the other reads."""
+    text = (artifacts / "executive-deck.md").read_text("utf-8")
+    headline = next(line for line in text.split("\n") if line.startswith("**"))
+    top = headline[2:headline.index("**", 2)]
+    lines = text.split("\n")
+    row = next(i for i, line in enumerate(lines) if line.startswith("| 1 |") and line.endswith(f"| {top} |"))
+    lines[row] = lines[row].replace(f"| {top} |", "| n/a |")
+    path = tmp_path / "removed.md"
+    path.write_text("\n".join(lines), "utf-8")
+    (r,) = check([path])
+    (hit,) = r.hits
+    assert hit.rule_id == "EG017" and hit.location == f"line {row + 1} (section 2, table row 1, column 6)"
+    assert hit.message == f"exported {top!r}, now 'n/a'"
+
+
+def test_a_value_edited_in_an_exported_deck(artifacts, tmp_path):
+    from pptx import Presentation
+
+    path = tmp_path / "edited.pptx"
+    shutil.copy(artifacts / "executive-deck.pptx", path)
+    entry = next(e for e in read_manifest(path)["figures"] if ", table " in e["location"])
+    slide_no, table_no, row, col = (int(x.split()[-1]) for x in entry["location"].split(", "))
+    prs = Presentation(path)
+    tables = [s for s in prs.slides[slide_no - 1].shapes if s.has_table]
+    cell = tables[table_no - 1].table.cell(row - 1, col - 1)
+    old = cell.text
+    number = old.split(" ")[0]
+    bumped = str(int(number[0]) + 1) + number[1:]  # 153,076 -> 253,076
+    runs = cell.text_frame.paragraphs[0].runs
+    runs[0].text = bumped + old[len(number):]
+    for run in runs[1:]:
+        run.text = ""
+    prs.save(path)
+    (r,) = check([path])
+    (hit,) = [h for h in r.hits if h.rule_id == "EG017"]
+    assert hit.location == entry["location"]
+    assert hit.message.startswith(f"exported {number}, now {bumped}")
