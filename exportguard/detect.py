@@ -21,7 +21,7 @@ _UNIT = (r"(?:tok(?:en)?s?\s?/\s?s(?:ec(?:ond)?)?|tok(?:en)?s?\s+per\s+s(?:ec(?:
          r"|quer(?:y|ies)\s?/\s?s(?:ec(?:ond)?)?|quer(?:y|ies)\s+per\s+second|QPS|q/s"
          r"|req(?:uest)?s?\s?/\s?s(?:ec(?:ond)?)?|requests?\s+per\s+second)(?![A-Za-z])")
 _NUMBER = r"(?<![\w.,])(\d{1,3}(?:[,\u00a0\u202f]\d{3})+|\d+)(\.\d+)?(?:[ \u00a0]?([kKM])(?![A-Za-z]))?"
-_FIGURE = re.compile(_NUMBER + r"[ \t\u00a0\u202f]*(" + _UNIT + r")", re.IGNORECASE)
+_FIGURE = re.compile(_NUMBER + r"\s*(" + _UNIT + r")", re.IGNORECASE)  # a line may break between them
 _TARGET = re.compile(r"\btarget(?:ed)?(?:\s+(?:rate|load|of|at))?\s*$", re.IGNORECASE)
 _QUALIFIER = re.compile(r"(\s+per\s+(?:accelerator|GPU|chip|node|device|card|socket))?(?:,\s+((?:low|high)\s+edge)\s+of"
                         r"|\s*(=)(?=\s*±))?", re.IGNORECASE)

@@ -56,11 +56,8 @@ RULES = {r.id: r for r in (
          "A derived cost column needs a price table that says where its prices come from."),
     Rule("EG015", "ranking-without-figure", ERROR, "Results listed without their figure",
          "A table of results (a ranking) must show the figure it ranks by, with its band and citation."),
-)}
-
-# The checker's own rules: an exportguard artifact compared with the manifest it embeds (exportguard
-# check). Their IDs continue the guard's; the guard never raises them, it has no artifact to compare.
-CHECK_RULES = {r.id: r for r in (
+    # The checker's own: an exportguard artifact compared with the manifest it embeds (exportguard
+    # check). The guard never raises them: it has no artifact to compare.
     Rule("EG016", "manifest-invalid", ERROR, "Manifest cannot be trusted",
          "The artifact's embedded manifest cannot be read, has an unknown schema, or its digest (or, with "
          "EXPORTGUARD_SIGNING_KEY, its HMAC signature) does not match its content: the manifest was edited."),
@@ -74,11 +71,10 @@ CHECK_RULES = {r.id: r for r in (
          "An exportguard artifact shows a throughput figure that its manifest does not list: it was added after "
          "export, and nothing vouches for its conditions."),
 )}
-ALL_RULES = {**RULES, **CHECK_RULES}
 
 
 def rule(name_or_id: str) -> Rule:
-    for r in ALL_RULES.values():
+    for r in RULES.values():
         if name_or_id in (r.id, r.name):
             return r
     raise KeyError(name_or_id)
@@ -92,7 +88,7 @@ class Finding:
 
     @property
     def rule(self) -> Rule:
-        return ALL_RULES[self.rule_id]
+        return RULES[self.rule_id]
 
     @property
     def severity(self) -> str:

@@ -261,17 +261,6 @@ def test_unreadable_folder_given_as_a_source_is_a_clear_error(db, tmp_path, monk
     assert_refused_as_not_a_source(db, tmp_path / "v5.1", "unreadable", "Permission denied")
 
 
-@pytest.mark.skipif(AS_ROOT, reason="running as root: chmod 000 does not stop root from reading, so this form "
-                                    "cannot be built; the os.open refusal tests cover unreadable files")
-def test_chmod_000_file_given_as_a_source_is_a_clear_error(db, tmp_path):
-    path = write_csv(tmp_path, csv_slice())
-    path.chmod(0)
-    try:
-        assert_refused_as_not_a_source(db, path, "unreadable", "Permission denied")
-    finally:
-        path.chmod(0o600)
-
-
 def test_source_named_with_bytes_that_are_not_utf8_is_stored_with_the_name_escaped(db, tmp_path):
     rows = csv_slice()
     written = write_csv(tmp_path, rows)
@@ -344,19 +333,6 @@ def test_unreadable_accuracy_file_quarantines_its_scenario(db, tmp_path, monkeyp
     assert (q["reason"], q["locator"]) == ("unreadable", f"closed/AMD/{SCENARIO}, {ACCURACY}")
     assert_actionable(q["message"], "Permission denied")
     assert stored_locators(db) == scenarios - {f"closed/AMD/{SCENARIO}"}
-
-
-@pytest.mark.skipif(AS_ROOT, reason="running as root: chmod 000 does not stop root from reading; "
-                                    "test_unreadable_accuracy_file_quarantines_its_scenario covers this form")
-def test_chmod_000_accuracy_file_quarantines_its_scenario(db, tmp_path):
-    sub = copy_submitter(tmp_path)
-    (sub / SCENARIO / ACCURACY).chmod(0)
-    try:
-        ingest_path(db, tmp_path / "v5.1")
-    finally:
-        (sub / SCENARIO / ACCURACY).chmod(0o600)
-    q = only_quarantined(db)
-    assert (q["reason"], q["locator"]) == ("unreadable", f"closed/AMD/{SCENARIO}, {ACCURACY}")
 
 
 def test_unlistable_system_folder_is_one_quarantine_row_and_the_rest_is_stored(db, tmp_path, monkeypatch):

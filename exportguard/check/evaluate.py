@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..detect import MARK, Detected, column_figure, find_figures
-from ..rules import ALL_RULES, finding
+from ..rules import RULES, finding
 
 # Field tests run on every note and on every text that states conditions: each is a substring test
 # (C speed) on the lowered text, confirmed by a pattern that starts with a literal where one is needed.
@@ -120,7 +120,7 @@ class Hit:
 
     @property
     def rule(self):
-        return ALL_RULES[self.rule_id]
+        return RULES[self.rule_id]
 
     @property
     def severity(self) -> str:

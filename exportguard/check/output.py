@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from .. import __version__
-from ..rules import ALL_RULES
+from ..rules import RULES
 from .engine import CLEAN, NOT_INSPECTED, FileReport, exit_code
 
 SCHEMA = "exportguard-check/1"
@@ -98,7 +98,7 @@ def to_json(reports: list[FileReport]) -> dict:
 
 
 def to_sarif(reports: list[FileReport], base: Path | None = None) -> dict:
-    rules = list(ALL_RULES.values())
+    rules = list(RULES.values())
     index = {r.id: i for i, r in enumerate(rules)}
     results, notifications, artifacts = [], [], []
     for r in reports:
@@ -168,6 +168,6 @@ def render(reports: list[FileReport], fmt: str, quiet: bool = False) -> str:
 
 def rules_text() -> str:
     lines = []
-    for r in ALL_RULES.values():
+    for r in RULES.values():
         lines.append(f"{r.id} {r.name} ({r.severity}): {r.title}. {r.description}")
     return "\n".join(lines) + "\n"

@@ -339,7 +339,9 @@ class XlsxRenderer:
             elif col.kind == "figure":
                 cells.append(self._figure_cell(doc, sheet, value, n, col.as_text, part.table.table_note.text, lettering))
             elif col.kind == "sort":
-                fmt = (f'{_DIGITS[value.decimals]}" {literal(value.unit_text)} (sort value, figure and notes beside)"'
+                # Shared by every row past the format budget, the sort value carries no unit: a number
+                # with a throughput unit but no band or mark would be a bare figure.
+                fmt = (f'{_DIGITS[value.decimals]}" (sort value of the figure beside)"'
                        if col.shared_format else number_format(value, value.binding(lettering.marks(value))))
                 cells.append(sheet.number(value.magnitude, fmt, "band"))
             else:
@@ -356,7 +358,8 @@ class XlsxRenderer:
             cell, value = sheet.text(text, style), None
         else:
             fmt = number_format(fig, fig.binding(lettering.marks(fig)))
-            cell, value = sheet.number(fig.magnitude, fmt, style), fig.magnitude
+            # the number as the file holds it (openpyxl writes 16 significant digits)
+            cell, value = sheet.number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
             text = shown(fig.magnitude, fig, fmt)
         cell = cell.with_comment("\n\n".join([text, table_note] + [f"[{m}] {note.text}" for m, note in
                                                                  zip(lettering.letters(fig), fig.notes)]))

@@ -158,7 +158,8 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool, sha
             tag = " (derived)" if derived else ""
             if text_cells:
                 cols.append(Col("figure", f"{header}, {unit}", i, as_text=True))
-                cols.append(Col("sort", f"{c.header} sort value{tag}, {unit}", i, shared_format=shared_sort))
+                cols.append(Col("sort", f"{c.header} sort value{tag} (the figure beside, as a number)", i,
+                                shared_format=shared_sort))
             else:
                 cols.append(Col("figure", f"{header}, {unit}", i))
             if not derived:  # a derived figure's text carries the same ± band; its own edges add little
