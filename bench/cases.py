@@ -192,6 +192,37 @@ def _import_click(work: Path, _data) -> None:
     subprocess.run([sys.executable, "-c", "import click"], check=True)
 
 
+# -- check: a large document, checked vs the library only opening it and reading its text ----------
+
+_CHECK_SUFFIX = {"deck": ".pptx", "workbook": ".xlsx", "pdf": ".pdf"}
+
+
+def _check_document(kind: str):
+    def prepare(work: Path, n: int) -> Path:
+        import bench_check
+
+        path = work / f"check-{kind}-{n}{_CHECK_SUFFIX[kind]}"
+        if not path.exists():
+            {"deck": bench_check.build_deck, "workbook": bench_check.build_workbook,
+             "pdf": bench_check.build_pdf}[kind](path, n)
+        return path
+    return prepare
+
+
+def _check(work: Path, path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "exportguard", "check", "--format", "json", "--timeout", "1200",
+                           "--max-memory", "4096", str(path)], capture_output=True, text=True, cwd=REPO)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"check of {path} could not inspect ({done.returncode}): {done.stdout[-500:]}")
+
+
+def _bare_read(work: Path, path: Path) -> None:
+    import bench_check
+
+    subprocess.run([sys.executable, "-c", bench_check.BARE_READ[path.suffix], str(path)], check=True,
+                   capture_output=True, cwd=REPO)
+
+
 CASES = {c.name: c for c in (
     Case("startup", "`exportguard --help` vs `python -c 'import click'` (whole processes)", (1,), (1,),
          _compiled, _exportguard_help, _import_click, 1.2, subprocess=True),
@@ -208,6 +239,13 @@ CASES = {c.name: c for c in (
          1.0),
     Case("pdf", "a table of bound figures to a PDF briefing vs one reportlab LongTable of the same cells",
          (5_000, 20_000), (200, 800), _pdf_input, _pdf, _pdf_longtable, 0.2),
+    Case("check-deck", "`exportguard check` on a deck of n slides vs python-pptx reading all its text (processes)",
+         (50, 200), (10, 40), _check_document("deck"), _check, _bare_read, 1.5, subprocess=True),
+    Case("check-workbook", "`exportguard check` on a workbook of n rows x 5 columns vs openpyxl read-only reading "
+         "every cell (processes)", (5_000, 20_000), (500, 2_000), _check_document("workbook"), _check, _bare_read,
+         1.5, subprocess=True),
+    Case("check-pdf", "`exportguard check` on a PDF of n pages vs pypdf extracting every page's text (processes)",
+         (50, 200), (10, 40), _check_document("pdf"), _check, _bare_read, 1.5, subprocess=True),
     Case("csv", "bound figures to CSV vs the csv module writing the same rows", (5_000, 20_000), (500, 2_000),
          _rows, _export(".csv"), _plain("csv_plain", ".csv"), 2.0),
     Case("markdown", "bound figures to Markdown vs writing the same table lines", (5_000, 20_000), (500, 2_000),
