@@ -289,11 +289,12 @@ class Store:
         """
         row = _result_to_row(result)
         _check_text(row)
-        existing = conn.execute(sa.select(results_table).where(*_natural_key_clause(result))).mappings().first()
+        key = {f"k_{n}": v for n, v in zip(_KEY_COLUMNS, result.natural_key)}
+        existing = conn.execute(_SELECT_BY_KEY, key).mappings().first()
         if existing is None:
-            pk = conn.execute(results_table.insert().values(**row)).inserted_primary_key[0]
-            self._note_source(conn, pk, result, "added")
-            return Outcome("added", _twin_differences(conn, row))
+            pk = conn.execute(_INSERT_RESULT, row).inserted_primary_key[0]
+            conn.execute(_INSERT_SOURCE, _source_row(pk, result, "added"))  # a new row has no sources yet
+            return Outcome("added", _twin_differences(conn, row, key))
         if existing["unit"] != row["unit"] or not same_at_published_precision(existing["value"], row["value"]):
             return Outcome(
                 "changed",
@@ -309,19 +310,9 @@ class Store:
 
     def _note_source(self, conn, pk: int, result: Result, role: str) -> None:
         p = result.conditions.provenance
-        exists = conn.execute(
-            sa.select(result_sources_table.c.id).where(
-                result_sources_table.c.result_pk == pk,
-                result_sources_table.c.source_sha256 == p.source_sha256,
-                result_sources_table.c.source_locator == p.source_locator,
-            )
-        ).first()
+        exists = conn.execute(_SELECT_SOURCE, {"pk": pk, "sha": p.source_sha256, "locator": p.source_locator}).first()
         if exists is None:
-            conn.execute(result_sources_table.insert().values(
-                result_pk=pk, source_kind=p.source_kind, source_path=p.source_path,
-                source_sha256=p.source_sha256, source_locator=p.source_locator, role=role,
-                ingested_at=p.ingested_at,
-            ))
+            conn.execute(_INSERT_SOURCE, _source_row(pk, result, role))
 
     def put_quarantine(self, conn, *, source_kind, source_path, source_sha256, locator, raw, reason,
                        message, ingested_at) -> None:
@@ -398,10 +389,23 @@ def _filter_clauses(filters: Mapping) -> list:
     return clauses
 
 
-def _natural_key_clause(result: Result) -> list:
-    c = results_table.c
-    names = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario")
-    return [c[n] == v for n, v in zip(names, result.natural_key)]
+# Statements built once, with bound parameters: SQLAlchemy compiles each once and caches it, where a
+# statement built per row (insert().values(**row)) costs more to build than the database takes to run.
+_KEY_COLUMNS = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario")
+_SELECT_BY_KEY = sa.select(results_table).where(*[results_table.c[n] == sa.bindparam(f"k_{n}") for n in _KEY_COLUMNS])
+_SELECT_TWIN = sa.select(results_table).where(results_table.c.origin != sa.bindparam("k_origin"),
+                                              *[results_table.c[n] == sa.bindparam(f"k_{n}") for n in _KEY_COLUMNS[1:]])
+_INSERT_RESULT = results_table.insert()
+_INSERT_SOURCE = result_sources_table.insert()
+_SELECT_SOURCE = sa.select(result_sources_table.c.id).where(
+    result_sources_table.c.result_pk == sa.bindparam("pk"), result_sources_table.c.source_sha256 == sa.bindparam("sha"),
+    result_sources_table.c.source_locator == sa.bindparam("locator"))
+
+
+def _source_row(pk: int, result: Result, role: str) -> dict:
+    p = result.conditions.provenance
+    return dict(result_pk=pk, source_kind=p.source_kind, source_path=p.source_path, source_sha256=p.source_sha256,
+                source_locator=p.source_locator, role=role, ingested_at=p.ingested_at)
 
 
 def _check_text(row: Mapping) -> None:
@@ -446,13 +450,10 @@ def _enrichment(existing: Mapping, new: Mapping) -> dict:
 _TWIN_FIELDS = ("value", "unit", "system_name", "accelerator", "accelerators_total", "tokens_per_sample")
 
 
-def _twin_differences(conn, row: Mapping) -> str:
+def _twin_differences(conn, row: Mapping, key: Mapping) -> str:
     """A user-supplied row and a publication with the same key are kept apart (an unverified row
     never takes a published result's ID, nor lends it its conditions); where they disagree, say so."""
-    c = results_table.c
-    twin = conn.execute(sa.select(results_table).where(
-        c.origin != row["origin"], *[c[n] == row[n] for n in ("round", "division", "submitter_key", "system_id",
-                                                               "benchmark", "scenario")])).mappings().first()
+    twin = conn.execute(_SELECT_TWIN, key).mappings().first()
     if twin is None:
         return ""
     differ = [f for f in _TWIN_FIELDS if twin[f] != row[f] and not (
