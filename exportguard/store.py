@@ -393,8 +393,10 @@ def _filter_clauses(filters: Mapping) -> list:
 # statement built per row (insert().values(**row)) costs more to build than the database takes to run.
 _KEY_COLUMNS = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario")
 _SELECT_BY_KEY = sa.select(results_table).where(*[results_table.c[n] == sa.bindparam(f"k_{n}") for n in _KEY_COLUMNS])
-_SELECT_TWIN = sa.select(results_table).where(results_table.c.origin != sa.bindparam("k_origin"),
+# origin = the other origin, not origin != this one: an equality keeps the natural-key index usable.
+_SELECT_TWIN = sa.select(results_table).where(results_table.c.origin == sa.bindparam("twin_origin"),
                                               *[results_table.c[n] == sa.bindparam(f"k_{n}") for n in _KEY_COLUMNS[1:]])
+_OTHER_ORIGIN = {"csv": "mlcommons", "mlcommons": "csv"}
 _INSERT_RESULT = results_table.insert()
 _INSERT_SOURCE = result_sources_table.insert()
 _SELECT_SOURCE = sa.select(result_sources_table.c.id).where(
@@ -453,7 +455,7 @@ _TWIN_FIELDS = ("value", "unit", "system_name", "accelerator", "accelerators_tot
 def _twin_differences(conn, row: Mapping, key: Mapping) -> str:
     """A user-supplied row and a publication with the same key are kept apart (an unverified row
     never takes a published result's ID, nor lends it its conditions); where they disagree, say so."""
-    twin = conn.execute(_SELECT_TWIN, key).mappings().first()
+    twin = conn.execute(_SELECT_TWIN, {**key, "twin_origin": _OTHER_ORIGIN[row["origin"]]}).mappings().first()
     if twin is None:
         return ""
     differ = [f for f in _TWIN_FIELDS if twin[f] != row[f] and not (
@@ -601,7 +603,7 @@ def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA busy_timeout = 60000")
         if not read_only:
-            cur.execute("PRAGMA journal_mode = WAL")
+            _wal(cur)
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
 
@@ -612,6 +614,26 @@ def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("exportguard_write") else "BEGIN")
 
     return engine, read_only
+
+
+def _wal(cur, patience_s: float = 60.0) -> None:
+    """WAL mode (it persists in the file): switching needs a moment alone with the database, and
+    SQLite answers "locked" at once rather than waiting when another process has it open, as when
+    two ingests open a new store together; so ask again until it is done or the patience is gone."""
+    import sqlite3
+    import time
+
+    if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+        return
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _ensure_schema(store: Store, create: bool) -> None:
