@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from urllib.parse import parse_qsl, urlsplit
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -289,12 +289,17 @@ class Store:
         """
         row = _result_to_row(result)
         _check_text(row)
-        key = {f"k_{n}": v for n, v in zip(_KEY_COLUMNS, result.natural_key)}
-        existing = conn.execute(_SELECT_BY_KEY, key).mappings().first()
+        key = {f"k_{n}": v for n, v in zip(_KEY_COLUMNS[1:], result.natural_key[1:])}
+        existing = twin = None
+        for found in conn.execute(_SELECT_BOTH_ORIGINS, key).mappings():  # this row's key, and its twin's
+            if found["origin"] == row["origin"]:
+                existing = found
+            else:
+                twin = found
         if existing is None:
             pk = conn.execute(_INSERT_RESULT, row).inserted_primary_key[0]
             conn.execute(_INSERT_SOURCE, _source_row(pk, result, "added"))  # a new row has no sources yet
-            return Outcome("added", _twin_differences(conn, row, key))
+            return Outcome("added", _twin_differences(twin, row))
         if existing["unit"] != row["unit"] or not same_at_published_precision(existing["value"], row["value"]):
             return Outcome(
                 "changed",
@@ -307,6 +312,51 @@ class Store:
         kind = "enriched" if updates else "unchanged"
         self._note_source(conn, existing["id"], result, kind)
         return Outcome(kind, ", ".join(sorted(updates)))
+
+    def put_results(self, conn: sa.Connection, results: Sequence[Result]) -> list:
+        """Store many results, as ``put_result`` would one by one: those whose key is new (in the
+        store and in this batch) are inserted together, in one statement; the others, and all of them
+        if the store refuses the batch, one at a time, each in a savepoint of its own. Returns, per
+        result, its Outcome or the exception with which the store refused it."""
+        outcomes: list = [None] * len(results)
+        rows = []
+        for i, r in enumerate(results):
+            row = _result_to_row(r)
+            try:
+                _check_text(row)
+            except REFUSALS as e:
+                outcomes[i] = e
+            rows.append(row)
+        stored: dict[tuple, Mapping] = {}
+        keys = list({r.natural_key[1:] for r, o in zip(results, outcomes) if o is None})
+        if keys:
+            columns = sa.tuple_(*[results_table.c[n] for n in _KEY_COLUMNS[1:]])
+            for found in conn.execute(sa.select(results_table).where(columns.in_(keys))).mappings():
+                stored[tuple(found[n] for n in _KEY_COLUMNS)] = found
+        new, seen = [], set()
+        for i, r in enumerate(results):
+            if outcomes[i] is None and r.natural_key not in stored and r.natural_key not in seen:
+                seen.add(r.natural_key)
+                new.append(i)
+        if new:
+            try:
+                with conn.begin_nested():
+                    ids = conn.execute(_INSERT_RESULT.returning(results_table.c.id, sort_by_parameter_order=True),
+                                       [rows[i] for i in new]).scalars().all()
+                    conn.execute(_INSERT_SOURCE, [_source_row(pk, results[i], "added") for pk, i in zip(ids, new)])
+            except REFUSALS:
+                new = []  # one of them breaks a constraint: find which, one at a time
+            for i in new:
+                twin = stored.get((_OTHER_ORIGIN[rows[i]["origin"]], *results[i].natural_key[1:]))
+                outcomes[i] = Outcome("added", _twin_differences(twin, rows[i]))
+        for i, r in enumerate(results):
+            if outcomes[i] is None:
+                try:
+                    with conn.begin_nested():
+                        outcomes[i] = self.put_result(conn, r)
+                except REFUSALS as e:
+                    outcomes[i] = e
+        return outcomes
 
     def _note_source(self, conn, pk: int, result: Result, role: str) -> None:
         p = result.conditions.provenance
@@ -392,12 +442,16 @@ def _filter_clauses(filters: Mapping) -> list:
 # Statements built once, with bound parameters: SQLAlchemy compiles each once and caches it, where a
 # statement built per row (insert().values(**row)) costs more to build than the database takes to run.
 _KEY_COLUMNS = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario")
-_SELECT_BY_KEY = sa.select(results_table).where(*[results_table.c[n] == sa.bindparam(f"k_{n}") for n in _KEY_COLUMNS])
-# origin = the other origin, not origin != this one: an equality keeps the natural-key index usable.
-_SELECT_TWIN = sa.select(results_table).where(results_table.c.origin == sa.bindparam("twin_origin"),
-                                              *[results_table.c[n] == sa.bindparam(f"k_{n}") for n in _KEY_COLUMNS[1:]])
-_OTHER_ORIGIN = {"csv": "mlcommons", "mlcommons": "csv"}
+# Both origins at once (origin IN both: the natural-key index serves it): the row with this key, and
+# the twin of the other origin that it must be kept apart from.
+_SELECT_BOTH_ORIGINS = sa.select(results_table).where(
+    results_table.c.origin.in_(("mlcommons", "csv")), *[results_table.c[n] == sa.bindparam(f"k_{n}")
+                                                        for n in _KEY_COLUMNS[1:]])
 _INSERT_RESULT = results_table.insert()
+_OTHER_ORIGIN = {"csv": "mlcommons", "mlcommons": "csv"}
+# What the store refuses a row with (a constraint, a value a backend cannot hold): the row is
+# quarantined in the constraint's words, the rest of its source is stored.
+REFUSALS = (sa.exc.IntegrityError, sa.exc.DataError, UnicodeEncodeError, OverflowError)
 _INSERT_SOURCE = result_sources_table.insert()
 _SELECT_SOURCE = sa.select(result_sources_table.c.id).where(
     result_sources_table.c.result_pk == sa.bindparam("pk"), result_sources_table.c.source_sha256 == sa.bindparam("sha"),
@@ -452,10 +506,9 @@ def _enrichment(existing: Mapping, new: Mapping) -> dict:
 _TWIN_FIELDS = ("value", "unit", "system_name", "accelerator", "accelerators_total", "tokens_per_sample")
 
 
-def _twin_differences(conn, row: Mapping, key: Mapping) -> str:
+def _twin_differences(twin: Mapping | None, row: Mapping) -> str:
     """A user-supplied row and a publication with the same key are kept apart (an unverified row
     never takes a published result's ID, nor lends it its conditions); where they disagree, say so."""
-    twin = conn.execute(_SELECT_TWIN, {**key, "twin_origin": _OTHER_ORIGIN[row["origin"]]}).mappings().first()
     if twin is None:
         return ""
     differ = [f for f in _TWIN_FIELDS if twin[f] != row[f] and not (

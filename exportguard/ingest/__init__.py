@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Union
 
-import sqlalchemy as sa
 
 from ..errors import SourceError
 from ..model import Result
@@ -313,44 +312,61 @@ def _guarded(reader: Callable[[], Iterable[Item]]) -> Iterator[Item]:
         yield as_quarantined(err)
 
 
+BATCH = 500  # results stored together (Store.put_results)
+
+
 def _write(store: Store, source: Source, items: Iterable[Item], progress) -> IngestReport:
     report = IngestReport(source)
     with store.writing() as conn:
-        for item in items:
-            report.rows_read += 1
-            outcome = None
-            if isinstance(item, Result):
-                try:
-                    with conn.begin_nested():
-                        outcome = store.put_result(conn, item)
-                except (sa.exc.IntegrityError, sa.exc.DataError, UnicodeEncodeError, OverflowError) as err:
+        for chunk in _chunks(items, BATCH):
+            results = [item for item in chunk if isinstance(item, Result)]
+            outcomes = iter(store.put_results(conn, results) if results else ())
+            for item in chunk:
+                report.rows_read += 1
+                outcome = next(outcomes) if isinstance(item, Result) else None
+                if isinstance(outcome, BaseException):
                     # The store's constraints are the last guard: a row that a reader let through and that
                     # breaks one is quarantined in the constraint's words, not a crash that loses the run.
-                    item = _store_refusal(item, err)
-            if isinstance(item, Skipped):
-                report.skipped += 1
-                report.skip_reasons[item.reason] = report.skip_reasons.get(item.reason, 0) + 1
-            elif isinstance(item, Quarantined):
-                _quarantine(store, conn, source, item)
-                report.quarantined += 1
-                report.quarantine_reasons[item.reason] = report.quarantine_reasons.get(item.reason, 0) + 1
-            else:
-                setattr(report, outcome.kind, getattr(report, outcome.kind) + 1)
-                if outcome.kind == "added" and outcome.message:
-                    report.apart.append(f"{item.conditions.provenance.source_locator}: {outcome.message}")
-                if outcome.kind == "changed":
-                    locator = item.conditions.provenance.source_locator
-                    report.changes.append(f"{locator}: {outcome.message}")
-                    _quarantine(store, conn, source, Quarantined(locator, "value_changed", outcome.message,
-                                                                 json.dumps({"value": item.value, "unit": item.unit})))
-            if progress:
-                progress(1)
+                    item = _store_refusal(item, outcome)
+                _count(store, conn, source, report, item, outcome)
+                if progress:
+                    progress(1)
         store.put_ingest_run(
             conn, source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
             retrieved_on=source.retrieved_on, started_at=source.ingested_at, rows_read=report.rows_read,
             added=report.added, enriched=report.enriched, unchanged=report.unchanged, changed=report.changed,
             quarantined=report.quarantined, skipped=report.skipped)
     return report
+
+
+def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    chunk: list[Item] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _count(store: Store, conn, source: Source, report: IngestReport, item: Item, outcome) -> None:
+    if isinstance(item, Skipped):
+        report.skipped += 1
+        report.skip_reasons[item.reason] = report.skip_reasons.get(item.reason, 0) + 1
+    elif isinstance(item, Quarantined):
+        _quarantine(store, conn, source, item)
+        report.quarantined += 1
+        report.quarantine_reasons[item.reason] = report.quarantine_reasons.get(item.reason, 0) + 1
+    else:
+        setattr(report, outcome.kind, getattr(report, outcome.kind) + 1)
+        if outcome.kind == "added" and outcome.message:
+            report.apart.append(f"{item.conditions.provenance.source_locator}: {outcome.message}")
+        if outcome.kind == "changed":
+            locator = item.conditions.provenance.source_locator
+            report.changes.append(f"{locator}: {outcome.message}")
+            _quarantine(store, conn, source, Quarantined(locator, "value_changed", outcome.message,
+                                                         json.dumps({"value": item.value, "unit": item.unit})))
 
 
 def _store_refusal(item: Result, err: Exception) -> Quarantined:
