@@ -4,6 +4,7 @@ fresh process by bench/measure.py; only the work is timed, not loading the input
 from __future__ import annotations
 
 import csv
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -120,24 +121,40 @@ def _pdf_longtable(work: Path, data) -> None:
 
 # -- ingest ----------------------------------------------------------------------------------------
 
-def _fresh_db(work: Path, name: str) -> str:
+PG_ADMIN = os.environ.get("EXPORTGUARD_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def _fresh_db(work: Path, name: str, backend: str = "sqlite") -> str:
+    """A fresh SQLite file, or a fresh PostgreSQL database on the server EXPORTGUARD_BENCH_PG names."""
+    if backend == "postgresql":
+        import psycopg
+
+        db = "eg_bench_" + name.replace(".", "_").replace("-", "_")
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{db}"')
+        return PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://") + "/" + db
     path = work / name
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     return f"sqlite:///{path}"
 
 
-def _ingest_real(work: Path, _data) -> None:
-    from exportguard.ingest import ingest_path
-    from exportguard.store import open_store
+def _ingest_real(backend: str):
+    def run(work: Path, _data) -> None:
+        from exportguard.ingest import ingest_path
+        from exportguard.store import open_store
 
-    with open_store(_fresh_db(work, "ingest-eg.db")) as store:
-        ingest_path(store, TREE)
-        ingest_path(store, SUMMARY)
+        with open_store(_fresh_db(work, "ingest-eg.db", backend)) as store:
+            ingest_path(store, TREE)
+            ingest_path(store, SUMMARY)
+    return run
 
 
-def _ingest_real_plain(work: Path, _data) -> None:
-    __import__("ingest_plain").load_real(_fresh_db(work, "ingest-plain.db"), TREE, SUMMARY)
+def _ingest_real_plain(backend: str):
+    def run(work: Path, _data) -> None:
+        __import__("ingest_plain").load_real(_fresh_db(work, "ingest-plain.db", backend), TREE, SUMMARY)
+    return run
 
 
 def _csv_file(work: Path, n: int) -> Path:
@@ -161,16 +178,20 @@ def _csv_file(work: Path, n: int) -> Path:
     return path
 
 
-def _ingest_csv(work: Path, path: Path) -> None:
-    from exportguard.ingest import ingest_path
-    from exportguard.store import open_store
+def _ingest_csv(backend: str):
+    def run(work: Path, path: Path) -> None:
+        from exportguard.ingest import ingest_path
+        from exportguard.store import open_store
 
-    with open_store(_fresh_db(work, "csv-eg.db")) as store:
-        ingest_path(store, path)
+        with open_store(_fresh_db(work, "csv-eg.db", backend)) as store:
+            ingest_path(store, path)
+    return run
 
 
-def _ingest_csv_plain(work: Path, path: Path) -> None:
-    __import__("ingest_plain").load_csv(_fresh_db(work, "csv-plain.db"), path)
+def _ingest_csv_plain(backend: str):
+    def run(work: Path, path: Path) -> None:
+        __import__("ingest_plain").load_csv(_fresh_db(work, "csv-plain.db", backend), path)
+    return run
 
 
 # -- start-up --------------------------------------------------------------------------------------
@@ -227,9 +248,13 @@ CASES = {c.name: c for c in (
     Case("startup", "`exportguard --help` vs `python -c 'import click'` (whole processes)", (1,), (1,),
          _compiled, _exportguard_help, _import_click, 1.2, subprocess=True),
     Case("ingest-v5.1", "v5.1 tree + summary into a fresh SQLite store vs a plain loader with executemany",
-         (1,), (1,), lambda w, n: None, _ingest_real, _ingest_real_plain, 3.0),
+         (1,), (1,), lambda w, n: None, _ingest_real("sqlite"), _ingest_real_plain("sqlite"), 3.0),
     Case("ingest-csv", "own-format CSV rows into a fresh SQLite store vs csv + executemany",
-         (5_000, 20_000), (500, 2_000), _csv_file, _ingest_csv, _ingest_csv_plain, 3.0),
+         (5_000, 20_000), (500, 2_000), _csv_file, _ingest_csv("sqlite"), _ingest_csv_plain("sqlite"), 3.0),
+    Case("ingest-v5.1-pg", "the same into a fresh PostgreSQL database (EXPORTGUARD_BENCH_PG)",
+         (1,), (1,), lambda w, n: None, _ingest_real("postgresql"), _ingest_real_plain("postgresql"), 3.0),
+    Case("ingest-csv-pg", "own-format CSV rows into a fresh PostgreSQL database vs csv + executemany",
+         (5_000, 20_000), (500, 2_000), _csv_file, _ingest_csv("postgresql"), _ingest_csv_plain("postgresql"), 3.0),
     Case("xlsx", "bound figures to XLSX vs openpyxl writing the same cells, formats, comments and notes",
          (5_000, 20_000), (500, 2_000), _rows, _export(".xlsx"), _plain("xlsx_plain", ".xlsx"), 1.0),
     Case("xlsx-100k", "100,000 bound figures to XLSX (memory: at most 300 MB)", (100_000,), (),
