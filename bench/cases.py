@@ -251,6 +251,8 @@ CASES = {c.name: c for c in (
          (1,), (1,), lambda w, n: None, _ingest_real("sqlite"), _ingest_real_plain("sqlite"), 3.0),
     Case("ingest-csv", "own-format CSV rows into a fresh SQLite store vs csv + executemany",
          (5_000, 20_000), (500, 2_000), _csv_file, _ingest_csv("sqlite"), _ingest_csv_plain("sqlite"), 3.0),
+    Case("ingest-csv-1m", "1,000,000 own-format CSV rows into SQLite (memory stays bounded)", (1_000_000,), (),
+         _csv_file, _ingest_csv("sqlite"), _ingest_csv_plain("sqlite"), 3.0),
     Case("ingest-v5.1-pg", "the same into a fresh PostgreSQL database (EXPORTGUARD_BENCH_PG)",
          (1,), (1,), lambda w, n: None, _ingest_real("postgresql"), _ingest_real_plain("postgresql"), 3.0),
     Case("ingest-csv-pg", "own-format CSV rows into a fresh PostgreSQL database vs csv + executemany",

@@ -11,7 +11,6 @@ import json
 import shutil
 import subprocess
 import sys
-import uuid
 import zipfile
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from exportguard.check.engine import check, exit_code
 from exportguard.check.manifests import read_manifest
 from exportguard.render import export
 from exportguard.spec import build_report, load_spec, spec_from_filters
-from tests.conftest import IN_CI
+from tests.office import convert
 
 pytestmark = pytest.mark.real_data
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -61,25 +60,8 @@ def test_every_artifact_exportguard_exports_checks_clean(artifacts):
     assert not any(r.path.endswith(".manifest.json") for r in reports)
 
 
-def _soffice() -> str:
-    exe = shutil.which("soffice") or shutil.which("libreoffice")
-    if exe:
-        return exe
-    if IN_CI:
-        pytest.fail("CI=true but LibreOffice (soffice) is not installed")
-    pytest.skip("LibreOffice (soffice) is needed for the round trip")
-
-
 def _round_trip(paths: list[Path], outdir: Path, to: str = "xlsx") -> list[Path]:
-    profile = Path("/tmp") / f"eg-lo-{uuid.uuid4().hex[:10]}"
-    try:
-        done = subprocess.run([_soffice(), f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", to,
-                               "--outdir", str(outdir), *map(str, paths)], capture_output=True, text=True, timeout=300)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    converted = [outdir / f"{p.stem}.{to}" for p in paths]
-    assert done.returncode == 0 and all(p.exists() for p in converted), done.stdout + done.stderr
-    return converted
+    return convert(paths, outdir, to)
 
 
 def test_workbooks_check_clean_after_a_libreoffice_round_trip(artifacts, tmp_path):

@@ -173,3 +173,25 @@ def test_deep_nesting_is_walked_without_recursion():
     text = "[" * 900 + "NaN" + "]" * 900
     where, refused = strict_json.refusal_in(strict_json.loads(text))
     assert where == "[0]" * 900 and refused.reason == "bad_number"
+
+
+# -- the CSV reader's physical lines, streamed a chunk at a time ----------------------------------
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64])
+def test_physical_lines_end_at_cr_lf_and_crlf_whatever_the_chunk_boundaries(chunk):
+    import io
+
+    from exportguard.ingest.csv_rows import _physical_lines
+
+    data = b"h1,h2\r\na,b\rc,d\ne,f\r\n\r\ng,h"
+    assert list(_physical_lines(io.BytesIO(data), chunk)) == [b"h1,h2", b"a,b", b"c,d", b"e,f", b"", b"g,h"]
+
+
+def test_a_line_past_the_limit_is_cut_and_the_next_lines_keep_their_numbers(monkeypatch):
+    import io
+
+    from exportguard.ingest import csv_rows
+
+    monkeypatch.setattr(csv_rows, "LINE_LIMIT", 10)
+    data = b"short\r\n" + b"x" * 50 + b"\r\nnext\nlast"
+    assert list(csv_rows._physical_lines(io.BytesIO(data), 4)) == [b"short", b"x" * 10, b"next", b"last"]

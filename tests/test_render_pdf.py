@@ -8,9 +8,7 @@ one PNG per page in $EXPORTGUARD_ARTIFACTS/pdf (else a temporary folder) for a p
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,11 +25,11 @@ from exportguard.render import export
 from exportguard.report import Report, TableSection, TextSection
 from exportguard.spec import build_report, load_spec, parse_spec
 from tests.conftest import IN_CI
+from tests.office import artifacts, pdf_text, tool
 
 pytestmark = pytest.mark.real_data
 
 REPO = Path(__file__).resolve().parents[1]
-ARTIFACTS_ROOT = os.environ.get("EXPORTGUARD_ARTIFACTS")
 LOCATION = re.compile(r"^page (\d+), (table (\d+), row (\d+), column (\d+)|chart (\d+), bar (\d+)|headline (\d+))$")
 NOTE_START = re.compile(r"^\s*\[([a-z]+)\]\s")
 OFFLINE_70B = dict(round="v5.1", division="closed", model="llama2-70b", accuracy_track="99", scenario="Offline")
@@ -68,20 +66,9 @@ limit = 12
 
 # -- tools -----------------------------------------------------------------------------------------
 
-def _tool(name: str) -> str:
-    exe = shutil.which(name)
-    if exe:
-        return exe
-    if IN_CI:
-        pytest.fail(f"CI=true but {name} is not installed (poppler-utils, qpdf)")
-    pytest.skip(f"{name} is needed to read the PDF back")
-
-
 def pages_text(pdf: Path) -> list[str]:
     """pdftotext -layout, one string per page."""
-    out = subprocess.run([_tool("pdftotext"), "-layout", str(pdf), "-"], capture_output=True, text=True, check=True,
-                         timeout=120).stdout
-    pages = out.split("\f")
+    pages = pdf_text(pdf).split("\f")
     return pages[:-1] if pages and not pages[-1].strip() else pages
 
 
@@ -91,7 +78,7 @@ def squash(text: str) -> str:
 
 
 def qpdf_check(pdf: Path) -> None:
-    done = subprocess.run([_tool("qpdf"), "--check", str(pdf)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([tool("qpdf"), "--check", str(pdf)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No syntax or stream encoding errors found" in done.stdout
 
@@ -198,11 +185,10 @@ def test_example_briefing_binds_every_figure_on_its_page(briefing):
 
 def test_example_briefing_pages_as_png_for_a_person(briefing, tmp_path):
     _, path = briefing
-    folder = Path(ARTIFACTS_ROOT) / "pdf" if ARTIFACTS_ROOT else tmp_path
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = artifacts("pdf", tmp_path)
     for old in folder.glob("briefing-*.png"):
         old.unlink()
-    subprocess.run([_tool("pdftoppm"), "-png", "-r", "80", str(path), str(folder / "briefing")], check=True,
+    subprocess.run([tool("pdftoppm"), "-png", "-r", "80", str(path), str(folder / "briefing")], check=True,
                    timeout=120)
     pngs = sorted(folder.glob("briefing-*.png"))
     assert len(pngs) == len(pages_text(path)) >= 4

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import os
 import re
-import shutil
 import subprocess
 import sys
 import unicodedata
-import uuid
 import zipfile
 from pathlib import Path
 
@@ -43,12 +40,11 @@ from exportguard.render import pptx_xml
 from exportguard.render.pptx_template import DEFAULT_PATH, build_default, open_template, theme_fonts
 from exportguard.report import ChartSection, Report, TableSection, TextSection
 from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
-from tests.conftest import IN_CI
+from tests.office import artifacts, convert, pdf_text, tool
 
 pytestmark = pytest.mark.real_data
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-ARTIFACTS_ROOT = os.environ.get("EXPORTGUARD_ARTIFACTS")
 MARKS = re.compile(r"\[([a-z]+)\]")
 NOTE_LINE = re.compile(r"^\[([a-z]+)\] ")
 THROUGHPUT = re.compile(r"\d[\d,.]*\s*(tok/s|tokens/s|samples/s|queries/s|[A-Z]{3} per 1M tokens)(?![A-Za-z])")
@@ -743,34 +739,16 @@ def test_metrics_fall_back_to_a_wider_font_when_the_theme_font_is_missing():
 
 # -- LibreOffice -------------------------------------------------------------------------------------
 
-def _soffice() -> str:
-    exe = shutil.which("soffice") or shutil.which("libreoffice")
-    if exe and shutil.which("pdftotext") and shutil.which("pdftoppm"):
-        return exe
-    if IN_CI:
-        pytest.fail("CI=true but LibreOffice (soffice) or poppler-utils (pdftotext, pdftoppm) is not installed")
-    pytest.skip("LibreOffice (soffice) and poppler-utils are needed to render the deck")
-
-
 @pytest.fixture(scope="module")
 def rendered(deck, corp_deck, hostile, tmp_path_factory):
-    exe = _soffice()
-    outdir = tmp_path_factory.mktemp("pptx_pdf")
+    tool("pdftotext")
+    tool("pdftoppm")
     paths = [deck, corp_deck, hostile[1]]
-    profile = Path("/tmp") / f"eg-lo-{uuid.uuid4().hex[:10]}"
-    try:
-        done = subprocess.run([exe, f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", "pdf",
-                               "--outdir", str(outdir), *map(str, paths)], capture_output=True, text=True, timeout=300)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    pdfs = {p.name: outdir / (p.stem + ".pdf") for p in paths}
-    assert done.returncode == 0 and all(p.exists() for p in pdfs.values()), done.stdout + done.stderr
-    return pdfs
+    return {p.name: pdf for p, pdf in zip(paths, convert(paths, tmp_path_factory.mktemp("pptx_pdf")))}
 
 
 def _pages(pdf: Path) -> list[str]:
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True,
-                          timeout=60).stdout
+    text = pdf_text(pdf)
     return text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
 
 
@@ -835,8 +813,7 @@ def test_libreoffice_shows_each_figure_with_its_binding_and_its_notes_on_the_sam
     _check_rendered(deck, pdf)
     text = "\n".join(_pages(pdf))
     assert re.search(r"169,197 tok/s ±5\.4% \[a\]", text)
-    folder = Path(ARTIFACTS_ROOT) / "pptx" if ARTIFACTS_ROOT else pdf.parent / "png"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = artifacts("pptx", pdf.parent / "png")
     for old in folder.glob("executive-deck-*.png"):
         old.unlink()
     subprocess.run(["pdftoppm", "-png", "-r", "80", str(pdf), str(folder / "executive-deck")], check=True, timeout=120)
@@ -849,11 +826,10 @@ def test_libreoffice_renders_the_4x3_deck_in_the_templates_fonts(corp_deck, rend
     _check_rendered(corp_deck, pdf)
     fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert "DejaVuSerif" in fonts
-    if ARTIFACTS_ROOT:
-        folder = Path(ARTIFACTS_ROOT) / "pptx"
-        folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "4", str(pdf), str(folder / "deck-4x3")],
-                       check=True, timeout=120)
+    folder = artifacts("pptx", pdf.parent / "png")
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "4", str(pdf), str(folder / "deck-4x3")],
+                   check=True, timeout=120)
+    assert sorted(folder.glob("deck-4x3-*.png"))
 
 
 def test_libreoffice_renders_hostile_names_without_figure_like_text(hostile, rendered):

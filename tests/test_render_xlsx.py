@@ -10,9 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import shutil
 import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
@@ -30,11 +28,10 @@ from exportguard.render import xlsx_layout
 from exportguard.render.walk import Lettering
 from exportguard.report import Report, TableSection
 from exportguard.spec import build_report, parse_spec, spec_from_filters
-from tests.conftest import IN_CI
+from tests.office import artifacts, convert, pdf_text, tool
 
 pytestmark = pytest.mark.real_data
 
-ARTIFACTS_ROOT = os.environ.get("EXPORTGUARD_ARTIFACTS")  # where rendered pages are kept for a person to look at
 MARKS = re.compile(r"\[([a-z]+)\]")
 NOTE_ROW = re.compile(r"^\[([a-z]+)\] ")
 LOCATION = re.compile(r"^'((?:[^']|'')+)'!([A-Z]+[0-9]+)$")
@@ -441,26 +438,10 @@ def test_interrupted_export_leaves_no_file(v51_report, tmp_path, monkeypatch):
 
 # -- LibreOffice -------------------------------------------------------------------------------
 
-def _soffice() -> str:
-    exe = shutil.which("soffice") or shutil.which("libreoffice")
-    if exe and shutil.which("pdftotext") and shutil.which("pdftoppm"):
-        return exe
-    if IN_CI:
-        pytest.fail("CI=true but LibreOffice (soffice) or poppler-utils (pdftotext, pdftoppm) is not installed")
-    pytest.skip("LibreOffice (soffice) and poppler-utils are needed to render the workbook")
-
-
 def _to_pdf(paths: list[Path], outdir: Path) -> list[Path]:
-    exe = _soffice()
-    profile = Path("/tmp") / f"eg-lo-{uuid.uuid4().hex[:10]}"
-    try:
-        done = subprocess.run([exe, f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", "pdf",
-                               "--outdir", str(outdir), *map(str, paths)], capture_output=True, text=True, timeout=180)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    pdfs = [outdir / (p.stem + ".pdf") for p in paths]
-    assert done.returncode == 0 and all(p.exists() for p in pdfs), done.stdout + done.stderr
-    return pdfs
+    tool("pdftotext")
+    tool("pdftoppm")
+    return convert(paths, outdir, timeout=180)
 
 
 def _shown_on_one_line(entry, lines: list[str]) -> bool:
@@ -468,14 +449,11 @@ def _shown_on_one_line(entry, lines: list[str]) -> bool:
 
 
 def _pdf_text(pdf: Path) -> str:
-    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True,
-                          timeout=60).stdout
+    return pdf_text(pdf)
 
 
 def _first_page_png(pdf: Path, name: str) -> Path:
-    folder = Path(ARTIFACTS_ROOT) / "xlsx" if ARTIFACTS_ROOT else pdf.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    prefix = folder / name
+    prefix = artifacts("xlsx", pdf.parent) / name
     subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", str(pdf), str(prefix)],
                    check=True, timeout=60)
     return prefix.with_suffix(".png")

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..detect import MARK, Detected, column_figure, find_figures
-from ..rules import RULES, finding
+from ..rules import Finding, finding
 
 # Field tests run on every note and on every text that states conditions: each is a substring test
 # (C speed) on the lowered text, confirmed by a pattern that starts with a literal where one is needed.
@@ -106,29 +106,14 @@ def detect(text: str) -> list[Detected]:
 
 
 @dataclass(frozen=True)
-class Hit:
-    """One finding of the checker: a rule of the registry, where, and what."""
+class Hit(Finding):
+    """One finding of the checker: a Finding (rule, where, what) and where else it belongs."""
 
-    rule_id: str
-    location: str  # where a person finds it
-    message: str
     scope: str = ""  # the slide, sheet, page or file
     line: int | None = None  # for text formats: the line in the file
     key: str = ""  # the location in the manifest's syntax
     exported: str | None = None  # tamper findings: what was exported...
     now: str | None = None  # ...and what the artifact shows now
-
-    @property
-    def rule(self):
-        return RULES[self.rule_id]
-
-    @property
-    def severity(self) -> str:
-        return self.rule.severity
-
-    def __str__(self) -> str:
-        r = self.rule
-        return f"{self.location}: {r.id} {r.name} ({r.severity}): {self.message}"
 
 
 def hit(rule_name: str, location: str, message: str, **extra) -> Hit:

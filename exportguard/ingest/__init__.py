@@ -99,7 +99,7 @@ def file_kind(path: Path) -> str:
     return "special file"
 
 
-def _open_regular(path: Path, locator: str):
+def open_regular(path: Path, locator: str):
     """An open binary file object for a regular file; anything else is refused unopened."""
     try:
         kind = file_kind(path)
@@ -125,7 +125,7 @@ def read_regular(path: Path, limit: int, locator: str = "") -> bytes:
     """The bytes of a regular file, refusing one larger than ``limit`` (a hostile file is not read
     into memory) and anything that is not a regular file."""
     locator = locator or display(str(path))
-    with _open_regular(path, locator) as f:
+    with open_regular(path, locator) as f:
         size = os.fstat(f.fileno()).st_size
         if size > limit:
             raise SourceError("file_too_large",
@@ -141,7 +141,7 @@ def read_regular(path: Path, limit: int, locator: str = "") -> bytes:
 
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
-    with _open_regular(path, display(str(path))) as f:
+    with open_regular(path, display(str(path))) as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
@@ -215,7 +215,7 @@ def detect_kind(path: Path) -> str:
     except OSError as e:
         raise SourceError("unreadable", f"cannot read it: {e.strerror or e}", shown) from None
     try:
-        with _open_regular(path, shown) as f:
+        with open_regular(path, shown) as f:
             head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     except SourceError as err:
         if err.reason == "not_a_regular_file":

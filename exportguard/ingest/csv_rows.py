@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
 import re
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..errors import SourceError
 from ..model import (
@@ -42,11 +43,11 @@ from ..model import (
     arrival_for,
 )
 from ..reference import canonical_scenario, parse_benchmark
-from . import Item, Skipped, Source, display, one_row, read_regular
+from . import Item, Skipped, Source, display, one_row, open_regular
 from .build import accelerator_text, check_throughput, check_tokens_per_sample, mlperf_result
 from .numbers import CSV, parse_count, parse_number
 
-CSV_LIMIT = 64 * 1024 * 1024
+LINE_LIMIT = 1 << 20  # bytes in one line: far more than a row of conditions needs
 FIELD_LIMIT = 10_000  # characters in one cell; a longer one is refused, not truncated
 
 REQUIRED = ("mlperf", "submitter", "system_name", "model", "scenario", "value", "unit", "accelerator",
@@ -59,21 +60,47 @@ COLUMNS = REQUIRED + REQUIRED_MLPERF + REQUIRED_OTHER + OPTIONAL
 
 
 def read_csv(path: Path, source: Source) -> Iterator[Item]:
+    """The file is streamed a megabyte at a time: a CSV of a million rows costs the memory of one."""
     label = display(str(path))
-    yield from parse_csv(read_regular(path, CSV_LIMIT, label), label, source)
+    with open_regular(path, label) as f:
+        yield from parse_csv(_physical_lines(f), label, source)
 
 
-def parse_csv(data: bytes, label: str, source: Source) -> Iterator[Item]:
-    """The items of a CSV file's bytes, one per physical line after the header; ``label`` names the
-    file in locators."""
-    lines = _LINE_BREAK.split(data.removeprefix(b"\xef\xbb\xbf"))
-    if lines[-1] == b"":  # the break that ends the last line starts no line
-        lines.pop()
-    header = _header(lines[0] if lines else b"", f"{label} line 1")
-    for number, line in enumerate(lines[1:], start=2):
+def parse_csv(data: bytes | Iterable[bytes], label: str, source: Source) -> Iterator[Item]:
+    """The items of a CSV file (its bytes, or its physical lines), one per physical line after the
+    header; ``label`` names the file in locators."""
+    lines = iter(_physical_lines(io.BytesIO(data)) if isinstance(data, bytes) else data)
+    first = next(lines, b"").removeprefix(b"\xef\xbb\xbf")
+    header = _header(first, f"{label} line 1")
+    for number, line in enumerate(lines, start=2):
         locator = f"{label} line {number}"
         yield one_row(locator, lambda: _line_item(line, header, locator, source),
                       raw=lambda: line[:4000].decode("utf-8", "backslashreplace"))
+
+
+def _physical_lines(f, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """A binary file's lines, ended by CR, LF or CRLF, read a chunk at a time. A line longer than
+    LINE_LIMIT is cut there and the rest of it dropped: the row it holds is refused, and the lines
+    after it keep their numbers."""
+    pending, skipping = b"", False
+    while data := f.read(chunk):
+        pending += data
+        held = pending.endswith(b"\r")  # maybe the first half of a CRLF that the next chunk ends
+        lines = _LINE_BREAK.split(pending[:-1] if held else pending)
+        rest = lines.pop()
+        for line in lines:
+            if skipping:  # the tail of a line already cut
+                skipping = False
+                continue
+            yield line
+        pending = rest + (b"\r" if held else b"")
+        if len(rest) > LINE_LIMIT:
+            if not skipping:
+                yield rest[:LINE_LIMIT]
+            pending, skipping = (b"\r" if held else b""), True
+    pending = pending.removesuffix(b"\r")
+    if pending and not skipping:
+        yield pending
 
 
 # Only CR, LF and CRLF end a line (str.splitlines would also split at \x0b, \x1c, \u2028, ...).
