@@ -131,4 +131,5 @@ def row_note(result: Result) -> Note:
     if result.corrections:
         parts.append("corrected: " + "; ".join(result.corrections))
     parts.append(f"source {citation.source}, retrieved {citation.retrieved_on}")
-    return Note(". ".join(parts) + ".", citation=citation)
+    # Each part is a sentence: our words start with a capital (a name, the first part, stays as written).
+    return Note(". ".join([parts[0], *(p[:1].upper() + p[1:] for p in parts[1:])]) + ".", citation=citation)

@@ -86,7 +86,7 @@ def test_any_selection_of_real_rows_exports_bound_figures_or_is_refused(all_resu
             scenario, benchmark = row["scenario"], row["benchmark"]
             note = row["citation"] + " " + row["notes"]
             assert scenario in note and benchmark in note and "tokens" in note  # scenario and shape
-            assert "MLPerf® Inference" in note and "retrieved" in note and "source" in note  # citation
+            assert "MLPerf® Inference" in note and "retrieved" in note and "Source" in note  # citation
         md = md_path.read_text(encoding="utf-8")
         notes = set(re.findall(r"^- \[([a-z]+)\] ", md, re.M))
         for line in md.splitlines():

@@ -88,7 +88,7 @@ def test_a_bound_figure_prints_unit_band_and_mark_together(offline, slack):
     assert fig.text() == "101,527 tok/s ±5.4%"  # the terminal's form: the same, without the mark
     assert number_format(fig, fig.binding(letters.marks(fig))) == '#,##0" tok/s ±5.4% [a]"'
     (mark, note), = letters.notes()
-    assert mark == "a" and "result 5.1-0069" in note.text and note.citation.result_id == "5.1-0069"
+    assert mark == "a" and "Result 5.1-0069" in note.text and note.citation.result_id == "5.1-0069"
 
 
 def test_marks_are_letters_in_order_of_appearance_and_identical_notes_share_one(offline, slack):
