@@ -128,7 +128,8 @@ results_table = sa.Table(
     sa.Column("retrieved_on", sa.String(10), nullable=False),
     sa.Column("ingested_at", sa.String(32), nullable=False),
     sa.Column("corrections", sa.Text, nullable=False),
-    sa.UniqueConstraint("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario",
+    # The natural key; its index leads with the system, so a batch's rows are found by system_id IN (...).
+    sa.UniqueConstraint("system_id", "submitter_key", "benchmark", "scenario", "round", "division", "origin",
                         name="results_natural_key"),
     sa.CheckConstraint("origin IN ('mlcommons', 'csv')", name="origin_known"),
     sa.CheckConstraint("(origin = 'csv') = (source_kind = 'csv')", name="origin_matches_source"),
@@ -328,10 +329,9 @@ class Store:
                 outcomes[i] = e
             rows.append(row)
         stored: dict[tuple, Mapping] = {}
-        keys = list({r.natural_key[1:] for r, o in zip(results, outcomes) if o is None})
-        if keys:
-            columns = sa.tuple_(*[results_table.c[n] for n in _KEY_COLUMNS[1:]])
-            for found in conn.execute(sa.select(results_table).where(columns.in_(keys))).mappings():
+        systems = list({r.conditions.identity.system_id for r, o in zip(results, outcomes) if o is None})
+        if systems:
+            for found in conn.execute(_SELECT_BY_SYSTEMS, {"systems": systems}).mappings():
                 stored[tuple(found[n] for n in _KEY_COLUMNS)] = found
         new, seen = [], set()
         for i, r in enumerate(results):
@@ -450,6 +450,7 @@ _KEY_COLUMNS = ("origin", "round", "division", "submitter_key", "system_id", "be
 _SELECT_BOTH_ORIGINS = sa.select(results_table).where(
     results_table.c.origin.in_(("mlcommons", "csv")), *[results_table.c[n] == sa.bindparam(f"k_{n}")
                                                         for n in _KEY_COLUMNS[1:]])
+_SELECT_BY_SYSTEMS = sa.select(results_table).where(results_table.c.system_id.in_(sa.bindparam("systems", expanding=True)))
 _INSERT_RESULT = results_table.insert()
 _OTHER_ORIGIN = {"csv": "mlcommons", "mlcommons": "csv"}
 # What the store refuses a row with (a constraint, a value a backend cannot hold): the row is
@@ -462,9 +463,11 @@ _SELECT_SOURCE = sa.select(result_sources_table.c.id).where(
 
 
 def _ids_by_key(conn, keys: Sequence[tuple]) -> dict[tuple, int]:
-    columns = [results_table.c[n] for n in _KEY_COLUMNS]
-    query = sa.select(results_table.c.id, *columns).where(sa.tuple_(*columns).in_(keys))
-    return {tuple(row[1:]): row[0] for row in conn.execute(query)}
+    wanted = set(keys)
+    query = sa.select(results_table.c.id, *[results_table.c[n] for n in _KEY_COLUMNS]).where(
+        results_table.c.system_id.in_(sa.bindparam("systems", expanding=True)))
+    found = conn.execute(query, {"systems": list({k[_KEY_COLUMNS.index("system_id")] for k in keys})})
+    return {key: row[0] for row in found if (key := tuple(row[1:])) in wanted}
 
 
 def _source_row(pk: int, result: Result, role: str) -> dict:
