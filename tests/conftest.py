@@ -7,10 +7,15 @@ except under CI (CI=true), where a missing server is a failure, not a skip.
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import configuration as _hypothesis_configuration
+
+# Tests write only under temporary folders: Hypothesis keeps its examples there too, not in ./.hypothesis.
+_hypothesis_configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "exportguard-hypothesis")
 
 SHARED = Path(os.environ.get("EXPORTGUARD_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 MLPERF = SHARED / "mlperf"
