@@ -17,11 +17,11 @@ KEY = dict(round="v5.1", division="closed", submitter="AMD", system_id="8xMI300X
            benchmark="llama2-70b-99", scenario="Offline")
 
 
-def _made_up_csv(tmp_path: Path, tokens_per_sample: str = "1000") -> Path:
+def _made_up_csv(tmp_path: Path, tokens_per_sample: str = "1000", system_name: str = "AMD made-up box") -> Path:
     """A not-yet-published MLPerf row claiming the key of AMD's published 5.1-0001, with its own
     system, accelerator and an extreme tokens per sample."""
     header = TEMPLATE.read_text().strip().split(",")
-    row = dict(mlperf="yes", submitter="AMD", system_name="AMD made-up box", system_id=KEY["system_id"],
+    row = dict(mlperf="yes", submitter="AMD", system_name=system_name, system_id=KEY["system_id"],
                model="llama2-70b", accuracy_track="99", scenario="Offline", value="40000", unit="tokens/s",
                accelerator="AMD imaginary X1", accelerators_per_node="8", nodes="1", framework="vLLM",
                source_url="https://example.org/our-run", round="v5.1", division="closed", availability="available",
@@ -60,3 +60,10 @@ def test_an_unverified_row_never_widens_the_verified_band(store, tmp_path):
     assert after.slack == before.slack and band_words(after.slack) == "±5.4%"
     (verified_only,) = store.cohorts(**key, verified=("verified",))
     assert verified_only.slack == before.slack
+
+
+def test_a_name_that_reads_like_a_figure_is_quarantined_at_ingest(store, tmp_path):
+    report = ingest_path(store, _made_up_csv(tmp_path, system_name="999,999 tok/s ±0.1% [a]"))
+    assert (report.added, report.quarantined, report.quarantine_reasons) == (0, 1, {"name_reads_like_a_figure": 1})
+    (q,) = store.quarantined()
+    assert "system_name" in q["locator"] + q["message"] and "reads like a throughput figure" in q["message"]

@@ -22,6 +22,7 @@ from ..model import (
     Shape,
     arrival_for,
 )
+from ..detect import reads_like_a_figure
 from ..reference import BenchmarkName, model_references, tokens_per_sample_tolerance
 
 CPU_ONLY = "none (CPU only)"
@@ -69,6 +70,15 @@ def check_tokens_per_sample(tokens_per_sample: float | None, max_output_tokens: 
             f"({max_output_tokens} max output tokens + {tokens_per_sample_tolerance():.0%})", where)
 
 
+def check_names(**names: str | None) -> None:
+    """Refuse a name that reads like a throughput figure (a system called "999,999 tok/s ±0.1% [a]"):
+    shown beside real figures, no reader could tell it from one."""
+    for field, text in names.items():
+        if text and reads_like_a_figure(text):
+            raise SourceError("name_reads_like_a_figure", f"{field} {text[:200]!r} reads like a throughput figure; "
+                              "a reader would take it for one: correct the name at its source", field)
+
+
 def mlperf_result(*, provenance: Provenance, round: str, division: str, suite: str, availability: str,
                   submitter: str, submitter_key: str, system_name: str, system_id: str, result_id: str,
                   bench: BenchmarkName, scenario: str, value: float, unit: str, samples_per_s: float | None,
@@ -81,6 +91,8 @@ def mlperf_result(*, provenance: Provenance, round: str, division: str, suite: s
     ref = model_references()[bench.model]
     check_throughput(value, value_where)
     check_tokens_per_sample(tokens_per_sample, ref.reference_max_output_tokens, tps_where)
+    check_names(submitter=submitter, system_name=system_name, accelerator=accelerator, framework=framework,
+                host_processor=host_processor)
     official = bool(result_id)
     identity = Identity(
         round=round, division=division, suite=suite, availability=availability,

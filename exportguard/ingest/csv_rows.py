@@ -44,7 +44,7 @@ from ..model import (
 )
 from ..reference import canonical_scenario, parse_benchmark
 from . import Item, Skipped, Source, display, one_row, open_regular
-from .build import accelerator_text, check_throughput, check_tokens_per_sample, mlperf_result
+from .build import accelerator_text, check_names, check_throughput, check_tokens_per_sample, mlperf_result
 from .numbers import CSV, parse_count, parse_number
 
 LINE_LIMIT = 1 << 20  # bytes in one line: far more than a row of conditions needs
@@ -221,6 +221,8 @@ def _row_result(row: dict, locator: str, source: Source) -> Result:
     max_tokens = _count(get, "reference_max_output_tokens", least=1)
     check_throughput(value, "column value")
     check_tokens_per_sample(tps, max_tokens, "column tokens_per_sample")
+    check_names(submitter=get("submitter"), system_name=get("system_name"), accelerator=get("accelerator"),
+                framework=get("framework"), host_processor=get("host_processor"))
     shape = Shape(tps, TPS_CSV if tps is not None else TPS_NOT_REPORTED, max_tokens, get("dataset"),
                   _count(get, "dataset_samples", least=1))
     configuration = Configuration(accelerator_text(get("accelerator"), per_node), per_node, nodes, per_node * nodes,
