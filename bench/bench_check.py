@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -30,20 +29,14 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench" / "baselines"))
+from plain import mark  # noqa: E402  (documents built the way a person would, marks and all)
 NOTE = ("[{m}] Vendor {k}, 8x B200-SXM-180GB. MLPerf® Inference: Datacenter v5.1, Closed division, llama2-70b-99 "
         "Offline, result 5.1-{id:04d}, verified. 273.3 tokens/sample, OpenOrca. Source https://mlcommons.org/"
         "benchmarks/inference-datacenter/, retrieved 2025-09-09.")
 LEGEND = ("The MLPerf name and logo are registered and unregistered trademarks of MLCommons Association in the United "
           "States and other countries. All rights reserved. Unauthorized use strictly prohibited. See "
           "www.mlcommons.org for more information.")
-
-
-def mark(i: int) -> str:
-    name, i = "", i + 1
-    while i:
-        i, rem = divmod(i - 1, 26)
-        name = chr(97 + rem) + name
-    return name
 
 
 def build_deck(path: Path, slides: int = 200) -> None:

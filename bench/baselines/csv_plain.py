@@ -5,20 +5,13 @@ from __future__ import annotations
 
 import csv
 
-SHORT = "MLPerf figures hold only under their stated conditions; compare them inside one cohort."
-LEGEND = "The MLPerf name and logo are registered and unregistered trademarks of MLCommons Association."
+from plain import LEGEND, SHORT, mark
+
 HEADER = ("section", "table", "figure", "unit", "band", "marks", "notes", "verified", "derived", "submitter",
           "system", "accelerator", "accelerators_total", "round", "division", "availability", "benchmark",
           "scenario", "result_id", "tokens_per_sample", "shape", "load", "citation", "source_url", "retrieved_on",
           "caveat", "trademark_legend")
 
-
-def mark(i: int) -> str:
-    name, i = "", i + 1
-    while i:
-        i, rem = divmod(i - 1, 26)
-        name = chr(97 + rem) + name
-    return name
 
 
 def run(rows, slack, path) -> None:

@@ -3,16 +3,9 @@ line per result with the figure's unit, band and mark, the notes list, the legen
 No guard, no escaping, no manifest."""
 from __future__ import annotations
 
-SHORT = "MLPerf figures hold only under their stated conditions; compare them inside one cohort."
-LEGEND = "The MLPerf name and logo are registered and unregistered trademarks of MLCommons Association."
+from plain import LEGEND, SHORT, mark
 
 
-def mark(i: int) -> str:
-    name, i = "", i + 1
-    while i:
-        i, rem = divmod(i - 1, 26)
-        name = chr(97 + rem) + name
-    return name
 
 
 def run(rows, slack, path) -> None:
