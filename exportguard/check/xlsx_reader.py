@@ -126,35 +126,44 @@ class Workbook:
 # -- shared strings and styles ----------------------------------------------------------------------
 
 def _shared_strings(z: SafeZip, part: str) -> list[str]:
-    strings: list[str] = []
+    return [text for _, text in _element_texts(z, part, "si", ("t",))]
+
+
+def _element_texts(z: SafeZip, part: str, element: str, text_tags: tuple[str, ...],
+                   key: str = "") -> list[tuple[str, str]]:
+    """Each ``element`` of a part, streamed: its attribute ``key`` and the text a reader sees in it
+    (its ``text_tags``, phonetic runs left out)."""
+    out: list[tuple[str, str]] = []
     buf: list[str] = []
-    state = {"t": False, "rph": 0}
+    st = {"key": None, "in_t": False, "rph": 0}
 
     def start(tag, attrs):
         t = local(tag)
-        if t == "t":
-            state["t"] = not state["rph"]
-        elif t == "rPh":
-            state["rph"] += 1
-        elif t == "si":
+        if t == element:
+            st["key"] = attrs.get(key, "") if key else ""
             buf.clear()
+        elif t in text_tags and st["key"] is not None:
+            st["in_t"] = not st["rph"]
+        elif t == "rPh":
+            st["rph"] += 1
 
     def end(tag):
         t = local(tag)
-        if t == "t":
-            state["t"] = False
+        if t in text_tags:
+            st["in_t"] = False
         elif t == "rPh":
-            state["rph"] -= 1
-        elif t == "si":
-            strings.append(unescape("".join(buf)))
+            st["rph"] -= 1
+        elif t == element:
+            out.append((st["key"], unescape("".join(buf))))
+            st["key"] = None
 
     def data(text):
-        if state["t"]:
+        if st["in_t"]:
             buf.append(text)
 
     with z.open(part) as f:
         stream_xml(f, part, start, end, data)
-    return strings
+    return out
 
 
 def _cell_formats(z: SafeZip, part: str) -> list[str]:
@@ -318,43 +327,9 @@ def comments(wb: Workbook, sheet_part: str) -> list[tuple[str, str]]:
         if mode == "External" or not z.find(target):
             continue
         if kind.endswith(_TYPE_COMMENTS):
-            out += _comment_part(z, target, "comment")
+            out += _element_texts(z, target, "comment", ("t", "text"), key="ref")
         elif kind.endswith(_TYPE_THREADED):
-            out += _comment_part(z, target, "threadedComment")
-    return out
-
-
-def _comment_part(z: SafeZip, part: str, element: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    buf: list[str] = []
-    st = {"ref": "", "in_t": False, "rph": 0, "in": False}
-
-    def start(tag, attrs):
-        t = local(tag)
-        if t == element:
-            st["ref"], st["in"] = attrs.get("ref", ""), True
-            buf.clear()
-        elif t in ("t", "text") and st["in"]:
-            st["in_t"] = not st["rph"]
-        elif t == "rPh":
-            st["rph"] += 1
-
-    def end(tag):
-        t = local(tag)
-        if t in ("t", "text"):
-            st["in_t"] = False
-        elif t == "rPh":
-            st["rph"] -= 1
-        elif t == element:
-            st["in"] = False
-            out.append((st["ref"], unescape("".join(buf))))
-
-    def data(text):
-        if st["in_t"]:
-            buf.append(text)
-
-    with z.open(part) as f:
-        stream_xml(f, part, start, end, data)
+            out += _element_texts(z, target, "threadedComment", ("t", "text"), key="ref")
     return out
 
 

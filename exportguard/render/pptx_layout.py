@@ -475,21 +475,19 @@ def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=
     return widths
 
 
-def _greedy(plan: TablePlan, row_notes, fixed_notes, height, cap, force=False):
-    """Rows per slide, filling each slide while header + rows + footer rows fit ``height``."""
+def fill_pages(heights, row_notes, note_h, height: float, base: float, caps=None, force: bool = False):
+    """Rows per slide: each takes rows while ``base`` (what every slide holds) + its rows + the notes
+    they bring (each note once) fit ``height``; ``caps`` limit the rows of each slide in turn. None
+    when a row fits nowhere, unless ``force`` (it then gets a slide of its own)."""
     pages = []
-    n = len(plan.row_h)
-    start = 0
-    fixed = sum(plan.note_h[t] for t in fixed_notes)
-    if n == 0:
-        return [(0, 0)]
+    start, n = 0, len(heights)
     while start < n:
-        used = plan.header_h + fixed
+        used = base
         seen: set[str] = set()
         stop = start
-        limit = n if cap is None or len(pages) >= len(cap) else cap[len(pages)]
+        limit = n if caps is None or len(pages) >= len(caps) else caps[len(pages)]
         while stop < n and stop - start < limit:
-            add = plan.row_h[stop] + sum(plan.note_h[t] for t in row_notes[stop] if t not in seen)
+            add = heights[stop] + sum(note_h[t] for t in row_notes[stop] if t not in seen)
             if used + add > height:
                 break
             used += add
@@ -502,6 +500,14 @@ def _greedy(plan: TablePlan, row_notes, fixed_notes, height, cap, force=False):
         pages.append((start, stop))
         start = stop
     return pages
+
+
+def _greedy(plan: TablePlan, row_notes, fixed_notes, height, cap, force=False):
+    """Rows per slide, filling each slide while header + rows + footer rows fit ``height``."""
+    if not plan.row_h:
+        return [(0, 0)]
+    base = plan.header_h + sum(plan.note_h[t] for t in fixed_notes)
+    return fill_pages(plan.row_h, row_notes, plan.note_h, height, base, cap, force)
 
 
 def _balance(plan: TablePlan, row_notes, fixed_notes, height) -> list[tuple[int, int]]:
@@ -572,26 +578,9 @@ def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_part
                 prefix = "" if t in fixed_notes else NOTE_PREFIX
                 note_h[t] = m.lines(prefix + t, note_pt, inner) * nlh + note_pt * 0.25
         fixed = sum(note_h[t] for t in fixed_notes) + 2 * CELL_PAD_Y
-        pages = []
-        start, n = 0, len(bands)
-        ok = True
-        while start < n:
-            used = title_h + 16 + fixed + 8  # chart title, plot padding, notes box, gap
-            seen: set[str] = set()
-            stop = start
-            while stop < n:
-                add = bands[stop] + sum(note_h[t] for t in row_notes[stop] if t not in seen)
-                if used + add > height:
-                    break
-                used += add
-                seen.update(row_notes[stop])
-                stop += 1
-            if stop == start:
-                ok = False
-                break
-            pages.append((start, stop))
-            start = stop
-        if not ok:
+        # every chart slide holds the chart title, plot padding, the notes box and a gap
+        pages = fill_pages(bands, row_notes, note_h, height, title_h + 16 + fixed + 8)
+        if pages is None:
             continue
         plan = ChartPlan(label_pt, note_pt, pages, cat_lines, cat_w)
         if best is None or len(pages) < len(best.pages):
