@@ -164,7 +164,7 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
             if key == "rank":
                 cells.append(ranks[i])
             elif key == "throughput":
-                cells.append(BoundFigure(r, cohort, slack, note, r.value))  # = bound_figure(r, slack), note reused
+                cells.append(BoundFigure(r, cohort, slack, note, r.value))  # the note its derived figures share
             elif key == "per_accelerator":
                 cells.append(_per_accelerator(r, slack, note))
             elif key == "cost_per_million_tokens":

@@ -88,9 +88,7 @@ class Figures(Sequence):
         at = size = 0
         for p in placements:
             data = _canonical(figure_entry(p)).encode("ascii")
-            for d in digests:
-                d.update(data)
-                d.update(b",")
+            _take_in(digests, data)
             self._offsets.append(at)
             batch.append(data)
             at += len(data) + 1
@@ -148,10 +146,7 @@ def _digests(manifest: Mapping, key: bytes | None, figures_done: Sequence = ()) 
     digests = [d for d in (sha, mac) if d is not None]
     if not figures_done:
         for entry in manifest.get("figures", ()):
-            text = _canonical(entry).encode("ascii")
-            for d in digests:
-                d.update(text)
-                d.update(b",")
+            _take_in(digests, _canonical(entry).encode("ascii"))
     for k in sorted(_signed_part(manifest)):
         if k == "figures":
             continue
@@ -159,6 +154,13 @@ def _digests(manifest: Mapping, key: bytes | None, figures_done: Sequence = ()) 
         for d in digests:
             d.update(data)
     return sha.hexdigest(), (mac.hexdigest() if mac else None)
+
+
+def _take_in(digests: Sequence, figure: bytes) -> None:
+    """A figure entry's canonical text, followed by a comma, into each digest."""
+    for d in digests:
+        d.update(figure)
+        d.update(b",")
 
 
 def _signed_part(manifest: Mapping) -> dict:

@@ -29,7 +29,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.lib.rl_accel import escapePDF
 from reportlab.pdfbase.ttfonts import TTFont
 
-from ..detect import defuse
+from ..detect import defuse, reads_like_a_figure
 from ..sanitize import shorten, visible
 
 # -- fonts ----------------------------------------------------------------------------------------
@@ -82,14 +82,6 @@ def register_fonts() -> dict[str, str]:
 
 # -- escaping: the one layer every data string goes through ---------------------------------------
 
-# every unit the figure detector knows ends in one of these: cheap tests before it runs (each
-# pattern with a literal start is much faster to search than one alternation)
-_SLASH = re.compile(r"/\s?s(?:ec(?:ond)?)?(?![a-z])", re.IGNORECASE)
-_PER = re.compile(r"per\s+s", re.IGNORECASE)
-_QPS = re.compile(r"[qQ][pP][sS]")
-def _may_quote_a_figure(text: str) -> bool:
-    return bool(_SLASH.search(text) or _PER.search(text) or _QPS.search(text))
-
 
 _CACHE: dict[tuple, str] = {}
 
@@ -101,7 +93,7 @@ def clean(value, limit: int | None = None, one_line: bool = False) -> str:
     # the common case, kept cheap for long tables: nothing to neutralise. isprintable() is False for
     # every control, format (bidi, zero-width), separator, surrogate, private and unassigned character
     if (text.isprintable() and "[" not in text and (limit is None or len(text) <= limit)
-            and not (one_line and "  " in text) and not _may_quote_a_figure(text)):
+            and not (one_line and "  " in text) and not reads_like_a_figure(text)):
         return text
     key = (text, limit, one_line)
     got = _CACHE.get(key)
