@@ -131,7 +131,7 @@ class Figure:
     kind: str
     line: int | None
     item_mlperf: bool
-    column: bool  # found through its column's header unit
+    column: bool  # found through its column's header unit (or a label, a tile's caption)
     value: float | None  # the number the item holds (a numeric cell)
 
 
@@ -350,7 +350,7 @@ class Evaluator:
 
     def _figure(self, sc: Scope, fig: Figure) -> list[Hit]:
         d = fig.d
-        shown = repr(d.text) if not fig.column else f"{d.text!r} (a number under a {d.unit!r} heading)"
+        shown = f"{d.text!r} ({d.context})" if d.context else repr(d.text)
         at = dict(scope=sc.name, line=fig.line, key=fig.key)
         if not d.marks:
             if not d.band:
@@ -398,7 +398,7 @@ class Evaluator:
         elif "unverified" in d.labels and not says_unverified:
             found.append(hit("unverified-not-labelled", fig.where, f"{shown} is labelled unverified, but its note "
                              "does not say \"Result not verified by MLCommons Association.\"", **at))
-        if d.qualifier and not d.band_edge and "derived" not in d.labels:
+        if d.derived and "derived" not in d.labels:
             found.append(hit("derived-not-labelled", fig.where, f"{shown} is a derived figure ({d.qualifier}) "
                              "without the label \"derived\".", **at))
         elif "derived" in d.labels and not DERIVED_BASIS.search(note_text):
