@@ -86,6 +86,7 @@ _HEADER_UNIT = re.compile(r"(?<![A-Za-z])" + _UNIT + "(?:" + _PER.pattern + ")?"
 _HEADER_COST_UNIT = re.compile(_HEADER_COST, _I)
 _NOT_A_FIGURE_HEADER = re.compile("|".join(F.NOT_A_THROUGHPUT_HEADING), _I)
 _OTHER_UNIT = re.compile(r"[(\[/,:]|\bin\b", _I)  # 'Throughput (GB/s)', 'Throughput, Mbps', 'throughput in MB'
+_PER_SECOND_ONLY = re.compile(r"\(\s*(?:per\s+s(?:ec(?:ond)?)?|/\s?s(?:ec(?:ond)?)?)\s*\)\s*$", _I)
 _SNAKE = re.compile(r"^[\"'`*]*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+[\"'`*]*$")
 _SNAKE_UNIT = re.compile(r"\b(tok(?:en)?s?|samples?|req(?:uest)?s?|quer(?:y|ies))\s(s|sec|second)\b", _I)
 _CELL_NUMBER = re.compile(r"\s*[~≈]?\s*" + _NUM_TIGHT + _SCALE)
@@ -315,7 +316,10 @@ def header_unit(header: str) -> str | None:
     unit = _HEADER_UNIT.search(header)
     if unit:
         return unit.group(0)
-    # "Throughput" alone names a throughput column; "Throughput (GB/s)" or "Throughput, Mbps" name another unit
+    # "Throughput" alone names a throughput column, so does "Request Throughput (per sec)"; "Throughput
+    # (GB/s)" or "Throughput, Mbps" name another unit
+    if _PER_SECOND_ONLY.search(header):
+        return "throughput"
     return None if _OTHER_UNIT.search(header) else "throughput"
 
 
@@ -332,6 +336,32 @@ def column_figure(text: str, unit: str, context: str = "") -> Detected | None:
     if rest and not rest.startswith(("(", "*", "†", "‡")) and _CELL_REST.match(rest):
         return None  # "12 nodes", "5.1-0042", "2025-09-09", "45%": not a bare number in the column
     return d
+
+
+def row_units(cells: list[str]) -> list[str]:
+    """The unit each cell of a table row takes from a label to its left ('Output Token Throughput
+    (tokens/sec)' | 761.31 | 0.00): a text cell that names a throughput gives its unit to the number
+    cells right after it, up to the next text cell; '' for every other cell."""
+    out, unit = [], ""
+    for text in cells:
+        t = text.strip()
+        if not t:
+            out.append("")
+            continue
+        if _CELL_NUMBER.match(t) and column_figure(t, "throughput") is not None:
+            out.append(unit)
+            continue
+        unit = header_unit(t) or "" if re.search(r"[A-Za-z]", t) else ""
+        out.append("")
+    return out
+
+
+def tile_number(text: str) -> bool:
+    """Does a shape hold only a number, with or without its binding ('101,527', '~101.5k', '101,527
+    ±5.4% [a]'): the number of a headline tile whose unit stands in a caption beside it?"""
+    text = " ".join(text.split())
+    d = column_figure(text, "throughput")
+    return d is not None and not text[d.end:].strip()
 
 
 def _cells(line: str, splitter: re.Pattern) -> list[tuple[int, int, str]]:
@@ -428,7 +458,8 @@ def _text_tables(text: str, decimal: bool) -> list[Detected]:
         cells, piped = _table_cells(line)
         filled = [c for c in cells if c[2]]
         if len(filled) < 2:
-            header = None
+            if any(_CELL_NUMBER.match(c[2]) for c in filled):
+                header = None  # one number alone on a line ends a table; one word may continue a cell
             continue
         if not any(_CELL_NUMBER.match(c[2]) for c in filled):
             units = [(s, e, header_unit(t) or "") for s, e, t in cells]
@@ -445,6 +476,21 @@ def _text_tables(text: str, decimal: bool) -> list[Detected]:
                 if d is not None:
                     found.append(d)
     return found
+
+
+def table_figures(text: str) -> list[Detected]:
+    """The figures of a text laid out as a table by position (a PDF page extracted with its layout):
+    numbers under a heading that names a throughput."""
+    return _text_tables(text, comma_decimal(text)) if THROUGHPUT_HEADER.search(text) else []
+
+
+def may_hold_columns(text: str) -> bool:
+    """Might a page's text hold a table whose heading names a throughput over bare numbers? (a
+    heading word that no figure of the text explains)"""
+    if not _QUICK.search(text):
+        return False
+    spans = [(d.start, d.end) for d in _explicit(text, False)]
+    return any(not any(s <= m.start() < e for s, e in spans) for m in THROUGHPUT_HEADER.finditer(text))
 
 
 def _column_of(header: list[tuple[int, int, str]], cell: tuple, index: int | None) -> str:
@@ -469,17 +515,18 @@ def _headed_blocks(text: str, decimal: bool) -> list[Detected]:
     """A heading line that names a throughput, then lines of one value each: 'Offline throughput
     (samples/s):' then '• H200: 118.5'; 'request_output_throughput_token_per_s' then 'p50 = 97.2'."""
     found = []
-    unit, context = None, ""
+    unit, context, values = None, "", 0
     for at, line in _lines(text):
         stripped = line.strip()
         if not stripped:
-            unit = None
+            if values:  # a blank line ends the block (one may stand between the heading and its values)
+                unit = None
             continue
-        heading = stripped.rstrip(":").strip()
+        heading = stripped.strip("#*_ ").rstrip(":").strip("*_ ")
         if re.search(r"[A-Za-z]", heading) and not re.search(r"\d", heading.replace("_per_", "")):
             u = header_unit(heading)
             if u:
-                unit, context = u, f"a number under the heading {heading!r}"
+                unit, context, values = u, f"a number under the heading {heading!r}", 0
                 continue
         if unit is None:
             continue
@@ -492,6 +539,7 @@ def _headed_blocks(text: str, decimal: bool) -> list[Detected]:
             unit = None
             continue
         found.append(d)
+        values += 1
     return found
 
 
@@ -574,7 +622,8 @@ def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
     w = _WORD.match(rest)
     if w and w.group(0).lower().rstrip(".") not in _FOLLOWS:
         return False  # '8 GPUs', '450 ms', '24,576 samples', '3.3x'
-    before = text[max(lo, m.start() - 40):m.start()]
+    before = text[max(lo, 0):m.start()].rstrip()
+    before = before[max(0, len(before) - 40):]
     if re.search(r"(?:\d[\d.,]*|-)\s*$", before):
         return False  # the second of two numbers in a row; a word broken over a line
     return not any(w in _OTHER_BEFORE or w in "$€£#" for w in _words(before)[-3:])

@@ -122,7 +122,8 @@ OTHER_QUANTITY_BEFORE = (
     "version", "v", "inference", "llama", "mixtral", "gpt", "gpt-j", "deepseek", "qwen", "rank", "ranked", "top",
     "no", "id", "result", "gen", "generation", "pcie", "nvlink", "node", "nodes", "gpus", "accelerators", "page",
     "slide", "table", "figure", "fig", "section", "step", "p50", "p90", "p95", "p99", "p999", "percent", "tokens",
-    "token", "rate", "target", "configured", "offered", "qps", "year", "since", "seconds", "minutes", "hours", "days", "ms",
+    "token", "requests", "request", "prompts", "errors", "failed", "completed", "successful", "count", "concurrent",
+    "rate", "target", "configured", "offered", "qps", "year", "since", "seconds", "minutes", "hours", "days", "ms",
     # software and its versions ('CUDA 12.9', 'ROCm 6.4', 'TensorRT-LLM 0.21')
     "cuda", "rocm", "driver", "drivers", "python", "ubuntu", "rhel", "linux", "kernel", "os", "firmware", "release",
     "tensorrt", "tensorrt-llm", "trt", "trt-llm", "vllm", "sglang", "pytorch", "torch", "jax", "openvino", "triton",

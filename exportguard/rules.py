@@ -70,6 +70,11 @@ RULES = {r.id: r for r in (
     Rule("EG019", "figure-added", ERROR, "Figure added after export",
          "An exportguard artifact shows a throughput figure that its manifest does not list: it was added after "
          "export, and nothing vouches for its conditions."),
+    Rule("EG020", "unread-value", WARNING, "Could not read the value",
+         "A place where a reader sees a throughput figure holds a value the file does not carry: a formula "
+         "that was never calculated (saved without its cached result) under a throughput heading, after a "
+         "throughput label or with a unit in its number format. What a reader sees depends on the application "
+         "that opens it; recalculate and save the file, then check it again."),
 )}
 
 

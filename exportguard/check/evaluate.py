@@ -43,6 +43,11 @@ _DIVISION = re.compile(r"(?:closed|open)(?=[\s,;.:)])")
 _BENCHMARK = re.compile(r"llama|mixtral|gpt-?j|gpt-?oss|deepseek|qwen|whisper|stable-diffusion|sdxl|dlrm|bert|"
                         r"resnet|retinanet|rgat|3d-unet")
 _RESULT_ID = re.compile(r"\d\.\d{1,2}-\d{3,5}(?!\d)")
+# A source as people write it: any URL, or a host with or without a path and with or without a scheme
+# ('https://mlcommons.org/...', 'www.mlcommons.org', 'github.com/mlcommons/inference_results_v5.1').
+_HOST = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_SOURCE = re.compile(r"\b(?:https?|ftp)://\S|\bwww\.\S|\b" + _HOST + r"(?:\." + _HOST + r")*\.(?:[a-z]{2,24}/\S"
+                     r"|(?:com|org|net|io|ai|dev|gov|edu|int|info|app|cloud|tech|eu|uk|de|fr|ch|jp|cn|kr|in|us)\b)")
 _RETRIEVED = re.compile(r"(?:retrieved|accessed|as of)[^.;\n]{0,20}?(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|"
                         r"[a-z]+\s+\d{1,2},?\s+\d{4})")
 
@@ -61,7 +66,7 @@ CITATION = {  # field -> test(text, lowered text)
     "result ID": lambda t, low: (_RESULT_ID.search(t) is not None or "result id pending" in low or
                                  ("result id" in low and "no mlperf" in low)),
     "verified status": lambda t, low: "verified" in low,
-    "source": lambda t, low: _has_any(low, ("http", "www.", "mlcommons.org", "source")),
+    "source": lambda t, low: "source" in low or _SOURCE.search(low) is not None,
     "retrieval date": lambda t, low: (_has_any(low, ("retrieved", "accessed", "as of")) and
                                       _RETRIEVED.search(low) is not None),
 }
@@ -266,7 +271,7 @@ class Evaluator:
         figs = detect(text)
         column = False
         if not figs and unit:
-            d = column_figure(text, unit)
+            d = column_figure(text, unit, f"a number with the caption {unit!r} beside it" if kind == "tile" else "")
             if d is not None:
                 figs, column = [d], True
         has_mlperf = "MLPerf" in text and _names_mlperf(text)
@@ -302,6 +307,12 @@ class Evaluator:
                                                                 [(n[2], n[3]) for n in notes])
             if len(rest) > 4:
                 sc.shared_texts.add(rest)
+
+    def unread(self, key: str, where: str, message: str) -> None:
+        """A place where a reader would see a figure whose value the file does not carry (EG020)."""
+        if self._scope is None:
+            self.scope(DOCUMENT)
+        self.hits.append(hit("unread-value", where, message, scope=self._scope.name, key=key))
 
     def finish(self) -> list[Hit]:
         self._close()

@@ -17,7 +17,7 @@ import html
 import re
 from pathlib import Path
 
-from ..detect import header_unit
+from ..detect import header_unit, row_units
 from .evaluate import DOCUMENT
 from .safety import DEFAULT_LIMITS, Limits, NotInspectable, check_file_size, read_text
 
@@ -42,13 +42,15 @@ def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
             if r == 1:
                 headers = row
                 units = {c: u for c, h in enumerate(row, 1) if (u := header_unit(h))}
+            labelled = row_units(row) if r > 1 and len(row) > 1 else ()
             for c, cell in enumerate(row, 1):
                 if not cell:
                     continue
                 name = headers[c - 1] if r > 1 and c <= len(headers) and headers[c - 1] else ""
                 where = f"row {r}, column {c}" + (f" ({name!r})" if name else "") + f", line {line}"
+                unit = (units.get(c, "") or (labelled[c - 1] if labelled else "")) if r > 1 else ""
                 sink.item(f"row {r}, column {c}", where, cell, None, block=f"row {r}",
-                          unit=units.get(c, "") if r > 1 else "", kind="header" if r == 1 else "cell", line=line)
+                          unit=unit, kind="header" if r == 1 else "cell", line=line)
             line = reader.line_num + 1
     except csv.Error as e:
         raise NotInspectable(f"not a readable CSV file: {e}") from None
@@ -133,19 +135,35 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
             while i < len(lines) and lines[i].strip().startswith("|"):
                 r += 1
                 n = i + 1
-                for c, cell in enumerate(split_row(lines[i]), 1):
+                cells = split_row(lines[i])
+                labelled = row_units([rendered(c) for c in cells])
+                for c, cell in enumerate(cells, 1):
                     if cell:
                         key = f"section {section}, table row {r}, column {c}"
-                        _item(sink, key, f"line {n} ({key})", cell, block=f"section {section}", unit=units.get(c, ""),
-                                  kind="cell", line=n)
+                        _item(sink, key, f"line {n} ({key})", cell, block=f"section {section}",
+                              unit=units.get(c, "") or labelled[c - 1], kind="cell", line=n)
                 i += 1
+            continue
+        if stripped.startswith(("```", "~~~")):  # a code block: one text, as a reader sees it
+            fence = stripped[:3]
+            block = []
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith(fence):
+                block.append(lines[i])
+                i += 1
+            i += 1
+            if "\n".join(block).strip():
+                sink.item(f"line {n + 1}", f"line {n + 1}", "\n".join(block), block=f"section {section}",
+                          kind="code", line=n + 1)
             continue
         if not stripped:
             i += 1
             continue
         if stripped.startswith("#"):
-            _item(sink, f"line {n}", f"line {n}", line, block=f"section {section}", line=n)
             i += 1
+            _item(sink, f"line {n}", f"line {n}", "\n".join([line] + _list_after(lines, i, line)),
+                  block=f"section {section}", line=n)
+            i += len(_list_after(lines, i, line))
             continue
         m = _HEADLINE.match(stripped)
         if m:
@@ -161,4 +179,27 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
         while i < len(lines) and lines[i].strip() and not _BLOCK_START.match(lines[i]):
             para.append(lines[i])
             i += 1
-        _item(sink, f"line {n}", f"line {n}", "\n".join(para), block=f"section {section}", line=n)
+        listed = _list_after(lines, i, para[-1])
+        i += len(listed)
+        _item(sink, f"line {n}", f"line {n}", "\n".join(para + listed), block=f"section {section}", line=n)
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]\s|\d+[.)]\s)(?!\s*\[[a-z]{1,6}\]\s)")
+
+
+def _list_after(lines: list[str], i: int, lead: str) -> list[str]:
+    """The list right after a heading or a paragraph that names a throughput and introduces it
+    ('Offline throughput (samples/s):' then '- H200: 118.5'): one text with its lead, since the lead
+    states the unit of the list's numbers. Notes lists ('- [a] ...') stay items of their own."""
+    head = lead.strip().lstrip("#").strip()
+    if not (head.endswith(":") or lead.lstrip().startswith("#")) or not header_unit(head.rstrip(":").strip("*_ ")):
+        return []
+    j = i
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    out = lines[i:j] if j > i else []
+    k = j
+    while k < len(lines) and lines[k].strip() and (_LIST_ITEM.match(lines[k]) or
+                                                   (k > j and not _BLOCK_START.match(lines[k]))):
+        k += 1
+    return (out + lines[j:k]) if k > j else []
