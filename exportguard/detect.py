@@ -48,10 +48,20 @@ _NUM_TIGHT = ("((?:" + "|".join(r"\d{1,3}(?:" + re.escape(sep) + r"\d{3})+(?!\d)
               + r")(?:[.,]\d+)?|\d+(?:[.,]\d+)?)")
 _SCALE = (r"(?:\s?(" + "(?-i:" + "|".join(re.escape(k) for k in sorted(F.SCALES, key=len, reverse=True)) + ")"
           + r")(?![A-Za-z]))?")
+# in a German or French text, a plain space may group thousands too: text extracted from a PDF shows
+# the narrow no-break space of '101 253 tok/s' as a space
+_NUM_SPACED = _NUM_TIGHT.replace("((?:", r"((?:\d{1,3}(?: \d{3})+(?!\d)|", 1)
 _BEFORE = r"(?<![\w.,\u00a0\u202f\u2009])"
-_RANGE = r"(?:" + _alt(F.RANGE_JOINERS) + _NUM_TIGHT + _SCALE + r")?"
-# groups: 1 number, 2 its scale, 3 a range's second number, 4 its scale, 5 the unit
-_FIGURE = re.compile(_BEFORE + _NUM_TIGHT + _SCALE + _RANGE + r"\s*(" + _UNIT + ")", _I)
+
+
+def _figure_pattern(number: str) -> re.Pattern:
+    """groups: 1 number, 2 its scale, 3 a range's second number, 4 its scale, 5 the unit"""
+    rng = r"(?:" + _alt(F.RANGE_JOINERS) + number + _SCALE + r")?"
+    return re.compile(_BEFORE + number + _SCALE + rng + r"\s*(" + _UNIT + ")", _I)
+
+
+_FIGURE = _figure_pattern(_NUM_TIGHT)
+_FIGURE_SPACED = _figure_pattern(_NUM_SPACED)
 _LOAD_SETTING = re.compile(_alt(F.LOAD_SETTING_BEFORE) + r"\s*[:=]?\s*[~≈]?\s*$", _I)
 _PER = re.compile(_alt(F.PER_JOINERS) + "(" + _alt(p for p, _, _ in F.PER_WHAT) + ")" + _NOT_LETTER, _I)
 _PER_KIND = [(re.compile(p + "$", _I), name, derived) for p, name, derived in F.PER_WHAT]
@@ -184,7 +194,7 @@ def find_figures(text: str) -> list[Detected]:
     """Every throughput figure quoted in ``text``, with the binding that follows it, in text order."""
     if not _QUICK.search(text):
         return []
-    decimal = comma_decimal(text) if ("," in text or "." in text) else False
+    decimal = comma_decimal(text)
     found = _explicit(text, decimal) + _costs(text, decimal)
     found = _merge([], found)
     if "\n" in text or any(ch in text for ch in ":=│┃|\t") or "  " in text:
@@ -212,7 +222,7 @@ def _merge(kept: list[Detected], new: list[Detected]) -> list[Detected]:
 
 def _explicit(text: str, decimal: bool) -> list[Detected]:
     found = []
-    for m in _FIGURE.finditer(text):
+    for m in (_FIGURE_SPACED if decimal else _FIGURE).finditer(text):
         if _LOAD_SETTING.search(text, max(0, m.start() - 60), m.start()):
             continue
         unit = m.group(5)
@@ -532,8 +542,9 @@ def _headed_blocks(text: str, decimal: bool) -> list[Detected]:
             continue
         m = _VALUE_LINE.match(line)
         d = None
-        if (m and not _ROW_NUMBER.search(m.group("label").replace("'s", "")) and not re.fullmatch(r"\d", m.group("value"))
-                and not any(w in _OTHER_BEFORE for w in _words(m.group("label"))[-1:])):
+        label = m.group("label") if m else ""
+        if (m and not _ROW_NUMBER.search(label.replace("'s", "")) and not re.fullmatch(r"\d", m.group("value"))
+                and (_STATISTIC.match(label) or not any(w in _OTHER_BEFORE for w in _words(label)[-1:]))):
             d = _cell_figure(text, at, (m.start("value"), m.end("value"), m.group("value")), unit, context, decimal)
         if d is None:
             unit = None
@@ -553,14 +564,14 @@ def _in_sentences(text: str, decimal: bool, found: list[Detected]) -> list[Detec
     or a bare '(samples/second)'), and in the sentence after it, a number that stands alone (not
     followed by a word of its own such as 'GPUs' or 'ms', not after words that name another
     quantity such as 'TTFT' or 'Llama', not in a row of numbers) is a figure in that unit."""
-    mentions = [(d.start, d.end, d.unit) for d in found if not d.context and not d.band_edge and not d.derived]
-    mentions += [(m.start(), m.end(), m.group(0)) for m in _BARE_UNIT.finditer(text)
+    mentions = [(d.start, d.end, d.unit, d.qualifier) for d in found if not d.context and not d.band_edge]
+    mentions += [(m.start(), m.end(), m.group(0), "") for m in _BARE_UNIT.finditer(text)
                  if not any(d.start <= m.start() < d.end for d in found)]
     if not mentions:
         return []
     bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
     out: list[Detected] = []
-    for start, end, unit in sorted(mentions):
+    for start, end, unit, qualifier in sorted(mentions):
         i = max(k for k in range(len(bounds) - 1) if bounds[k] <= start) if len(bounds) > 1 else 0
         # the sentence and the next, but no further than two lines from the mention: text extracted
         # from a page runs on without full stops through titles and tables
@@ -574,9 +585,9 @@ def _in_sentences(text: str, decimal: bool, found: list[Detected]) -> list[Detec
                 continue  # 'Offline (tokens/s) 38': a heading and a page number, not a sentence
             if not _stands_alone(text, m, end if end <= m.start() else 0):
                 continue
-            d = _bound(text, s, number_value(m.group(1), m.group(2), decimal), unit, m.end(),
+            d = _bound(text, s, number_value(m.group(1), m.group(2), decimal), unit, m.end(), qualifier,
                        context=f"a number in a sentence that states the unit {unit.strip()!r}")
-            if d.qualifier and not d.derived and d.qualifier != "per user":
+            if d.band_edge:
                 continue  # an edge or a band, not a figure
             out.append(d)
     return out
@@ -607,7 +618,8 @@ def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
     line_start = text.rfind("\n", 0, m.start()) + 1
     line_end = text.find("\n", m.end())
     line = text[line_start:line_end if line_end >= 0 else len(text)]
-    if len(_ROW_NUMBER.findall(line)) >= 3:
+    numbers = len(_ROW_NUMBER.findall(line))
+    if numbers >= 3 and (numbers >= 0.3 * len(line.split()) or re.search(r"\S(?: {2,}|\t|\|)\S", line)):
         return False  # a row of a table: its columns say what each number is
     if not m.group(2) and raw.isdigit() and not line[m.end() - line_start:].strip() and _numbered_lines(text, line_start):
         return False  # a table of contents: lines that end in page numbers
@@ -626,7 +638,7 @@ def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
     before = before[max(0, len(before) - 40):]
     if re.search(r"(?:\d[\d.,]*|-)\s*$", before):
         return False  # the second of two numbers in a row; a word broken over a line
-    return not any(w in _OTHER_BEFORE or w in "$€£#" for w in _words(before)[-3:])
+    return not any(w in _OTHER_BEFORE or w in "$€£#" for w in _words(before)[-F.WORDS_BEFORE:])
 
 
 def _numbered_lines(text: str, line_start: int) -> bool:

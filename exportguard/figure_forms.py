@@ -113,6 +113,8 @@ SENTENCE_LINES_AFTER = 2
 FOLLOWS_A_FIGURE = ("on", "for", "and", "or", "vs", "versus", "with", "from", "to", "in", "at", "by", "while",
                     "compared", "against", "than", "when", "under", "where", "which", "using", "respectively",
                     "auf", "für", "und", "bei", "mit", "gegenüber", "im", "sur", "pour", "et", "avec", "contre", "en")
+# How many words before a number are read for another quantity's name ('TTFT of 450').
+WORDS_BEFORE = 2
 # Words shortly before a number that name another quantity ('TTFT of 450', 'tokens per sample 272.6',
 # 'Llama 3.1', 'round 5.1'): the number is not in the sentence's throughput unit.
 OTHER_QUANTITY_BEFORE = (
@@ -120,7 +122,7 @@ OTHER_QUANTITY_BEFORE = (
     "hbm", "bandwidth", "power", "watts", "tdp", "slack", "band", "accuracy", "rouge", "rouge-1", "rouge-l", "score",
     "batch", "concurrency", "duration", "sample", "samples", "isl", "osl", "length", "lengths", "dataset", "round",
     "version", "v", "inference", "llama", "mixtral", "gpt", "gpt-j", "deepseek", "qwen", "rank", "ranked", "top",
-    "no", "id", "result", "gen", "generation", "pcie", "nvlink", "node", "nodes", "gpus", "accelerators", "page",
+    "no", "id", "result", "gen", "generation", "pcie", "nvlink", "nodes", "gpus", "accelerators", "page",
     "slide", "table", "figure", "fig", "section", "step", "p50", "p90", "p95", "p99", "p999", "percent", "tokens",
     "token", "requests", "request", "prompts", "errors", "failed", "completed", "successful", "count", "concurrent",
     "rate", "target", "configured", "offered", "qps", "year", "since", "seconds", "minutes", "hours", "days", "ms",

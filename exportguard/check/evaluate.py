@@ -79,6 +79,7 @@ DERIVED_BASIS = re.compile(r"\bderived\b", re.IGNORECASE)
 MLPERF = re.compile(r"MLPerf")
 MLPERF_UNMARKED = re.compile(r"MLPerf(?!\s*(?:®|&reg;|\(R\)|\u00ae))(?!\s+name\b)(?!\s+logo\b)")
 LEGEND = re.compile(r"trademarks?\s+of\s+MLCommons", re.IGNORECASE)
+LEGEND_TEXT = re.compile(r"The\s+MLPerf\S{0,6}\s+name\s+and\s+logo.*?for\s+more\s+information\.?", re.IGNORECASE | re.DOTALL)
 NOTE_START = re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[(" + MARK + r")\][ \t]+(?=\S)", re.MULTILINE)
 _NOTE_END = re.compile(r"\n[ \t]*\n")
 _LINE = re.compile(r"\bline \d+")
@@ -305,6 +306,8 @@ class Evaluator:
         if len(sc.shared_texts) < SHARED_TEXTS:  # read only if a figure's notes lack a field
             rest = text if not figs and not notes else outside(text, [(d.start, d.end) for d in figs] +
                                                                 [(n[2], n[3]) for n in notes])
+            if self._legend and "trademark" in rest:  # the legend's www.mlcommons.org is no result's source
+                rest = LEGEND_TEXT.sub(" ", rest)
             if len(rest) > 4:
                 sc.shared_texts.add(rest)
 

@@ -407,24 +407,29 @@ def _tiles(trees) -> dict[int, str]:
                 unit = header_unit(" ".join(text.split()))
                 if unit and not any(ch.isdigit() for ch in text):
                     captions.append((unit, box))
+    gaps = {(i, j): g for i, (_, a) in enumerate(numbers) for j, (_, b) in enumerate(captions)
+            if (g := _gap(a, b)) is not None}
     found = {}
-    for sp, (x, y, w, h) in numbers:
-        best = None
-        for unit, (cx, cy, cw, ch) in captions:
-            reach = _NEAR * max(h, ch)
-            x_overlap = min(x + w, cx + cw) - max(x, cx)
-            y_overlap = min(y + h, cy + ch) - max(y, cy)
-            if x_overlap > 0.3 * min(w, cw):  # stacked: the caption under or over the number
-                gap = max(cy - (y + h), y - (cy + ch), 0)
-            elif y_overlap > 0.3 * min(h, ch):  # side by side
-                gap = max(cx - (x + w), x - (cx + cw), 0)
-            else:
-                continue
-            if gap <= reach and (best is None or gap < best[0]):
-                best = (gap, unit)
-        if best:
-            found[id(sp)] = best[1]
+    for (i, j), g in gaps.items():  # a number and a caption that are each other's nearest
+        if (g == min(v for (a, _), v in gaps.items() if a == i) and
+                g == min(v for (_, b), v in gaps.items() if b == j)):
+            found[id(numbers[i][0])] = captions[j][0]
     return found
+
+
+def _gap(a, b) -> float | None:
+    """The gap between two boxes stacked or side by side, if they are close enough to read as one tile."""
+    x, y, w, h = a
+    cx, cy, cw, ch = b
+    x_overlap = min(x + w, cx + cw) - max(x, cx)
+    y_overlap = min(y + h, cy + ch) - max(y, cy)
+    if x_overlap > 0.3 * min(w, cw):  # stacked: the caption under or over the number
+        gap = max(cy - (y + h), y - (cy + ch), 0)
+    elif y_overlap > 0.3 * min(h, ch):  # side by side
+        gap = max(cx - (x + w), x - (cx + cw), 0)
+    else:
+        return None
+    return gap if gap <= _NEAR * max(h, ch) else None
 
 
 def _placed_shapes(tree, transform=(0.0, 0.0, 1.0, 1.0)):

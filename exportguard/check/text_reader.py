@@ -1,6 +1,7 @@
 """CSV and Markdown: the text a person sees, cell by cell and line by line.
 
-CSV: one scope (the file); each cell is an item at ``row R, column C`` (R counts records from the
+CSV: one scope (the file), split at commas (at semicolons or tabs when the header line is: a CSV
+saved by a German or French Excel); each cell is an item at ``row R, column C`` (R counts records from the
 header, as exportguard's manifest does; the line in the file is kept for text and SARIF output);
 a row is a block, so a row's own notes column resolves its marks first. A column whose header
 names a throughput unit makes its numbers figures.
@@ -34,7 +35,7 @@ def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
     except OSError as e:
         raise NotInspectable(f"cannot read the file: {e.strerror or e}") from None
     try:
-        reader = csv.reader(f)
+        reader = csv.reader(f, delimiter=_delimiter(f))
         headers: list[str] = []
         units: dict[int, str] = {}
         line = 1
@@ -59,6 +60,15 @@ def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
     finally:
         f.close()
         csv.field_size_limit(previous)
+
+
+def _delimiter(f) -> str:
+    """',' unless the first line is split by ';' or tabs (a CSV saved by a German or French Excel)."""
+    head = f.readline(64 * 1024)
+    f.seek(0)
+    counts = {d: head.count(d) for d in (",", ";", "\t")}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] > counts[","] else ","
 
 
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
