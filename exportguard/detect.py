@@ -100,11 +100,12 @@ _PER_SECOND_ONLY = re.compile(r"\(\s*(?:per\s+s(?:ec(?:ond)?)?|/\s?s(?:ec(?:ond)
 _SNAKE = re.compile(r"^[\"'`*]*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+[\"'`*]*$")
 _SNAKE_UNIT = re.compile(r"\b(tok(?:en)?s?|samples?|req(?:uest)?s?|quer(?:y|ies))\s(s|sec|second)\b", _I)
 _CELL_NUMBER = re.compile(r"\s*[~≈]?\s*" + _NUM_TIGHT + _SCALE)
+_CELL_SPACED = re.compile(r"\s*[~≈]?\s*" + _NUM_SPACED + _SCALE)
 _CELL_REST = re.compile(r"[A-Za-z0-9%/:-]")
 HEADER_MAX_CHARS = 100
 
 # text laid out as labels and tables
-_CELL_SPLIT = re.compile(r"[ \t]*(?:[│┃|\t]|[:=](?=\s|$)|(?<!\d)[:=](?=\d|\")|(?<=[^\d\s,])[,;](?=\s*\d)|"
+_CELL_SPLIT = re.compile(r"[ \t]*(?:[│┃|\t]|[:=](?=\s|$)|(?<!\d)[:=](?=\d|\")|(?<=[^\d\s,])[,;](?=\s*\d)|,\s*(?=[\"'])|"
                          r"(?<=\S)\s{2,}(?=\S)|\s[-–—]\s)[ \t]*")
 _TABLE_SPLIT = re.compile(r"[ \t]*[│┃|\t][ \t]*|(?<=\S)\s{2,}(?=\S)")
 _STATISTIC = re.compile(r"[\s\-*•·]*" + _alt(F.STATISTIC_LABELS) + r"\s*$", _I)
@@ -302,7 +303,7 @@ _UNIT_THEN_PER = re.compile(_UNIT + _PER.pattern, _I)
 def _heading_words(header: str) -> str:
     """A heading as words: snake_case and dotted keys as pandas and load tools write them
     ('output_tokens_per_second', 'tok_per_s', 'throughput_tok_s') read as 'output tokens per second'."""
-    h = header.strip().strip("\"'`*#").strip()
+    h = header.strip().strip("\"'`*#{[").strip()
     if "_" in h and _SNAKE.match(h):
         h = re.sub(r"[_.]+", " ", h)
         h = _SNAKE_UNIT.sub(r"\1/\2", h)
@@ -340,12 +341,29 @@ def column_figure(text: str, unit: str, context: str = "") -> Detected | None:
     m = _CELL_NUMBER.match(text)
     if not m or _FIGURE.search(text):
         return None
+    if text[m.end():m.end() + 4][:1] == " " and text[m.end() + 1:m.end() + 2].isdigit():
+        m = _CELL_SPACED.match(text) or m  # '101 527,3': thousands grouped by a space (a French CSV)
     d = _bound(text, m.start(1), number_value(m.group(1), m.group(2), comma_decimal(text)), unit, m.end(),
                qualifier=unit_qualifier(unit), context=context or f"a number under a {unit!r} heading")
     rest = text[d.end:].strip()
     if rest and not rest.startswith(("(", "*", "†", "‡")) and _CELL_REST.match(rest):
         return None  # "12 nodes", "5.1-0042", "2025-09-09", "45%": not a bare number in the column
     return d
+
+
+def caption_unit(text: str) -> str:
+    """The unit a caption names for the table under it ('Llama 2 70B results (tokens/s):', '##
+    Throughput (tok/s)'), or ''."""
+    text = text.strip().strip("#*_ ").rstrip(":").strip("*_ ")
+    return (header_unit(text) or "") if text else ""
+
+
+def takes_caption_unit(header: str) -> bool:
+    """Does a column under a caption that names a unit hold figures in it? A column of its own unit,
+    or of another quantity ('GPUs', 'p99 TTFT (ms)', 'Tokens/sample'), does not; 'Offline', 'B200' do."""
+    h = _heading_words(header)
+    return bool(h) and not header_unit(h) and not _NOT_A_FIGURE_HEADER.search(h) and not _OTHER_UNIT.search(h) \
+        and not any(w in _OTHER_BEFORE for w in _words(h))
 
 
 def row_units(cells: list[str]) -> list[str]:

@@ -8,7 +8,8 @@ names a throughput unit makes its numbers figures.
 
 Markdown: one scope (the file); HTML comments are not shown and are skipped (exportguard's
 manifest lives in one). Table cells are items at ``section N, table row R, column C`` (N counts
-``## `` headings, R the table's body rows), a bold lead ``**...**`` at the start of a line is
+``## `` headings, R the table's body rows; a caption right over a table that names a unit, such as
+'Results (tokens/s):', gives it to the columns that name no quantity of their own), a bold lead ``**...**`` at the start of a line is
 ``section N, headline``, any other line is ``line L``. A section is a block.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ import html
 import re
 from pathlib import Path
 
-from ..detect import header_unit, row_units
+from ..detect import caption_unit, header_unit, row_units, takes_caption_unit
 from .evaluate import DOCUMENT
 from .safety import DEFAULT_LIMITS, Limits, NotInspectable, check_file_size, read_text
 
@@ -136,6 +137,10 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
         if stripped.startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1]):
             headers = split_row(line)
             units = {c: u for c, h in enumerate(headers, 1) if (u := header_unit(rendered(h)))}
+            caption = _caption(lines, i)  # 'Llama 2 70B results (tokens/s):' right over the table
+            if caption:
+                units.update({c: caption for c, h in enumerate(headers, 1)
+                              if c not in units and takes_caption_unit(rendered(h))})
             for c, h in enumerate(headers, 1):
                 if h:
                     _item(sink, f"line {n}", f"line {n}, table header, column {c}", h, block=f"section {section}",
@@ -192,6 +197,16 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
         listed = _list_after(lines, i, para[-1])
         i += len(listed)
         _item(sink, f"line {n}", f"line {n}", "\n".join(para + listed), block=f"section {section}", line=n)
+
+
+def _caption(lines: list[str], i: int) -> str:
+    """The unit that the line right over a table (a blank line between allowed) names for it."""
+    j = i - 1
+    if j >= 0 and not lines[j].strip():
+        j -= 1
+    if j < 0 or lines[j].strip().startswith("|") or not lines[j].strip():
+        return ""
+    return caption_unit(lines[j])
 
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]\s|\d+[.)]\s)(?!\s*\[[a-z]{1,6}\]\s)")

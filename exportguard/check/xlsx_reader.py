@@ -419,12 +419,16 @@ def _read_sheet(wb: Workbook, name: str, part: str, sink, scope: str, key_prefix
     last = [0]
     unread: list[tuple[int, int, str, str, str]] = []
 
+    header_row: list[int] = []  # the columns of the header row that named units, while the next row may extend it
+
     def on_row(r: int, cells: list) -> None:
         if r > last[0] + 1:
             units.clear()  # an empty row ends a table
+            header_row.clear()
         last[0] = r
         found = {}
-        if all(c[2] is None for c in cells):  # a row of text only may be a header row
+        text_only = all(c[2] is None for c in cells)
+        if text_only:  # a row of text only may be a header row
             for col, text, _value, _ref in cells:
                 unit = header_unit(text)
                 if unit:
@@ -432,6 +436,15 @@ def _read_sheet(wb: Workbook, name: str, part: str, sink, scope: str, key_prefix
         if found:
             units.clear()
             units.update(found)
+            header_row[:] = [c[0] for c in cells]
+        elif text_only and header_row:  # a second header row under a merged one: 'Throughput (tok/s)' over
+            for col, *_ in cells:       # 'Offline' and 'Server' gives both its unit
+                left = [h for h in header_row if h <= col]
+                if col not in units and left and left[-1] in units:
+                    units[col] = units[left[-1]]
+            header_row.clear()
+        else:
+            header_row.clear()
         labelled = row_units([c[1] for c in cells]) if not found and len(cells) > 1 else ()
         for k, (col, text, value, ref) in enumerate(cells):
             unit = "" if found else units.get(col, "") or (labelled[k] if labelled else "")

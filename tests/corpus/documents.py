@@ -588,10 +588,13 @@ BUILDERS = (label_first, units, locales, unit_once, derived_cost, reader_sees, c
 
 
 def build(folder: Path) -> list[Doc]:
-    """Every document of the corpus, written into ``folder`` (one subfolder per class)."""
+    """Every document of the corpus, written into ``folder`` (one subfolder per class and set)."""
+    from . import more
+
     docs = []
-    for builder in BUILDERS:
-        sub = folder / builder.__name__.replace("_", "-")
-        sub.mkdir(parents=True, exist_ok=True)
-        docs += builder(sub)
+    for builders, suffix in ((BUILDERS, ""), (more.BUILDERS, "-2")):
+        for builder in builders:
+            sub = folder / (builder.__name__.replace("_", "-") + suffix)
+            sub.mkdir(parents=True, exist_ok=True)
+            docs += builder(sub)
     return docs
