@@ -25,6 +25,7 @@ cell), with the same binding rules.
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
@@ -41,16 +42,16 @@ def _alt(parts) -> str:
 _NOT_LETTER = r"(?![A-Za-zÀ-ÿ])"
 _COUNT = _alt(F.COUNT_WORDS)
 _ADJ = r"(?:" + _alt(F.COUNT_ADJECTIVES) + r"[\s-]+){0,2}"
-_UNIT = ("(?:" + _ADJ + _COUNT + _alt(F.PER_SECOND) + "|" + _alt(F.ACRONYM_UNITS) + ")" + _NOT_LETTER)
+_UNIT = ("(?:" + _ADJ + _COUNT + _alt(F.PER_SECOND) + r"|(?<![A-Za-z])" + _alt(F.ACRONYM_UNITS) + ")" + _NOT_LETTER)
 # a number: grouped thousands (one kind of separator, checked when it is read) and a decimal part
 # a number: thousands grouped with one kind of separator throughout, and a decimal part
-_NUM_TIGHT = ("((?:" + "|".join(r"\d{1,3}(?:" + re.escape(sep) + r"\d{3})+(?!\d)" for sep in F.GROUP_SEPARATORS)
-              + r")(?:[.,]\d+)?|\d+(?:[.,]\d+)?)")
+# (one class of separators, so the engine tries one alternative; number_value reads a mixed '1,234.5')
+_NUM_TIGHT = r"(\d{1,3}(?:[" + re.escape("".join(F.GROUP_SEPARATORS)) + r"]\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
 _SCALE = (r"(?:\s?(" + "(?-i:" + "|".join(re.escape(k) for k in sorted(F.SCALES, key=len, reverse=True)) + ")"
           + r")(?![A-Za-z]))?")
 # in a German or French text, a plain space may group thousands too: text extracted from a PDF shows
 # the narrow no-break space of '101 253 tok/s' as a space
-_NUM_SPACED = _NUM_TIGHT.replace("((?:", r"((?:\d{1,3}(?: \d{3})+(?!\d)|", 1)
+_NUM_SPACED = _NUM_TIGHT.replace("]\\d{3})+", " ]\\d{3})+", 1)
 _BEFORE = r"(?<![\w.,\u00a0\u202f\u2009])"
 
 
@@ -76,7 +77,8 @@ _COSTS = (
                + r"(\s*" + _PER_MILLION + ")" + _NOT_LETTER, _I),
     re.compile(_BEFORE + _NUM_TIGHT + _SCALE + r"(\s*(?:" + _CURRENCY + "|" + _alt(F.CURRENCY_WORDS) + r")\s*"
                + _PER_MILLION + ")" + _NOT_LETTER, _I),
-    re.compile(_BEFORE + _NUM_TIGHT + _SCALE + r"(\s*" + _ADJ + F.TOKENS_PER_CURRENCY + ")" + _NOT_LETTER, _I),
+    re.compile(r"(?<![\w.,\u00a0\u202f\u2009$€£])" + _NUM_TIGHT + _SCALE + r"(\s*" + _ADJ + F.TOKENS_PER_CURRENCY + ")"
+               + _NOT_LETTER, _I),
 )
 _COST_QUALIFIER = ("cost per million tokens", "cost per million tokens", "tokens per dollar")
 
@@ -84,7 +86,7 @@ _BAND = re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable: [^)]*
 MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
 _MARKS = re.compile(r"\s?((?:\[" + MARK + r"\])+)")
 _LABELS = re.compile(r"(?:\s(?:derived|unverified))+")
-_COMMA_DECIMAL = re.compile(_alt(F.COMMA_DECIMAL_HINTS) + r"|\d\.\d{3},\d|(?<![\d,.])\d+,\d{1,2}(?![\d,])", _I)
+_COMMA_DECIMAL = re.compile(_alt(h.lower() for h in F.COMMA_DECIMAL_HINTS))  # on the lowered text: faster
 
 # headings and labels
 _THROUGHPUT_WORD = _alt(F.THROUGHPUT_WORDS)
@@ -100,6 +102,7 @@ _PER_SECOND_ONLY = re.compile(r"\(\s*(?:per\s+s(?:ec(?:ond)?)?|/\s?s(?:ec(?:ond)
 _SNAKE = re.compile(r"^[\"'`*]*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+[\"'`*]*$")
 _SNAKE_UNIT = re.compile(r"\b(tok(?:en)?s?|samples?|req(?:uest)?s?|quer(?:y|ies))\s(s|sec|second)\b", _I)
 _CELL_NUMBER = re.compile(r"\s*[~≈]?\s*" + _NUM_TIGHT + _SCALE)
+_CELL_PRICE = re.compile(r"\s*[~≈]?\s*(?:[$€£]\s?)?" + _NUM_TIGHT + _SCALE)  # '$0.12' under 'Cost per 1M tokens'
 _CELL_SPACED = re.compile(r"\s*[~≈]?\s*" + _NUM_SPACED + _SCALE)
 _CELL_REST = re.compile(r"[A-Za-z0-9%/:-]")
 HEADER_MAX_CHARS = 100
@@ -118,8 +121,43 @@ _FOLLOWS = frozenset(w.lower() for w in F.FOLLOWS_A_FIGURE)
 _OTHER_BEFORE = frozenset(w.lower() for w in F.OTHER_QUANTITY_BEFORE)
 
 # Every figure above has one of these: a cheap test that lets most texts skip the full patterns.
-_QUICK = re.compile(r"/\s?s(?:ec(?:ond)?|ek)?(?![A-Za-z])|\s(?:per|pro|par|por|a)\s+s|QPS|TPS|RPS|q/s|"
-                    + _THROUGHPUT_WORD + r"|_s\b|_sec|_second|\$|€|£|USD|EUR|GBP|dollar|euro|cents?\b", _I)
+# Every figure above has one of these words: substring tests at C speed on the lowered text, so that
+# most texts (names, numbers, notes) stop here. (key, must not follow a letter, what may follow it:
+# None for anything, else a letter must not follow unless it starts one of these)
+_QUICK_KEYS = (
+    ("/s", False, ("ec", "ek")), ("/ s", False, ("ec", "ek")), (" per s", False, ("ec",)), (" pro s", False, ("ek",)),
+    (" par s", False, ("ec",)), (" por s", False, ("eg",)), (" a second", False, None), ("qps", True, ()),
+    ("tps", True, ()), ("rps", True, ()), ("q/s", True, ()), ("_s", False, ("ec",)), ("$", False, None),
+    ("€", False, None), ("£", False, None), ("usd", True, ()), ("eur", True, ("o",)), ("gbp", True, ()),
+    ("dollar", True, None), ("cent", True, ("s",)), ("million tok", False, None), ("1m tok", False, None),
+    ("/m tok", False, None), ("/1m", False, None), ("m tok", True, None), ("mio. tok", False, None),
+) + tuple((w.lower(), False, None) for w in F.THROUGHPUT_WORDS)
+_COST_KEYS = frozenset(("$", "€", "£", "usd", "eur", "gbp", "dollar", "cent"))
+_LOAD_WORD = re.compile(r"target|configured|offered|rate|poisson|ziel|Target|Configured|Offered|Rate|Poisson|Ziel")
+
+
+def _key_finder(keys) -> tuple[re.Pattern, dict]:
+    # a literal alternation on the lowered text: the engine skips positions by their first character
+    return (re.compile("|".join(re.escape(k) for k, _, _ in sorted(keys, key=lambda k: -len(k[0])))),
+            {k: (word_start, then) for k, word_start, then in keys})
+
+
+def _quick(text: str, finder=None) -> bool:
+    rx, rules = finder or _QUICK_FINDER
+    low = text.lower()
+    if rx.search(low) is None:
+        return False
+    for m in rx.finditer(low):
+        word_start, then = rules[m.group(0)]
+        i, j = m.start(), m.end()
+        if ((not word_start or i == 0 or not low[i - 1].isalpha()) and
+                (then is None or j >= len(low) or not low[j].isalpha() or low.startswith(then, j))):
+            return True
+    return False
+
+
+_QUICK_FINDER = _key_finder(_QUICK_KEYS)
+_COST_FINDER = _key_finder([k for k in _QUICK_KEYS if k[0] in _COST_KEYS])
 
 
 @dataclass(frozen=True)
@@ -159,15 +197,24 @@ _DERIVED = frozenset([name for _, name, derived in F.PER_WHAT if derived] + list
 
 def comma_decimal(text: str) -> bool:
     """Does the text write numbers the German or French way ('45,3', '101.527 Token/s')?"""
-    return bool(_COMMA_DECIMAL.search(text))
+    if "," in text and _COMMA_NUMBER.search(text):
+        return True
+    return _COMMA_DECIMAL.search(text.lower()) is not None
+
+
+_COMMA_NUMBER = re.compile(r"\d\.\d{3},\d|(?<![\d,.])\d+,\d{1,2}(?![\d,])")
 
 
 def number_value(raw: str, scale: str | None = None, comma_is_decimal: bool = False) -> float:
     """A number as written ('101,527', '101.527', '1 234,5', "1'234.5", '45,3') as a float;
     ``comma_is_decimal`` decides the ambiguous forms ('1,234' and '101.527') for German and French texts."""
+    exp = _EXPONENT.get(scale or "", "")
+    if raw.isdigit():
+        return float(raw + exp)
     s = raw
-    for ch in "'\u00a0\u202f\u2009 ":
-        s = s.replace(ch, "")
+    if not raw.isascii() or "'" in raw or " " in raw:
+        for ch in "'\u00a0\u202f\u2009 ":
+            s = s.replace(ch, "")
     commas, dots = s.count(","), s.count(".")
     if commas and dots:
         decimal = "," if s.rfind(",") > s.rfind(".") else "."
@@ -183,28 +230,62 @@ def number_value(raw: str, scale: str | None = None, comma_is_decimal: bool = Fa
     if decimal == ",":
         s = s.replace(",", ".")
     try:
-        value = float(s)
+        return float(s + exp)  # '8.3e6', not 8.3 * 1e6 = 8300000.000000001
     except ValueError:
         return float("nan")
-    return value * F.SCALES.get(scale or "", 1.0)
+
+
+_EXPONENT = {k: f"e{len(str(int(v))) - 1}" for k, v in F.SCALES.items()}
 
 
 # -- figures -----------------------------------------------------------------------------------------
 
 def find_figures(text: str) -> list[Detected]:
     """Every throughput figure quoted in ``text``, with the binding that follows it, in text order."""
-    if not _QUICK.search(text):
+    if not _quick(text):
         return []
     decimal = comma_decimal(text)
     found = _explicit(text, decimal) + _costs(text, decimal)
     found = _merge([], found)
-    if "\n" in text or any(ch in text for ch in ":=│┃|\t") or "  " in text:
-        found = _merge(found, _labelled(text, decimal))
-    if "\n" in text:
-        found = _merge(found, _text_tables(text, decimal))
-        found = _merge(found, _headed_blocks(text, decimal))
-    found = _merge(found, _in_sentences(text, decimal, found))
+    rest = _masked(text, found)  # the labels and headings a figure of its own leaves: its unit is its own
+    if _LAYOUT_HINT.search(rest) and _quick(rest):
+        found = _merge(found, _labelled(rest, decimal))
+        if "\n" in rest:
+            found = _merge(found, _text_tables(rest, decimal))
+            found = _merge(found, _headed_blocks(rest, decimal))
+    found = [d if d.text == text[d.start:d.end] else _retext(d, text) for d in found]
+    if _has_loose_digits(text, found):
+        found = _merge(found, _in_sentences(text, decimal, found))
     return found
+
+
+def _masked(text: str, found: list[Detected]) -> str:
+    """The text with each figure found blanked out (same length, so positions hold)."""
+    if not found:
+        return text
+    out, last = [], 0
+    for d in found:
+        out += [text[last:d.start], " " * (d.end - d.start)]
+        last = d.end
+    return "".join(out) + text[last:]
+
+
+def _retext(d: Detected, text: str) -> Detected:
+    return Detected(d.start, d.end, text[d.start:d.end], d.value, d.unit, d.band, d.marks, d.labels, d.qualifier,
+                    d.context)
+
+
+_LAYOUT_HINT = re.compile(r"[\n:=│┃|\t]|  ")
+
+
+def _has_loose_digits(text: str, found: list[Detected]) -> bool:
+    """Is there a digit outside the figures found (a number the sentence rule might take)?"""
+    last = 0
+    for d in found:
+        if any(ch.isdigit() for ch in text[last:d.start]):
+            return True
+        last = d.end
+    return any(ch.isdigit() for ch in text[last:])
 
 
 @functools.lru_cache(maxsize=65536)
@@ -214,6 +295,10 @@ def reads_like_a_figure(text: str) -> bool:
 
 def _merge(kept: list[Detected], new: list[Detected]) -> list[Detected]:
     """``kept`` with each of ``new`` that overlaps none of them, in text order."""
+    if not new:
+        return kept
+    if not kept and len(new) == 1:
+        return new
     out = list(kept)
     for d in sorted(new, key=lambda d: (d.start, -d.end)):
         if not any(d.start < k.end and k.start < d.end for k in out):
@@ -221,10 +306,27 @@ def _merge(kept: list[Detected], new: list[Detected]) -> list[Detected]:
     return sorted(out, key=lambda d: d.start)
 
 
+def _unit_matches(text: str, rx: re.Pattern):
+    """``rx``'s matches (a number, then a unit), tried only where a unit ends ('/s', ' per s', 'TPS'):
+    a page holds hundreds of numbers and a few units, and trying the pattern at every number is slow."""
+    last = 0
+    for a in _UNIT_ENDING.finditer(text.lower()):
+        if a.start() < last:
+            continue
+        start = max(last, a.start() - 80)
+        while start > last and not text[start - 1].isspace():  # from a word's start: the pattern's look-behind
+            start -= 1                                           # does not see before where it starts
+        for m in rx.finditer(text, start, min(len(text), a.end() + 16)):
+            if m.start(5) <= a.start() < m.end(5):
+                yield m
+                last = m.end()
+                break
+
+
 def _explicit(text: str, decimal: bool) -> list[Detected]:
     found = []
-    for m in (_FIGURE_SPACED if decimal else _FIGURE).finditer(text):
-        if _LOAD_SETTING.search(text, max(0, m.start() - 60), m.start()):
+    for m in _unit_matches(text, _FIGURE_SPACED if decimal else _FIGURE):
+        if _load_setting(text, m.start()):
             continue
         unit = m.group(5)
         if m.group(3):  # a range: each end is a figure, and the binding after the second binds both
@@ -239,8 +341,16 @@ def _explicit(text: str, decimal: bool) -> list[Detected]:
     return found
 
 
+def _load_setting(text: str, at: int) -> bool:
+    """Does the text right before ``at`` make the number there a load setting ('target 45.2 QPS')?"""
+    before = text[max(0, at - 60):at]
+    return _LOAD_WORD.search(before) is not None and _LOAD_SETTING.search(before) is not None
+
+
 def _costs(text: str, decimal: bool) -> list[Detected]:
     found = []
+    if not _quick(text, _COST_FINDER):
+        return found
     for kind, rx in enumerate(_COSTS):
         for m in rx.finditer(text):
             d = _bound(text, m.start(), number_value(m.group(1), m.group(2), decimal), m.group(3).strip(), m.end(),
@@ -310,12 +420,15 @@ def _heading_words(header: str) -> str:
     return h
 
 
+@functools.lru_cache(maxsize=65536)
 def header_unit(header: str) -> str | None:
     """The throughput unit a table or sheet column header names ("Throughput (tok/s)" -> "tok/s",
     "Throughput" -> "throughput", "output_tokens_per_second" -> "tokens per second", "Cost ($/M
     tokens)" -> "$/M tokens"), or None when the header does not name one. Headers of load settings,
     latencies and shapes ("Target QPS", "p99 TTFT", "Tokens/sample") are not throughput columns; nor
     is a long text (a title, not a header), or one that quotes a figure itself."""
+    if len(header) > 2 * HEADER_MAX_CHARS or not _quick(header) and "_" not in header:
+        return None
     header = _heading_words(header)
     if not header or len(header) > HEADER_MAX_CHARS or not THROUGHPUT_HEADER.search(header):
         return None
@@ -338,13 +451,18 @@ def column_figure(text: str, unit: str, context: str = "") -> Detected | None:
     """A cell of a column whose header names ``unit``: a number at the start of the cell, with the
     binding that follows it ("101,527 ±5.4% [a]"), is a figure in that unit. None when the cell
     holds no such number, or quotes a figure of its own (find_figures reads those)."""
-    m = _CELL_NUMBER.match(text)
+    qualifier = unit_qualifier(unit)
+    m = (_CELL_PRICE if qualifier.startswith("cost") else _CELL_NUMBER).match(text)
     if not m or _FIGURE.search(text):
         return None
     if text[m.end():m.end() + 4][:1] == " " and text[m.end() + 1:m.end() + 2].isdigit():
         m = _CELL_SPACED.match(text) or m  # '101 527,3': thousands grouped by a space (a French CSV)
-    d = _bound(text, m.start(1), number_value(m.group(1), m.group(2), comma_decimal(text)), unit, m.end(),
-               qualifier=unit_qualifier(unit), context=context or f"a number under a {unit!r} heading")
+    start = m.start(1)
+    lead = text[m.start():start].rstrip()
+    if lead[-1:] in ("$", "€", "£"):  # the price's currency is part of what it reads
+        start = m.start() + len(lead) - 1
+    d = _bound(text, start, number_value(m.group(1), m.group(2), comma_decimal(text)), unit, m.end(),
+               qualifier=qualifier, context=context or f"a number under a {unit!r} heading")
     rest = text[d.end:].strip()
     if rest and not rest.startswith(("(", "*", "†", "‡")) and _CELL_REST.match(rest):
         return None  # "12 nodes", "5.1-0042", "2025-09-09", "45%": not a bare number in the column
@@ -370,16 +488,19 @@ def row_units(cells: list[str]) -> list[str]:
     """The unit each cell of a table row takes from a label to its left ('Output Token Throughput
     (tokens/sec)' | 761.31 | 0.00): a text cell that names a throughput gives its unit to the number
     cells right after it, up to the next text cell; '' for every other cell."""
+    labels = [t and not t[:1].isdigit() and _quick(t) and header_unit(t.strip()) or "" for t in cells]
+    if not any(labels):
+        return [""] * len(cells)
     out, unit = [], ""
-    for text in cells:
+    for text, label in zip(cells, labels):
         t = text.strip()
         if not t:
             out.append("")
             continue
-        if _CELL_NUMBER.match(t) and column_figure(t, "throughput") is not None:
+        if unit and _CELL_NUMBER.match(t) and column_figure(t, "throughput") is not None:
             out.append(unit)
             continue
-        unit = header_unit(t) or "" if re.search(r"[A-Za-z]", t) else ""
+        unit = label
         out.append("")
     return out
 
@@ -431,7 +552,7 @@ def _labelled(text: str, decimal: bool) -> list[Detected]:
     the numbers right after a label that names a throughput are figures in its unit."""
     found = []
     for at, line in _lines(text):
-        if not _QUICK.search(line):
+        if not _quick(line):
             continue
         cells = _cells(line, _CELL_SPLIT)
         for i, (_s, _e, label) in enumerate(cells):
@@ -478,6 +599,8 @@ def _text_tables(text: str, decimal: bool) -> list[Detected]:
     found = []
     header: list[tuple[int, int, str]] | None = None
     for at, line in _lines(text):
+        if header is None and not _quick(line):
+            continue  # no table heading here, and no table under way
         if not line.strip():
             header = None
             continue
@@ -514,11 +637,24 @@ def table_figures(text: str) -> list[Detected]:
 
 def may_hold_columns(text: str) -> bool:
     """Might a page's text hold a table whose heading names a throughput over bare numbers? (a
-    heading word that no figure of the text explains)"""
-    if not _QUICK.search(text):
+    throughput word or unit that no number stands right before)"""
+    if not _quick(text):
         return False
-    spans = [(d.start, d.end) for d in _explicit(text, False)]
-    return any(not any(s <= m.start() < e for s, e in spans) for m in THROUGHPUT_HEADER.finditer(text))
+    low = text.lower()
+    if any(w in low for w in _THROUGHPUT_WORDS) or _HEADER_COST_LOW.search(low):
+        return True
+    for a in _UNIT_ENDING.finditer(low):
+        m = _BARE_UNIT.search(text, max(0, a.start() - 40), a.end() + 12)
+        if m and not _NUMBER_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+            return True
+    return False
+
+
+_THROUGHPUT_WORDS = tuple(w.lower() for w in F.THROUGHPUT_WORDS)
+_HEADER_COST_LOW = re.compile(r"(?:cost|price|kosten|preis|coût|prix)\s*(?:/|per|pro|par)|tokens?\s*(?:/|per|pro|par)\s*[$€£de]")
+
+
+_NUMBER_BEFORE = re.compile(r"\d(?:[kKM]|\s?(?:Mio\.|million|thousand))?\s*(?:[-–—]\s*)?$")
 
 
 def _column_of(header: list[tuple[int, int, str]], cell: tuple, index: int | None) -> str:
@@ -582,22 +718,27 @@ def _in_sentences(text: str, decimal: bool, found: list[Detected]) -> list[Detec
     or a bare '(samples/second)'), and in the sentence after it, a number that stands alone (not
     followed by a word of its own such as 'GPUs' or 'ms', not after words that name another
     quantity such as 'TTFT' or 'Llama', not in a row of numbers) is a figure in that unit."""
+    taken = _Spans(found)
+    candidates = [m for m in _CONTEXT_NUMBER.finditer(text) if not taken.holds(m.start(1))]
+    if not candidates:
+        return []
     mentions = [(d.start, d.end, d.unit, d.qualifier) for d in found if not d.context and not d.band_edge]
-    mentions += [(m.start(), m.end(), m.group(0), "") for m in _BARE_UNIT.finditer(text)
-                 if not any(d.start <= m.start() < d.end for d in found)]
+    mentions += _bare_units(text, taken)
     if not mentions:
         return []
     bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    starts = [m.start() for m in candidates]
     out: list[Detected] = []
+    done: set[int] = set()
     for start, end, unit, qualifier in sorted(mentions):
-        i = max(k for k in range(len(bounds) - 1) if bounds[k] <= start) if len(bounds) > 1 else 0
+        i = max(bisect.bisect_right(bounds, start) - 1, 0)
         # the sentence and the next, but no further than two lines from the mention: text extracted
         # from a page runs on without full stops through titles and tables
         lo = max(bounds[i], _line_start(text, start, F.SENTENCE_LINES_BEFORE))
         hi = min(bounds[min(i + 2, len(bounds) - 1)], _line_end(text, end, F.SENTENCE_LINES_AFTER))
-        for m in _CONTEXT_NUMBER.finditer(text, lo, hi):
+        for m in candidates[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]:
             s = m.start(1)
-            if any(d.start <= s < d.end for d in found) or any(d.start <= s < d.end for d in out):
+            if m.end() > hi or s in done:
                 continue
             if end <= m.start() and not re.search(r"[A-Za-zÀ-ÿ]", text[end:m.start()]):
                 continue  # 'Offline (tokens/s) 38': a heading and a page number, not a sentence
@@ -608,7 +749,39 @@ def _in_sentences(text: str, decimal: bool, found: list[Detected]) -> list[Detec
             if d.band_edge:
                 continue  # an edge or a band, not a figure
             out.append(d)
+            done.add(s)
     return out
+
+
+def _bare_units(text: str, taken: "_Spans") -> list[tuple[int, int, str, str]]:
+    """The throughput units a text names outside its figures ('(samples/second)', 'in tok/s'): found
+    from their per-second ending, which few texts hold, rather than tried at every character."""
+    out, last = [], -1
+    for a in _UNIT_ENDING.finditer(text.lower()):
+        if a.start() <= last or taken.holds(a.start()):
+            continue
+        m = _BARE_UNIT.search(text, max(0, a.start() - 40), a.end() + 12)
+        if m and m.start() <= a.start() < m.end() and not taken.holds(m.start()):
+            out.append((m.start(), m.end(), m.group(0), ""))
+            last = m.end()
+    return out
+
+
+# where a unit ends, on the lowered text ('/s' but not '/sample', 'tps' but not 'https')
+_UNIT_ENDING = re.compile(r"/ ?s(?:ec(?:ond)?|ek(?:unde)?)?(?![a-z])|(?:per|pro|par|por) s(?:ec(?:ond)?|ek(?:unde)?|egundo)?"
+                          r"(?![a-z])|a second|(?<![a-z])(?:qps|tps|rps)(?![a-z])|q/s")
+
+
+class _Spans:
+    """Sorted, non-overlapping (start, end) spans of figures, asked whether they hold a position."""
+
+    def __init__(self, found: list[Detected]):
+        self.starts = [d.start for d in found]
+        self.ends = [d.end for d in found]
+
+    def holds(self, at: int) -> bool:
+        i = bisect.bisect_right(self.starts, at) - 1
+        return i >= 0 and at < self.ends[i]
 
 
 def _line_start(text: str, at: int, lines: int) -> int:

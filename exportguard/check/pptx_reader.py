@@ -398,15 +398,18 @@ def _tiles(trees) -> dict[int, str]:
     numbers, captions = [], []
     for tree in trees:
         for sp, box in _placed_shapes(tree):
-            text = text_of(sp.find(f"{P}txBody")).strip()
+            body = sp.find(f"{P}txBody")
+            text = text_of(body).strip() if body is not None else ""
             if not text or len(text) > 100:
                 continue
-            if tile_number(text):
+            if (text[0].isdigit() or text[0] in "~≈") and tile_number(text):
                 numbers.append((sp, box))
-            else:
+            elif not any(ch.isdigit() for ch in text):
                 unit = header_unit(" ".join(text.split()))
-                if unit and not any(ch.isdigit() for ch in text):
+                if unit:
                     captions.append((unit, box))
+    if not numbers or not captions:
+        return {}
     gaps = {(i, j): g for i, (_, a) in enumerate(numbers) for j, (_, b) in enumerate(captions)
             if (g := _gap(a, b)) is not None}
     found = {}

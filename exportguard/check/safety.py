@@ -136,9 +136,13 @@ class SafeZip:
         self._check(infos)
         self._infos = {i.filename: i for i in infos}
         self._lower = {i.filename.lower(): i.filename for i in infos}
-        for info in infos:
-            if not info.is_dir() and info.file_size:
-                self._refuse_doctype(info.filename)
+        seen = _scanned(source)
+        if seen not in _NO_DTD:  # the manifest's reader and the document's reader open one file twice
+            for info in infos:
+                if not info.is_dir() and info.file_size:
+                    self._refuse_doctype(info.filename)
+            if seen is not None:
+                _NO_DTD.add(seen)
 
     def _refuse_doctype(self, name: str) -> None:
         """Any XML part of the package ([Content_Types].xml and relationships included, read by the
@@ -243,6 +247,19 @@ class SafeZip:
 
     def __exit__(self, *exc):
         self.close()
+
+
+_NO_DTD: set[tuple] = set()  # files on disk whose every part was read free of a DTD, by identity and version
+
+
+def _scanned(source) -> tuple | None:
+    if isinstance(source, (bytes, bytearray)):
+        return None
+    try:
+        st = os.stat(source)
+    except OSError:
+        return None
+    return (os.path.realpath(source), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 PROLOG_CHUNK = 4096

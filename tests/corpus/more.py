@@ -105,7 +105,7 @@ def derived_cost(d: Path) -> list[Doc]:
     return [
         Doc(pptx(d / "cost-kpis.pptx", [[("text", "Economics", 0.5, 0.3, 9, 0.8),
                                          ("text", "Cost per million tokens: $0.12\nTokens per dollar: 8.3M", 0.5, 1.5, 9,
-                                          1.5)]]), "derived-cost", [figure("0.12"), figure("8.3M")]),
+                                          1.5)]]), "derived-cost", [figure("$0.12"), figure("8.3M")]),
         Doc(md(d / "api-compare.md", "Self-hosted works out to USD 0.05 / 1M tokens, about 2.3 cents per million "
                "tokens cheaper than the API.\n"), "derived-cost",
             [figure("USD 0.05 / 1M tokens"), figure("2.3 cents per million tokens")]),
