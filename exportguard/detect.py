@@ -43,9 +43,8 @@ _NOT_LETTER = r"(?![A-Za-zÀ-ÿ])"
 _COUNT = _alt(F.COUNT_WORDS)
 _ADJ = r"(?:" + _alt(F.COUNT_ADJECTIVES) + r"[\s-]+){0,2}"
 _UNIT = ("(?:" + _ADJ + _COUNT + _alt(F.PER_SECOND) + r"|(?<![A-Za-z])" + _alt(F.ACRONYM_UNITS) + ")" + _NOT_LETTER)
-# a number: grouped thousands (one kind of separator, checked when it is read) and a decimal part
-# a number: thousands grouped with one kind of separator throughout, and a decimal part
-# (one class of separators, so the engine tries one alternative; number_value reads a mixed '1,234.5')
+# a number: grouped thousands and a decimal part (one class of separators, so that the engine tries one
+# alternative; number_value reads a mixed '1,234.5')
 _NUM_TIGHT = r"(\d{1,3}(?:[" + re.escape("".join(F.GROUP_SEPARATORS)) + r"]\d{3})+(?!\d)(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
 _SCALE = (r"(?:\s?(" + "(?-i:" + "|".join(re.escape(k) for k in sorted(F.SCALES, key=len, reverse=True)) + ")"
           + r")(?![A-Za-z]))?")
@@ -80,7 +79,7 @@ _COSTS = (
     re.compile(r"(?<![\w.,\u00a0\u202f\u2009$€£])" + _NUM_TIGHT + _SCALE + r"(\s*" + _ADJ + F.TOKENS_PER_CURRENCY + ")"
                + _NOT_LETTER, _I),
 )
-_COST_QUALIFIER = ("cost per million tokens", "cost per million tokens", "tokens per dollar")
+_COST_QUALIFIER = ("cost per million tokens", "cost per million tokens", "tokens per dollar")  # one per _COSTS
 
 _BAND = re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable: [^)]*\))")
 MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
@@ -120,7 +119,6 @@ _WORD = re.compile(r"[A-Za-zÀ-ÿ][\w\-.]*|[±$€£%#×]")
 _FOLLOWS = frozenset(w.lower() for w in F.FOLLOWS_A_FIGURE)
 _OTHER_BEFORE = frozenset(w.lower() for w in F.OTHER_QUANTITY_BEFORE)
 
-# Every figure above has one of these: a cheap test that lets most texts skip the full patterns.
 # Every figure above has one of these words: substring tests at C speed on the lowered text, so that
 # most texts (names, numbers, notes) stop here. (key, must not follow a letter, what may follow it:
 # None for anything, else a letter must not follow unless it starts one of these)
