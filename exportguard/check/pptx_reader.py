@@ -340,7 +340,7 @@ def read(z: SafeZip, sink) -> None:
         tree = slide.find(f"{P}cSld/{P}spTree")
         behind = _behind(z, reader.rels, slide, layers)
         trees = [t for _, t in behind] + ([tree] if tree is not None else [])
-        reader.tile_units = _tiles(trees)
+        reader.tile_units = _tiles(trees, layers=len(behind))
         reader.placeholders = False
         for prefix, layer in behind:  # the master's and layout's own shapes, behind the slide's
             reader.shapes(layer, prefix)
@@ -391,13 +391,16 @@ def _behind(z: SafeZip, rels: dict, slide, layers: dict) -> list[tuple[str, obje
 _NEAR = 1.0  # how far apart (in the taller shape's heights) a number and its caption may stand
 
 
-def _tiles(trees) -> dict[int, str]:
+def _tiles(trees, layers: int = 0) -> dict[int, str]:
     """id(number shape) -> the unit its caption names, for each shape that holds only a number
     ('101,527', '101.5k ±5.4% [a]') with, right under, over or beside it, a shape whose text is a unit
-    caption ('tokens/s', 'Output tok/s'). Positions in slide coordinates (groups transformed)."""
+    caption ('tokens/s', 'Output tok/s'). Positions in slide coordinates (groups transformed); the first
+    ``layers`` trees are the master's and layout's, whose placeholders a slide does not show."""
     numbers, captions = [], []
-    for tree in trees:
+    for k, tree in enumerate(trees):
         for sp, box in _placed_shapes(tree):
+            if k < layers and sp.find(f"{P}nvSpPr/{P}nvPr/{P}ph") is not None:
+                continue  # a layout's or master's placeholder is not shown on the slide
             body = sp.find(f"{P}txBody")
             text = text_of(body).strip() if body is not None else ""
             if not text or len(text) > 100:

@@ -262,7 +262,7 @@ def _scanned(source) -> tuple | None:
     return (os.path.realpath(source), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-PROLOG_CHUNK = 4096
+PROLOG_CHUNK = 1024  # a part's prolog is mostly its first line
 PROLOG_LIMIT = 1 * MB
 _PROLOG = re.compile(r"(?:\s+|<\?.*?\?>|<!--.*?-->)*", re.S)
 
