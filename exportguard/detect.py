@@ -89,7 +89,7 @@ _COMMA_DECIMAL = re.compile(_alt(h.lower() for h in F.COMMA_DECIMAL_HINTS))  # o
 
 # headings and labels
 _THROUGHPUT_WORD = _alt(F.THROUGHPUT_WORDS)
-_HEADER_COST = (r"(?:\$|USD|EUR|€|£|cost|price|Kosten|Preis|co[ûu]t|prix)\s*(?:/|per|pro|par|\()\s*"
+_HEADER_COST = (r"(?:" + _CURRENCY + "|USD|EUR|GBP|" + "|".join(F.COST_WORDS) + r")\s*(?:/|per|pro|par|\()\s*"
                 r"(?:1\s?)?(?:M|million|Mio\.?)\s*(?:(?:output|input|generated)\s+)?tok(?:en)?s?" + _NOT_LETTER
                 + "|" + F.TOKENS_PER_CURRENCY + _NOT_LETTER)
 THROUGHPUT_HEADER = re.compile(_UNIT + "|" + _THROUGHPUT_WORD + "|" + _HEADER_COST, _I)
@@ -131,7 +131,7 @@ _QUICK_KEYS = (
     ("/m tok", False, None), ("/1m", False, None), ("m tok", True, None), ("mio. tok", False, None),
 ) + tuple((w.lower(), False, None) for w in F.THROUGHPUT_WORDS)
 _COST_KEYS = frozenset(("$", "€", "£", "usd", "eur", "gbp", "dollar", "cent"))
-_LOAD_WORD = re.compile(r"target|configured|offered|rate|poisson|ziel|Target|Configured|Offered|Rate|Poisson|Ziel")
+_LOAD_WORD = re.compile("|".join(w for word in F.LOAD_SETTING_WORDS for w in (word, word.capitalize())))
 
 
 def _key_finder(keys) -> tuple[re.Pattern, dict]:
@@ -649,7 +649,8 @@ def may_hold_columns(text: str) -> bool:
 
 
 _THROUGHPUT_WORDS = tuple(w.lower() for w in F.THROUGHPUT_WORDS)
-_HEADER_COST_LOW = re.compile(r"(?:cost|price|kosten|preis|coût|prix)\s*(?:/|per|pro|par)|tokens?\s*(?:/|per|pro|par)\s*[$€£de]")
+_HEADER_COST_LOW = re.compile("(?:" + "|".join(w.lower() for w in F.COST_WORDS) + r")\s*(?:/|per|pro|par)"
+                              r"|tokens?\s*(?:/|per|pro|par)\s*[$€£de]")
 
 
 _NUMBER_BEFORE = re.compile(r"\d(?:[kKM]|\s?(?:Mio\.|million|thousand))?\s*(?:[-–—]\s*)?$")

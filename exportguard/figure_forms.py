@@ -54,6 +54,8 @@ PER_MILLION_TOKENS = (
     r"(?:(?:output|input|generated|Ausgabe-?)\s*)?(?:tok(?:en)?s?|jetons)",
     r"\s?/\s?1[kK]\s?(?:tok(?:en)?s?)?", r"\s+per\s+1[kK]\s+(?:(?:output|input)\s+)?tok(?:en)?s?",
 )
+# The words of a cost heading without a currency symbol: 'Cost per 1M tokens', 'Kosten pro Mio. Token'.
+COST_WORDS = ("cost", "price", "Kosten", "Preis", "co[ûu]t", "prix")
 # '169,600 tokens/dollar', '169,600 tokens per $', 'Token pro Euro'.
 TOKENS_PER_CURRENCY = r"tok(?:en)?s?\s?(?:/\s?|\s+per\s+|\s+pro\s+|\s+par\s+)(?:\$|USD|dollars?|€|EUR|euros?)"
 
@@ -83,6 +85,8 @@ LOAD_SETTING_BEFORE = (r"target(?:ed)?(?:\s+(?:rate|load|of|at))?", r"configured
                        r"offered(?:\s+load)?(?:\s+of)?", r"(?:request|arrival|send(?:ing)?)\s+rate(?:\s+of)?",
                        r"Poisson(?:\s+arrivals?)?(?:\s+at)?(?:\s+a\s+rate\s+of)?", r"Ziel(?:wert)?",
                        r"--request-rate")
+# The words that start one of the above (a cheap test before the patterns run).
+LOAD_SETTING_WORDS = ("target", "configured", "offered", "rate", "poisson", "ziel")
 # A heading or label with one of these names a load setting, a latency or a shape, not a throughput.
 NOT_A_THROUGHPUT_HEADING = (r"\btarget(?:ed)?\b", r"\bper\s+sample\b", r"\blatenc", r"\bTTFT\b", r"\bTPOT\b",
                             r"\bITL\b", r"\bconfigured\b", r"\boffered\b", r"\b(?:request|arrival)\s+rate\b",
