@@ -12,14 +12,16 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .caveat import UNVERIFIED_SENTENCE
-from .citation import Citation, Note, TableNote, result_id_cell, row_note, table_note
+from .citation import OWN_NOTE_MARK, Citation, Note, TableNote, result_id_cell, row_note, table_note
 from .detect import find_figures, reads_like_a_figure
 from .errors import ExportguardError
 from .model import Result, Slack, group_by_cohort
-from .report import BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Report, TableSection, TextSection
+from .report import (BesideSection, BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Report,
+                     ShapePanel, TableSection, TextSection)
 from .rules import ERROR, Finding, finding
 from .sanitize import presentable
-from .wording import shape_words, slack_words, tps_words, unit_words
+from .wording import (number, own_load_of, own_shape_class_words, own_tool_words, shape_words, slack_words,
+                      tps_words, unit_words)
 
 
 class GuardError(ExportguardError):
@@ -32,7 +34,13 @@ class GuardError(ExportguardError):
 
 def _accelerators(r: Result) -> str:
     c = r.conditions.configuration
+    if c.accelerators_total is None:
+        return "unknown"
     return str(c.accelerators_total) if c.nodes == 1 else f"{c.accelerators_total} ({c.nodes} nodes x {c.accelerators_per_node})"
+
+
+def _own_ms(value: float | None, places: int) -> str:
+    return "not reported" if value is None else f"{number(value, places)} ms"
 
 
 # Text columns: key -> (header, value). Figure columns are built by the guard itself.
@@ -53,12 +61,34 @@ TEXT_COLUMNS: dict[str, tuple[str, Callable[[Result], str]]] = {
     "scenario": ("Scenario", lambda r: r.conditions.benchmark.scenario),
     "target_qps": ("Target QPS", lambda r: f"{r.conditions.load.target_qps:g}" if r.conditions.load.target_qps
                    else ("n/a (Offline)" if r.conditions.benchmark.scenario == "Offline" else "not published")),
+    # own runs
+    "measured_by": ("Measured by", lambda r: r.conditions.identity.submitter),
+    "tool": ("Tool", lambda r: own_tool_words(r) if r.own else "MLPerf LoadGen"),
+    "load": ("Load", lambda r: own_load_of(r) if r.own else r.conditions.load.arrival_process),
+    "shape": ("Shape (mean per request)", lambda r: own_shape_class_words(r.conditions.run.mean_input_tokens,
+                                                                           r.conditions.shape.tokens_per_sample)
+              if r.own else tps_words(r.conditions.shape)),
+    "p99_ttft": ("p99 TTFT", lambda r: _own_ms(r.conditions.load.p99_ttft_ms, 0)),
+    "p99_tpot": ("p99 TPOT", lambda r: _own_ms(r.conditions.load.p99_tpot_ms, 1)),
+    "run_date": ("Run on", lambda r: r.conditions.run.run_date if r.own else "n/a"),
 }
 FIGURE_COLUMNS = {"throughput": "Throughput", "per_accelerator": "Per accelerator (derived)",
                   "cost_per_million_tokens": "Cost per 1M tokens (derived)"}
 DEFAULT_COLUMNS = ("rank", "submitter", "system", "accelerator", "accelerators", "availability", "result_id",
                    "tokens_per_sample", "throughput")
+# An own cohort's table, where a section asks for the default columns (default_columns).
+OWN_DEFAULT_COLUMNS = ("measured_by", "system", "accelerator", "accelerators", "tool", "shape", "p99_ttft", "p99_tpot",
+                       "throughput")
 KNOWN_COLUMNS = ("rank",) + tuple(TEXT_COLUMNS) + tuple(FIGURE_COLUMNS)
+
+
+def default_columns(columns, own: bool) -> tuple[str, ...]:
+    """The columns a section shows: its own, or, where it asked for the defaults (with derived columns
+    after them), the defaults for the kind of results it shows."""
+    columns = tuple(columns)
+    if own and columns[:len(DEFAULT_COLUMNS)] == DEFAULT_COLUMNS:
+        return OWN_DEFAULT_COLUMNS + columns[len(DEFAULT_COLUMNS):]
+    return columns
 
 # Differences a comparison must show (MLCommons messaging rules): attribute -> columns that show it.
 # Round, division and scenario are fixed by the cohort and stated in the table note; verified status
@@ -91,7 +121,8 @@ def check_one_cohort(results: Sequence[Result], where: str) -> list[Finding]:
         others = [_row_name(r) for r in results if not r.conditions.identity.mlperf][:5]
         return [finding("mlperf-vs-non-mlperf", where,
                         f"MLPerf and non-MLPerf results in one comparison (non-MLPerf: {'; '.join(others)}). "
-                        "Way out: filter on one kind (--mlperf / a spec filter), or export them in separate sections.")]
+                        "Way out: filter on one kind (a spec filter mlperf = true / false), export them in separate "
+                        "sections, or show them side by side in a section of kind \"beside\".")]
     cohorts = group_by_cohort(results)
     if len(cohorts) > 1:
         listing = "; ".join(f"{key.label()}: {', '.join(_row_name(r) for r in rows[:3])}"
@@ -125,7 +156,8 @@ def rank_cells(values: Sequence[float], slack: Slack) -> list[str]:
     for first, last in rank_groups(values, slack):
         for i in range(first, last + 1):
             if first == last:
-                cells[i] = f"{first + 1}" if slack.estimable else f"{first + 1} (slack not estimable)"
+                cells[i] = f"{first + 1}" if slack.estimable else \
+                    f"{first + 1} ({'no band' if slack.basis == 'repeats' else 'slack not estimable'})"
             else:
                 cells[i] = f"~{first + 1}-{last + 1} tie within slack"
     return cells
@@ -181,10 +213,13 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
 
 def _per_accelerator(r: Result, slack: Slack, note: Note) -> BoundFigure | str:
     total = r.conditions.configuration.accelerators_total
+    if total is None:
+        return "not derivable: accelerator count unknown"
     if total == 0:
         return "not derivable: CPU-only system"
     b = r.conditions.benchmark
-    basis = Note(f"Derived, not an MLPerf metric: the row's official throughput divided by its total accelerator "
+    basis = Note(f"Derived, not an MLPerf metric: the row's {'measured' if r.own else 'official'} throughput divided "
+                 "by its total accelerator "
                  f"count; measured on the {b.benchmark} {b.scenario} shape ({shape_words(r.conditions.shape)}) and "
                  "load of the table note.", basis_of="per accelerator", shape_of=b.benchmark)
     unit = f"{unit_words(r.unit)} per accelerator"
@@ -220,7 +255,7 @@ def kpi_conditions(result: Result) -> str:
     """What a headline number states inline: round, division, benchmark, scenario and shape."""
     b, i, s = result.conditions.benchmark, result.conditions.identity, result.conditions.shape
     if not i.mlperf:
-        return f"non-MLPerf, {b.benchmark} {b.scenario}, {tps_words(s)}, {s.dataset}"
+        return f"own measurement, {b.benchmark}, {own_load_of(result)}, {result.conditions.run.shape_class}"
     return (f"MLPerf® {i.round} {i.division}, {b.benchmark} {b.scenario}, {tps_words(s)}, {s.dataset}, "
             f"{result.conditions.load.arrival_process}")
 
@@ -257,6 +292,8 @@ def validate(report: Report) -> list[Finding]:
             found += _validate_figure(section.figure, section.table_note, where)
             if section.inline_conditions != kpi_conditions(section.figure.result):
                 found.append(finding("bare-figure", where, "a headline figure must state its scenario and shape inline"))
+        elif isinstance(section, BesideSection):
+            found += validate_beside(section, where)
         elif isinstance(section, TextSection):
             for k, p in enumerate(section.paragraphs, 1):
                 found += _figures_in_free_text(p, f"{where}, paragraph {k}")
@@ -322,7 +359,11 @@ def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: s
         if absent or wrong:
             found.append(finding("missing-citation-field", where, f"the footnote lacks: {', '.join(absent)}" if absent
                                  else f"the footnote's {', '.join(wrong)} do not match the figure's result"))
-    if citation.verified != fig.verified or (not fig.verified and UNVERIFIED_SENTENCE not in fig.note.text):
+    if fig.own:
+        if not fig.note.text.startswith(OWN_NOTE_MARK) or citation != Citation.of(fig.result) or fig.verified:
+            found.append(finding("own-measurement-not-labelled", where, f"{fig.text()!r} is an own measurement, but "
+                                 f"its note does not open with {OWN_NOTE_MARK!r} or does not match its run"))
+    elif citation.verified != fig.verified or (not fig.verified and UNVERIFIED_SENTENCE not in fig.note.text):
         found.append(finding("unverified-not-labelled", where, f"{fig.text()!r} is unverified but its note does not say so"))
     if fig.derivation is not None:
         basis = fig.derivation.note
@@ -346,6 +387,38 @@ def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:
                                  f"rank {row[rank_col]!r} for {figures[i].text()} must read {want!r}: a lead "
                                  f"inside the cohort's slack of {slack_words(table.slack)} is a tie"))
     return found
+
+
+def validate_beside(section: BesideSection, where: str) -> list[Finding]:
+    """Two panels that are never one comparison: an MLPerf cohort's and own runs', each a valid table
+    of its own, on axes of their own, with the shape panel their figures give."""
+    if section.axis != "separate":
+        return [one_axis_refusal(where)]
+    found = []
+    panels = [("MLPerf panel", section.mlperf, True)] + [(f"own panel, table {k}", t, False)
+                                                         for k, t in enumerate(section.own, 1)]
+    if not section.own:
+        found.append(finding("empty-selection", where, "the own panel holds no table"))
+    for label, table, mlperf in panels:
+        results = [f.result for _, _, f in table.figures()]
+        if not results or any(r.conditions.identity.mlperf != mlperf for r in results):
+            found.append(finding("mlperf-vs-non-mlperf", f"{where}, {label}", f"the {label} must hold "
+                                 f"{'MLPerf figures' if mlperf else 'own runs'} only"))
+            continue
+        found += _validate_table(table, f"{where}, {label}")
+    if not found and section.shape != ShapePanel.of(section.mlperf, section.own):
+        found.append(finding("bare-figure", where, "the shape panel does not state the shapes of the figures beside it"))
+    return found
+
+
+def one_axis_refusal(where: str, chart: bool = False) -> Finding:
+    way_out = ('a section of kind "beside" with mlperf = { ... } and own = { ... } filters' if chart else
+               'leave axis out (or axis = "separate")')
+    return finding("one-axis-for-mlperf-and-own", where,
+                   "MLPerf figures and own measurements cannot share one axis: they are measured at different shapes "
+                   f"and loads, and one scale makes them read as one comparison. Way out: {way_out}: the beside "
+                   "section draws two panels, each with its own axis, band and notes, and a shape panel that states "
+                   "both shapes.")
 
 
 def refuse_on_errors(findings: Iterable[Finding]) -> tuple[Finding, ...]:

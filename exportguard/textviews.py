@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from .citation import result_id_words
+from .citation import result_id_words, system_words
 from .guard import bound_figure, rank_cells
 from .model import Cohort, Result
-from .wording import band_words, load_text, number, slack_words, tps_words
+from .wording import band_words, load_text, number, own_tool_words, slack_words, tps_words
 
 
 def figure_text(result: Result, cohort: Cohort) -> str:
@@ -59,9 +59,15 @@ def listing_lines(cohorts: list[Cohort]) -> list[str]:
         w = max(len(rank) for rank, _ in ranked)
         for rank, r in ranked:
             i, c = r.conditions.identity, r.conditions.configuration
-            lines.append(f"  {rank:<{w}}  {figure_text(r, cohort):<34} {i.submitter} | {i.system_name} | "
-                         f"{c.accelerators_total} x {c.accelerator} | {i.availability} | {result_id_words(r)} | "
-                         f"{tps_words(r.conditions.shape)}")
+            if r.own:
+                lines.append(f"  {rank:<{w}}  {figure_text(r, cohort):<34} | measured by {i.submitter} | "
+                             f"{system_words(r)} | {own_tool_words(r)} | "
+                             f"mean {number(r.conditions.run.mean_input_tokens, 1)} input tokens per request, "
+                             f"{tps_words(r.conditions.shape)} | run on {r.conditions.run.run_date}")
+            else:
+                lines.append(f"  {rank:<{w}}  {figure_text(r, cohort):<34} {i.submitter} | {i.system_name} | "
+                             f"{c.accelerators_total} x {c.accelerator} | {i.availability} | {result_id_words(r)} | "
+                             f"{tps_words(r.conditions.shape)}")
             lines.append(f"  {'':<{w}}  {'':<34} {load_text(r)}")
             if r.corrections:
                 lines.append(f"  {'':<{w}}  {'':<34} corrected: {'; '.join(r.corrections)}")

@@ -25,7 +25,7 @@ from exportguard.errors import SourceError
 from exportguard.ingest import Quarantined, Skipped, Source, csv_rows, mlperf_summary
 from exportguard.ingest.mlperf_logs import parse_accuracy, parse_performance_summary, parse_system_description
 from exportguard.ingest.numbers import COUNT, CSV, JSON, LOG, SUMMARY_TEXT, parse_count, parse_number
-from exportguard.model import SCENARIOS, UNITS, Result
+from exportguard.model import OWN_LOAD_KINDS, SCENARIOS, UNITS, Result
 from tests.conftest import MLPERF, SUMMARY_V51, TREE_V51
 from tests.real_data import require_real_data
 from tests.test_bad_input import csv_slice, csv_text
@@ -164,18 +164,26 @@ def count_or_none(x) -> bool:
 def check_result(r: Result) -> None:
     c = r.conditions
     assert isinstance(r.value, float) and math.isfinite(r.value) and r.value > 0
-    assert r.unit in UNITS and c.benchmark.scenario in SCENARIOS
     assert r.samples_per_s is None or (math.isfinite(r.samples_per_s) and r.samples_per_s > 0)
     tps = c.shape.tokens_per_sample
-    assert tps is None or (math.isfinite(tps) and 0 < tps <= c.shape.reference_max_output_tokens * 1.02)
     for x in (c.load.target_qps, c.load.ttft_bound_ms, c.load.tpot_bound_ms, c.load.p99_ttft_ms, c.load.p99_tpot_ms):
         assert x is None or math.isfinite(x)
+    for text in (c.identity.system_name, c.identity.submitter, c.configuration.framework):
+        assert isinstance(text, str) and text.strip()
+    if r.own:  # an own run: never an MLPerf scenario, a measured shape, counts that may be unknown
+        assert r.unit == "tokens/s" and c.benchmark.scenario in OWN_LOAD_KINDS
+        assert math.isfinite(tps) and tps > 0 and c.run.mean_input_tokens > 0
+        assert c.load.ttft_bound_ms is None and c.load.tpot_bound_ms is None and c.load.min_duration_ms is None
+        for n in (c.configuration.accelerators_per_node, c.configuration.nodes, c.configuration.accelerators_total,
+                  c.run.concurrency, c.run.requests):
+            assert n is None or (isinstance(n, int) and not isinstance(n, bool) and n >= 0)
+        return
+    assert r.unit in UNITS and c.benchmark.scenario in SCENARIOS
+    assert tps is None or (math.isfinite(tps) and 0 < tps <= c.shape.reference_max_output_tokens * 1.02)
     for n in (c.configuration.accelerators_per_node, c.configuration.nodes, c.configuration.accelerators_total,
               c.load.min_duration_ms, c.shape.dataset_samples):
         assert isinstance(n, int) and not isinstance(n, bool) and n >= 0
     assert c.configuration.nodes >= 1
-    for text in (c.identity.system_name, c.identity.submitter, c.configuration.framework):
-        assert isinstance(text, str) and text.strip()
 
 
 def check_items(items) -> None:

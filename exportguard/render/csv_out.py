@@ -12,11 +12,13 @@ from pathlib import Path
 
 from ..citation import result_id_words
 from ..sanitize import visible
-from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import band_words, load_text, shape_words, tps_words
+from ..report import BesideSection, BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..wording import band_words, load_text, own_shape_words, shape_words, tps_words
+from .panels import beside_parts
 from .walk import Lettering, Walk, walk
 
 EMBEDS_MANIFEST = False
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 
 HEADER = ("section", "table", "figure", "unit", "band", "marks", "notes", "verified", "derived", "submitter",
           "system", "accelerator", "accelerators_total", "round", "division", "availability", "benchmark",
@@ -57,6 +59,21 @@ class CsvRenderer:
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
         pass  # a CSV holds figures, one per row; free text has no row to go in
 
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
+        """The MLPerf panel's rows, then the own panel's (marks lettered across both), then one row per
+        line of the shape panel: its shape and load columns hold the numbers, its citation column the
+        sentence on why throughput does not transfer across shapes."""
+        mlperf, own, _ = beside_parts(n, section)
+        for part in (mlperf, *own):
+            for _, _, fig in part.figures():
+                self._figure(doc, n, part.title, fig, part.table.table_note.text, part.lettering)
+        report = doc.report
+        for row in (section.shape.mlperf, *section.shape.own):
+            self.row_no += 1
+            cells = dict(section=n, table=f"{section.title}: shape panel, {row.label}", shape=row.shape, load=row.load,
+                         citation=section.shape.sentence, caveat=report.caveat_short, trademark_legend=report.legend)
+            self.writer.writerow([safe_text(cells.get(h, "")) for h in HEADER])
+
     def back(self, doc: Walk) -> dict:
         return doc.manifest()
 
@@ -65,11 +82,13 @@ class CsvRenderer:
         text = lettering.text(fig)
         r, report = fig.result, doc.report
         i, b, c = r.conditions.identity, r.conditions.benchmark, r.conditions.configuration
+        shape = own_shape_words(r) if r.own else shape_words(r.conditions.shape)
         notes = " ".join(f"[{m}] {note.text}" for m, note in zip(lettering.letters(fig), fig.notes))
         row = (n, title, text, fig.unit_text, band_words(fig.slack), " ".join(lettering.letters(fig)), notes,
                i.verified, fig.derivation.label if fig.derivation else "", i.submitter, i.system_name, c.accelerator,
-               c.accelerators_total, i.round, i.division, i.availability, b.benchmark, b.scenario,
-               result_id_words(r), tps_words(r.conditions.shape), shape_words(r.conditions.shape), load_text(r),
+               "unknown" if c.accelerators_total is None else c.accelerators_total, i.round, i.division,
+               i.availability, b.benchmark, b.scenario, result_id_words(r), tps_words(r.conditions.shape), shape,
+               load_text(r),
                table_note, r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on,
                report.caveat_short, report.legend)
         self.writer.writerow([safe_text(v) for v in row])
