@@ -23,6 +23,11 @@ def showing_words(cohort: Cohort) -> str:
 
 def cohort_header(cohort: Cohort) -> str:
     s = cohort.slack
+    if s.basis == "repeats":  # an own cohort: its band comes from repeated runs, not from shapes
+        spread = (f"output tokens/s of {s.with_tps} repeated runs of one configuration {number(s.tps_min, 1)} to "
+                  f"{number(s.tps_max, 1)}, run-to-run spread {slack_words(s)}, band {band_words(s)}"
+                  if s.estimable else band_words(s))
+        return f"{cohort.key.label()}: {showing_words(cohort)}; {spread}"
     basis = "unverified" if s.unverified_only else "verified"
     spread = (f"tokens/sample {number(s.tps_min, 1)} to {number(s.tps_max, 1)} over {s.with_tps} {basis} of "
               f"{cohort.total}, slack {slack_words(s)}, band {band_words(s)}" if s.estimable else band_words(s))
@@ -31,11 +36,16 @@ def cohort_header(cohort: Cohort) -> str:
 
 def cohort_row(cohort: Cohort) -> dict:
     s = cohort.slack
-    return {"cohort": cohort.key.label(), **dataclasses.asdict(cohort.key), "count": cohort.total,
-            "shown": len(cohort.results), "tokens_per_sample_min": s.tps_min, "tokens_per_sample_max": s.tps_max,
-            "with_tokens_per_sample": s.with_tps, "slack_basis": "unverified" if s.unverified_only else "verified",
-            "slack": s.fraction, "band": s.band_fraction, "slack_text": slack_words(s), "band_text": band_words(s),
-            "not_estimable_reason": s.reason or None}
+    row = {"cohort": cohort.key.label(), **dataclasses.asdict(cohort.key), "count": cohort.total,
+           "shown": len(cohort.results), "tokens_per_sample_min": s.tps_min, "tokens_per_sample_max": s.tps_max,
+           "with_tokens_per_sample": s.with_tps, "slack_basis": "unverified" if s.unverified_only else "verified",
+           "slack": s.fraction, "band": s.band_fraction, "slack_text": slack_words(s), "band_text": band_words(s),
+           "not_estimable_reason": s.reason or None}
+    if s.basis == "repeats":  # an own cohort: the spread of its repeated runs' figures, not of shapes
+        row.update(tokens_per_sample_min=None, tokens_per_sample_max=None, with_tokens_per_sample=None,
+                   slack_basis="repeated runs", repeated_runs=s.with_tps, repeated_runs_min=s.tps_min,
+                   repeated_runs_max=s.tps_max)
+    return row
 
 
 def _ranked(cohort: Cohort) -> list[tuple[str, Result]]:

@@ -277,3 +277,57 @@ def test_the_command_line_states_the_system_over_the_description_file(sqlite_url
     refused = CliRunner().invoke(main, ["--db", sqlite_url, "ingest", str(path), "--system", str(bad)])
     assert refused.exit_code == 1 and "nodes must be a whole number 1 or more" in refused.output
     assert "Traceback" not in refused.output
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda text: text[: len(text) // 2], "invalid_json"),
+    (lambda text: "{" * 100_000 + "}" * 100_000, None),  # not a load-test file: judged as a summary table
+    (lambda text: text.replace('"output_throughput": 778.8888959392938', '"output_throughput": NaN'), "bad_number"),
+    (lambda text: text.replace('"output_throughput": 778.8888959392938',
+                               '"output_throughput": 778.8888959392938, "output_throughput": 1e6'), "duplicate_key"),
+    (lambda text: text.replace('"completed": 64', '"completed": "64 requests"'), "bad_number"),
+    (lambda text: text.replace('"output_throughput": 778.8888959392938', '"output_throughput": -5'),
+     "non_positive_value"),
+])
+def test_a_hostile_vllm_file_costs_its_run_with_a_reason(db, tmp_path, make, reason):
+    text = (OWN / README_TABLE[11][0]).read_text()
+    path = tmp_path / "run.json"
+    path.write_text(make(text))
+    report = ingest_path(db, path)
+    assert report.reconciles and report.rows_read == 1 and report.quarantined == 1 and db.count() == 0
+    (q,) = db.quarantined()
+    assert q["reason"] == (reason or q["reason"]) and q["reason"] != "unexpected_error", q
+    if reason in ("bad_number", "duplicate_key", "non_positive_value"):
+        assert "output_throughput" in q["message"] + q["locator"] or "completed" in q["message"]
+
+
+def test_one_broken_benchmark_of_a_guidellm_report_costs_that_benchmark_only(db, tmp_path):
+    doc = json.loads((FIXTURES / "guidellm-0.8.1_sweep_isl550_osl250_benchmarks.json").read_text())
+    del doc["benchmarks"][2]["config"]["strategy"]
+    doc["benchmarks"][3]["metrics"]["output_tokens_per_second"]["successful"]["mean"] = "fast"
+    path = tmp_path / "benchmarks.json"
+    path.write_text(json.dumps(doc))
+    report = ingest_path(db, path)
+    assert (report.rows_read, report.added, report.quarantined) == (5, 3, 2)
+    reasons = sorted((q["locator"].split(" ", 1)[1], q["reason"]) for q in db.quarantined())
+    assert reasons[0][0].startswith("benchmarks[2]") and reasons[0][1] == "missing_field"
+    assert reasons[1][0].startswith("benchmarks[3]") and reasons[1][1] == "bad_number"
+
+
+def test_an_oversized_load_test_file_is_refused_unread(db, tmp_path, monkeypatch):
+    from exportguard.ingest import own_files
+
+    monkeypatch.setattr(own_files, "MAX_OWN_BYTES", 1000)
+    path = tmp_path / "run.json"
+    shutil.copy(OWN / README_TABLE[11][0], path)
+    report = ingest_path(db, path)
+    (q,) = db.quarantined()
+    assert report.quarantined == 1 and q["reason"] == "file_too_large"
+
+
+def test_a_vllm_file_that_is_not_utf8_is_quarantined_naming_the_byte(db, tmp_path):
+    path = tmp_path / "run.json"
+    path.write_bytes((OWN / README_TABLE[11][0]).read_bytes().replace(b"own-traffic", b"own-traffic\xff", 1))
+    report = ingest_path(db, path)
+    (q,) = db.quarantined()
+    assert report.quarantined == 1 and q["reason"] == "not_utf8" and "not UTF-8" in q["message"]
