@@ -18,7 +18,6 @@ no digit-group separators, no decimal comma).
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import re
 from pathlib import Path
@@ -39,7 +38,7 @@ from ..model import (
 from ..reference import canonical_scenario, parse_benchmark
 from . import Item, Skipped, Source, display, one_row, open_regular
 from .build import mlperf_result
-from .numbers import CSV, parse_count, parse_number
+from .csv_cells import cell_count as _count, cell_date as _date, cell_number as _number
 from .own_csv import OWN_COLUMNS, OWN_ONLY, own_row_result
 from .own_system import NOT_DESCRIBED, SystemDescription
 
@@ -240,38 +239,3 @@ def _load(get, scenario: str, required: bool) -> Load | None:
                 _number(get, "p99_ttft_ms", positive=True, required=False),
                 _number(get, "p99_tpot_ms", positive=True, required=False),
                 _count(get, "min_duration_ms", least=1) if get("min_duration_ms") else 600000, LOAD_CSV)
-
-
-def _number(get, key: str, positive: bool, required: bool = True) -> float | None:
-    raw = get(key)
-    if not raw:
-        if required:
-            raise SourceError("missing_field", f"column {key} is empty", f"column {key}")
-        return None
-    value = parse_number(raw, CSV, f"column {key}", f"column {key}")
-    if positive and value <= 0:
-        raise SourceError("non_positive_value", f"column {key} must be a positive number, found {raw!r}", f"column {key}")
-    return value
-
-
-def _count(get, key: str, least: int = 0) -> int:
-    raw = get(key)
-    if not raw:
-        raise SourceError("missing_field", f"column {key} is empty", f"column {key}")
-    value = parse_count(raw, f"column {key}", f"column {key}")
-    if value < least:
-        raise SourceError("non_positive_value", f"column {key} must be at least {least}, found {raw!r}",
-                          f"column {key}")
-    return value
-
-
-def _date(get, key: str) -> str | None:
-    raw = get(key)
-    if not raw:
-        return None
-    try:
-        if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", raw):
-            return dt.date.fromisoformat(raw).isoformat()
-    except ValueError:
-        pass
-    raise SourceError("bad_field", f"column {key} must be a date written YYYY-MM-DD, found {raw!r}", f"column {key}")

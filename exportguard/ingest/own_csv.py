@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ..errors import SourceError
 from ..model import LOAD_CSV, NOT_RECORDED, OWN_LOAD_KINDS, SCENARIOS
-from .numbers import CSV, parse_count, parse_number
+from .csv_cells import cell_date, cell_number
+from .numbers import parse_count
 from .own_build import Measured, own_result, run_digest
 from .own_system import SystemDescription
 
@@ -44,7 +45,7 @@ def own_row_result(row: dict, locator: str, source, system: SystemDescription):
         raise SourceError("unknown_unit", f"an own run's value is output tokens/s (unit tokens/s), not {get('unit')!r}; "
                           "total tokens/s goes in column total_tokens_per_s", "column unit")
     load = _load_kind(get("load"))
-    number = lambda k, required=False: _number(get, k, required)  # noqa: E731
+    number = lambda k, required=False: cell_number(get, k, True, required)  # noqa: E731
     count = lambda k: parse_count(get(k), f"column {k}", f"column {k}") if get(k) else None  # noqa: E731
     described = system.merged(**{k: v for k, v in (
         ("measured_by", get("submitter")), ("system_name", get("system_name")), ("accelerator", get("accelerator")),
@@ -57,8 +58,8 @@ def own_row_result(row: dict, locator: str, source, system: SystemDescription):
         run_key=get("run_id") or run_digest({k: v.strip() for k, v in row.items() if k and v and v.strip()}),
         model=get("model"), output_tps=number("value", True), total_tps=number("total_tokens_per_s"),
         mean_input=number("mean_input_tokens", True), mean_output=number("mean_output_tokens", True),
-        input_std=_number(get, "input_tokens_std", False, zero=True),
-        output_std=_number(get, "output_tokens_std", False, zero=True),
+        input_std=cell_number(get, "input_tokens_std", True, required=False, zero=True),
+        output_std=cell_number(get, "output_tokens_std", True, required=False, zero=True),
         requests=count("requests"), failed=count("failed_requests"), duration_s=duration,
         duration_basis="stated in the CSV row" if duration else _NOT_STATED,
         load_kind=load, concurrency=count("concurrency"), rate=number("request_rate"), burstiness=number("burstiness"),
@@ -68,24 +69,10 @@ def own_row_result(row: dict, locator: str, source, system: SystemDescription):
         run_date=get("run_date") or _NOT_STATED, dataset=get("dataset") or NOT_RECORDED, value_where="column value")
     try:
         return own_result(measured, source, locator, described, source_url=get("source_url"), load_basis=LOAD_CSV,
-                          retrieved_on=_date(get("retrieved_on")))
+                          retrieved_on=cell_date(get, "retrieved_on"))
     except SourceError as err:  # own_build names a field as the CSV column it comes from
         where = err.locator if not err.locator or err.locator.startswith("column ") else f"column {err.locator}"
         raise SourceError(err.reason, err.message, where, err.raw) from None
-
-
-def _date(raw: str) -> str | None:
-    import datetime as dt
-
-    if not raw:
-        return None
-    try:
-        if len(raw) == 10:
-            return dt.date.fromisoformat(raw).isoformat()
-    except ValueError:
-        pass
-    raise SourceError("bad_field", f"column retrieved_on must be a date written YYYY-MM-DD, found {raw!r}",
-                      "column retrieved_on")
 
 
 def _load_kind(text: str) -> str:
@@ -96,15 +83,3 @@ def _load_kind(text: str) -> str:
         raise SourceError("bad_field", f"load {text!r} is an MLPerf scenario; an own run is never named with one: give "
                           f"the load it ran ({', '.join(OWN_LOAD_KINDS)})", "column load")
     raise SourceError("bad_field", f"load {text!r} is not one of {', '.join(OWN_LOAD_KINDS)}", "column load")
-
-
-def _number(get, key: str, required: bool, zero: bool = False) -> float | None:
-    raw = get(key)
-    if not raw:
-        if required:
-            raise SourceError("missing_field", f"column {key} is empty", f"column {key}")
-        return None
-    value = parse_number(raw, CSV, f"column {key}", f"column {key}")
-    if value < 0 or (value == 0 and not zero):
-        raise SourceError("non_positive_value", f"column {key} must be a positive number, found {raw!r}", f"column {key}")
-    return value

@@ -122,6 +122,15 @@ class Keys:
         return None if block is None else block.num(stat)
 
 
+def completed_requests(k: Keys, key: str = "completed") -> int:
+    """The requests a run's figures are measured over; a run where none completed measured nothing."""
+    completed = k.count(key)
+    if not completed:
+        raise SourceError("non_positive_value", f"no request completed ({k.name(key)} = {completed}): there is no "
+                          "measurement", k.where)
+    return completed
+
+
 def positive_or_none(value: float | None) -> float | None:
     """A latency or spread a tool printed as 0 (no data) is not a measurement of 0."""
     return value if value is not None and math.isfinite(value) and value > 0 else None

@@ -15,7 +15,7 @@ import datetime as dt
 from ..errors import SourceError
 from ..model import NOT_RECORDED, OWN_CLOSED_LOOP
 from .own_build import Measured, run_digest
-from .own_json import Keys, Record, positive_or_none
+from .own_json import Keys, Record, completed_requests, positive_or_none
 
 TOOL = "llmperf"
 FORMAT_VERSION = "2023-08-31"
@@ -30,9 +30,7 @@ def recognises(obj: object) -> bool:
 
 def measured(record: Record) -> Measured:
     k = Keys(record.value, record.locator)
-    completed = k.count("results_num_completed_requests")
-    if not completed:
-        raise SourceError("non_positive_value", "no request completed: there is no measurement", record.locator)
+    completed = completed_requests(k, "results_num_completed_requests")
     per_minute = k.num("results_num_completed_requests_per_min")
     duration = completed / per_minute * 60 if per_minute else None
     clients = k.count("num_concurrent_requests")

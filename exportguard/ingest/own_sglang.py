@@ -17,7 +17,7 @@ from ..errors import SourceError
 from ..model import NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_POISSON, OWN_TRACE
 from . import strict_json
 from .own_build import Measured, run_digest
-from .own_json import Keys, Record, positive_or_none
+from .own_json import Keys, Record, completed_requests, positive_or_none
 
 TOOL = "SGLang bench_serving"
 TPOT_DEFINITION = ("TTFT: time to first token; TPOT: per request (latency - TTFT) / (output tokens - 1), percentiles "
@@ -41,10 +41,7 @@ def _rate(k: Keys) -> float | str | None:
 
 def measured(record: Record) -> Measured:
     k = Keys(record.value, record.locator)
-    completed = k.count("completed")
-    if not completed:
-        raise SourceError("non_positive_value", "no request completed (completed = 0): there is no measurement",
-                          record.locator)
+    completed = completed_requests(k)
     rate, cap = _rate(k), k.count("max_concurrency")
     details = [f"tag {k.text('tag')!r}"] if k.text("tag") else []
     if rate == "inf":

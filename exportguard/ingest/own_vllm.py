@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from ..errors import SourceError
 from ..model import NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_GAMMA, OWN_OTHER, OWN_POISSON
 from .own_build import Measured, run_digest
-from .own_json import Keys, Record, positive_or_none
+from .own_json import Keys, Record, completed_requests, positive_or_none
 
 TOOL = "vllm bench serve"
 TPOT_DEFINITION = ("TTFT: time to first token; TPOT: per request (latency - TTFT) / (output tokens - 1), percentiles "
@@ -29,10 +28,7 @@ def recognises(obj: object) -> bool:
 
 def measured(record: Record) -> Measured:
     k = Keys(record.value, record.locator)
-    completed = k.count("completed")
-    if not completed:
-        raise SourceError("non_positive_value", "no request completed (completed = 0): there is no measurement",
-                          record.locator)
+    completed = completed_requests(k)
     output_tps = k.num("output_throughput", required=True)
     total = k.num("total_token_throughput")
     if total is None and k.has("input_throughput"):  # before vllm#8164 the file had input tok/s instead
