@@ -181,12 +181,7 @@ def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
     title = _str(raw, "title", where, i, required=True)
     if kind == "text":
         return SectionSpec(kind, title, {}, text=_str(raw, "text", where, i, required=True))
-    columns = raw.get("columns", list(DEFAULT_COLUMNS))
-    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
-        raise where.error("columns", i, "columns must be a list of column names")
-    unknown = [c for c in columns if c not in KNOWN_COLUMNS]
-    if unknown:
-        raise where.error("columns", i, f"unknown column(s) {', '.join(unknown)}; known: {', '.join(KNOWN_COLUMNS)}")
+    columns = _columns(raw, "columns", i, where)
     derived = raw.get("derived", [])
     if not isinstance(derived, list) or any(d not in DERIVED for d in derived):
         raise where.error("derived", i, f"derived must be a list of {', '.join(DERIVED)}")
@@ -212,6 +207,17 @@ def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
     return SectionSpec(kind, title, filters, tuple(columns), sort, limit, split, pick)
 
 
+def _columns(raw: dict, key: str, i: int, where: "_Locator") -> list[str]:
+    """A section's list of known column names (``columns``, ``own_columns``), the defaults if absent."""
+    columns = raw.get(key, list(DEFAULT_COLUMNS))
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise where.error(key, i, f"{key} must be a list of column names")
+    unknown = [c for c in columns if c not in KNOWN_COLUMNS]
+    if unknown:
+        raise where.error(key, i, f"unknown column(s) {', '.join(unknown)}; known: {', '.join(KNOWN_COLUMNS)}")
+    return columns
+
+
 def _beside(raw: dict, i: int, where: "_Locator", title: str, filters: dict, columns: tuple, limit) -> SectionSpec:
     from .beside import AXES
 
@@ -220,12 +226,7 @@ def _beside(raw: dict, i: int, where: "_Locator", title: str, filters: dict, col
             raise where.error(key, i, f"a beside section shows one MLPerf cohort and one own cohort; {key} does not apply")
     if "own" not in raw:
         raise where.error("kind", i, "a beside section needs own = { ... } filters that select your runs")
-    own_columns = raw.get("own_columns", list(DEFAULT_COLUMNS))
-    if not isinstance(own_columns, list) or not all(isinstance(c, str) for c in own_columns):
-        raise where.error("own_columns", i, "own_columns must be a list of column names")
-    unknown = [c for c in own_columns if c not in KNOWN_COLUMNS]
-    if unknown:
-        raise where.error("own_columns", i, f"unknown column(s) {', '.join(unknown)}; known: {', '.join(KNOWN_COLUMNS)}")
+    own_columns = _columns(raw, "own_columns", i, where)
     axis = raw.get("axis", "separate")
     if axis not in AXES:
         raise where.error("axis", i, "axis must be \"separate\"")

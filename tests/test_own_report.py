@@ -252,7 +252,13 @@ def test_the_paged_formats_refuse_a_beside_section_in_one_line(mixed, tmp_path, 
 # -- own notes check clean in all five formats, distinct from MLPerf notes ----------------------
 
 OWN_ONLY = """
-title = "Our load tests"
+title = "MLPerf® v5.1 and our load tests, on slides of their own"
+
+[[section]]
+kind = "table"
+title = "MLPerf® v5.1 llama2-70b-99 Offline"
+filters = { round = "v5.1", division = "closed", model = "llama2-70b", track = "99", scenario = "Offline" }
+limit = 5
 
 [[section]]
 kind = "kpi"
@@ -280,7 +286,7 @@ def own_artifacts(mixed, tmp_path_factory):
     return out
 
 
-def test_own_run_notes_check_clean_in_all_five_formats(own_artifacts):
+def test_own_run_notes_check_clean_in_all_five_formats_beside_mlperf_sections(own_artifacts):
     reports = check([own_artifacts])
     assert {r.format for r in reports} == {"xlsx", "csv", "markdown", "pptx", "pdf"}
     for r in reports:
