@@ -1,8 +1,10 @@
 """The guard: turns stored results into bound tables, and refuses what breaks the rules (rules.py).
 
 ``bind_table`` builds one comparison (a table, a chart's data, a ranking) from results of one
-cohort; ``validate`` re-checks a whole report before any renderer sees it, so a report assembled
-by other code gets the same scrutiny.
+cohort; ``kpi`` a headline; ``validate`` re-checks a whole report before any renderer sees it, so a
+report assembled by other code gets the same scrutiny. Ranks and ties come from one place,
+``rank_spans`` (the rule is wording.TIE_RULE): every format shows their words, and formats that
+hold numbers take the numbers from ``BoundTable.ranks`` and ``KpiSection.rank``.
 """
 from __future__ import annotations
 
@@ -20,8 +22,8 @@ from .report import (BoundFigure, BoundTable, ChartSection, Column, Derivation, 
                      TableSection, TextSection)
 from .rules import ERROR, Finding, finding, rule
 from .sanitize import presentable
-from .wording import (NOT_RANKED, headline_words, mixed_scale_words, NOT_RANKED_SENTENCE, shape_words,
-                      slack_words, tps_words, unit_words, TIE_RULE)
+from .wording import (NOT_RANKED, NOT_RANKED_SENTENCE, TIE_RULE, headline_words, mixed_scale_words, shape_words,
+                      slack_words, tps_words, unit_words)
 
 
 class GuardError(ExportguardError):
@@ -149,11 +151,6 @@ def rank_spans(values: Sequence[float], slack: Slack) -> tuple[RankSpan, ...]:
     return tuple(spans)
 
 
-def rank_cells(values: Sequence[float], slack: Slack) -> list[str]:
-    """Rank words for values sorted high to low: '3', '3 (tie 2-5)', or 'not ranked'."""
-    return [span.words() for span in rank_spans(values, slack)]
-
-
 def rank_groups(values: Sequence[float], slack: Slack) -> list[tuple[int, int]]:
     """For values sorted high to low: (first, last) of each chain of neighbours that are tied, for
     colouring bars so that untied neighbours differ. A chain states no tie between its ends (ranks
@@ -187,10 +184,10 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
         problems.append(finding("ranking-without-figure", where,
                                 f"columns {', '.join(columns)} show no figure: a table of results without its "
                                 "throughput, band and citation is a ranking with nothing to check it by. "
-                                "Way out: add column throughput."))
+                                "Way out: add column throughput (--columns, or columns in the section)."))
     if "cost_per_million_tokens" in columns and prices is None:
         problems.append(finding("missing-prices", where,
-                                "cost_per_million_tokens needs a price table (--prices FILE / prices = in the spec)"))
+                                "cost_per_million_tokens needs a price table (--prices FILE, or prices in the spec's [outputs])"))
     if problems:
         raise GuardError(problems)
     cohort = results[0].cohort_key
@@ -262,7 +259,7 @@ def _hidden_differences(results: Sequence[Result], columns: Sequence[str], where
         if len(values) > 1 and not any(c in columns for c in showing):
             found.append(finding("hidden-difference", where,
                                  f"the compared rows differ in {what} ({', '.join(sorted(map(str, values)))}) and no "
-                                 f"column shows it. Way out: add column {showing[0]}."))
+                                 f"column shows it. Way out: add column {showing[0]} (--columns, or columns in the section)."))
     return found
 
 

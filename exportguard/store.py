@@ -431,6 +431,7 @@ class Store:
 
 FILTERABLE = ("round", "division", "model", "accuracy_track", "scenario", "submitter", "availability",
               "verified", "benchmark", "unit", "system_id", "suite", "accelerator", "accelerator_count")
+MAX_ACCELERATOR_COUNT = 1_000_000  # a count beyond it matches nothing (and fits every backend's integer)
 # Matched without regard to case: what people type ("offline", "NVIDIA", "Llama2-70B").
 _ANY_CASE = {"submitter", "model", "scenario", "division", "benchmark"}
 # Filters that are not a column of their own name.
@@ -450,13 +451,19 @@ def _filter_clauses(filters: Mapping) -> list:
         if name not in FILTERABLE:
             raise ValueError(f"unknown filter {name!r}; known: {', '.join(FILTERABLE + ('mlperf',))}")
         values = [wanted] if isinstance(wanted, (str, int)) else list(wanted)
+        # No stored value holds a NUL (PostgreSQL cannot): such a value matches nothing, never an error.
+        values = [v for v in values if not (isinstance(v, str) and "\x00" in v)]
+        if not values:
+            clauses.append(sa.false())
+            continue
         column = results_table.c[_FILTER_COLUMN.get(name, name)]
         # Both sides through the database's lower(), so that "any case" means the same on each backend.
         if name == "accelerator":
             clauses.append(sa.or_(*(sa.func.lower(column).like(sa.func.lower(sa.literal(f"%{_like_literal(v)}%")),
                                                                escape="\\") for v in values)))
         elif name == "accelerator_count":
-            clauses.append(column.in_([int(v) for v in values]))
+            counts = [int(v) for v in values if 0 <= int(v) <= MAX_ACCELERATOR_COUNT]
+            clauses.append(column.in_(counts) if counts else sa.false())
         elif name in _ANY_CASE:
             clauses.append(sa.func.lower(column).in_([sa.func.lower(sa.literal(v)) for v in values]))
         else:

@@ -8,7 +8,7 @@ from .citation import result_id_words
 from .guard import bound_figure, rank_spans
 from .model import Cohort, Result
 from .report import RankSpan
-from .wording import band_words, load_text, NOT_RANKED_SENTENCE, number, slack_words, tps_words
+from .wording import NOT_RANKED_SENTENCE, band_words, load_text, number, slack_words, tps_words
 
 
 def figure_text(result: Result, cohort: Cohort) -> str:
