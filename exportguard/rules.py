@@ -27,8 +27,9 @@ RULES = {r.id: r for r in (
          "A table column, chart series or ranking holds figures of different round, division, model, "
          "accuracy track, scenario or unit: different shape or load, never one comparison. Split by cohort."),
     Rule("EG004", "lead-within-slack", ERROR, "A lead inside shape slack shown as an order",
-         "A ranking orders two neighbouring figures of one cohort whose ratio is inside 1 + the cohort's "
-         "slack; it must show them as a tie within slack."),
+         "A ranking (a rank column, a headline) shows an order between two figures of one cohort whose ratio "
+         "is inside 1 + the cohort's slack, or a tie between two whose ratio is not, or ranks figures whose "
+         "cohort has no estimable slack. Each rank names the ranks it is tied with: \"3 (tie 2-5)\"."),
     Rule("EG005", "missing-citation-field", ERROR, "Footnote lacks a required citation field",
          "MLCommons' messaging rules require, for each result: suite, version and division; benchmark and "
          "scenario; retrieval date and source; result ID; verified status; and the trademark legend."),
@@ -70,6 +71,11 @@ RULES = {r.id: r for r in (
     Rule("EG019", "figure-added", ERROR, "Figure added after export",
          "An exportguard artifact shows a throughput figure that its manifest does not list: it was added after "
          "export, and nothing vouches for its conditions."),
+    # The guard's, after the checker's (IDs are never renumbered).
+    Rule("EG020", "mixed-scale", WARNING, "Comparison across system scales",
+         "The compared systems differ in accelerator count, so a total throughput reflects the size of each "
+         "system as well as its hardware. The guard states the scales on the same slide, page or sheet as the "
+         "comparison; compare at one scale (an accelerator_count filter) or per accelerator (derived)."),
 )}
 
 

@@ -414,6 +414,16 @@ class Store:
                    if r.cohort_key == key]
         return cohort_slack(members), len(members)
 
+    def stored_values(self, name: str, **filters) -> list:
+        """The distinct values of filter ``name`` among the results that ``filters`` select: what a
+        no-match message offers instead."""
+        if name == "mlperf" or name not in FILTERABLE:
+            raise ValueError(f"no stored values for filter {name!r}")
+        column = results_table.c[_FILTER_COLUMN.get(name, name)]
+        query = sa.select(column).where(*_filter_clauses(filters)).distinct().order_by(column)
+        with self.engine.connect() as conn:
+            return list(conn.execute(query).scalars())
+
     def count(self, table: sa.Table = results_table) -> int:
         with self.engine.connect() as conn:
             return conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
@@ -428,10 +438,17 @@ class Store:
 
 
 FILTERABLE = ("round", "division", "model", "accuracy_track", "scenario", "submitter", "availability",
-              "verified", "benchmark", "unit", "system_id", "suite")
+              "verified", "benchmark", "unit", "system_id", "suite", "accelerator", "accelerator_count")
+MAX_ACCELERATOR_COUNT = 1_000_000  # a count beyond it matches nothing (and fits every backend's integer)
+# Matched without regard to case: what people type ("offline", "NVIDIA", "Llama2-70B").
+_ANY_CASE = {"submitter", "model", "scenario", "division", "benchmark"}
+# Filters that are not a column of their own name.
+_FILTER_COLUMN = {"accelerator_count": "accelerators_total"}
 
 
 def _filter_clauses(filters: Mapping) -> list:
+    """``accelerator`` matches a part of the accelerator's name (any case); ``accelerator_count`` the
+    total accelerator count; the others match whole values. Values of one filter are alternatives."""
     clauses = []
     for name, wanted in filters.items():
         if wanted is None or wanted == () or wanted == []:
@@ -441,13 +458,30 @@ def _filter_clauses(filters: Mapping) -> list:
             continue
         if name not in FILTERABLE:
             raise ValueError(f"unknown filter {name!r}; known: {', '.join(FILTERABLE + ('mlperf',))}")
-        values = [wanted] if isinstance(wanted, str) else list(wanted)
-        column = results_table.c[name]
-        if name == "submitter":
-            clauses.append(sa.func.lower(column).in_([v.lower() for v in values]))
+        values = [wanted] if isinstance(wanted, (str, int)) else list(wanted)
+        # No stored value holds a NUL (PostgreSQL cannot): such a value matches nothing, never an error.
+        values = [v for v in values if not (isinstance(v, str) and "\x00" in v)]
+        if not values:
+            clauses.append(sa.false())
+            continue
+        column = results_table.c[_FILTER_COLUMN.get(name, name)]
+        # Both sides through the database's lower(), so that "any case" means the same on each backend.
+        if name == "accelerator":
+            clauses.append(sa.or_(*(sa.func.lower(column).like(sa.func.lower(sa.literal(f"%{_like_literal(v)}%")),
+                                                               escape="\\") for v in values)))
+        elif name == "accelerator_count":
+            counts = [int(v) for v in values if 0 <= int(v) <= MAX_ACCELERATOR_COUNT]
+            clauses.append(column.in_(counts) if counts else sa.false())
+        elif name in _ANY_CASE:
+            clauses.append(sa.func.lower(column).in_([sa.func.lower(sa.literal(v)) for v in values]))
         else:
             clauses.append(column.in_(values))
     return clauses
+
+
+def _like_literal(text: str) -> str:
+    """A LIKE pattern that matches ``text`` itself: its wildcards and the escape character escaped."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 # Statements built once, with bound parameters: SQLAlchemy compiles each once and caches it, where a

@@ -17,10 +17,10 @@ from typing import Sequence
 from ..errors import ExportguardError
 from ..guard import refuse_on_errors, validate
 from ..manifest import write as write_manifest
+from ..check.manifests import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
 from ..report import Report
 
 FORMATS = {".csv": "csv_out", ".md": "markdown", ".xlsx": "xlsx", ".pptx": "pptx", ".pdf": "pdf"}
-SIDECAR_SUFFIX = ".manifest.json"  # for formats that cannot embed a manifest (CSV)
 
 
 def renderer_for(path: Path):
