@@ -2,7 +2,7 @@
 
 The guard binds each panel as the table it is (bind_table, each with its own cohort's band rule and
 notes), builds the shape panel from the two bound tables (report.ShapePanel.of), and refuses one axis
-for both (EG020), naming the way out.
+for both (EG021), naming the way out.
 """
 from __future__ import annotations
 
@@ -39,11 +39,10 @@ def beside_section(mlperf: Cohort, own: Sequence[Cohort], *, title: str, columns
         raise GuardError(problems)
     tables = []
     for label, cohort, cols in [("MLPerf panel", mlperf, columns)] + [("own panel", c, own_columns) for c in own]:
-        rows = sorted(cohort.results, key=lambda r: -r.value)[:limit]
         try:
-            tables.append(bind_table(rows, title=f"{title}: {label_of(label, cohort)}", slack=cohort.slack,
+            tables.append(bind_table(cohort.results, title=f"{title}: {label_of(label, cohort)}", slack=cohort.slack,
                                      columns=default_columns(cols, own=not cohort.key.mlperf),
-                                     where=f"{where}, {label}"))
+                                     where=f"{where}, {label}", limit=limit))
         except GuardError as e:
             problems += e.findings
     if problems:

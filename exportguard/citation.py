@@ -146,7 +146,7 @@ def own_table_note(sample: Result, slack: Slack) -> TableNote:
 
 
 def system_words(result: Result) -> str:
-    """'lab-h100: 8 x NVIDIA H100 on 1 node; serving framework vLLM 0.6.3; server settings --tp 8', with
+    """'lab-h100: 8 x NVIDIA H100 on 1 node; serving framework vLLM 0.6.3; server settings tp=8', with
     'unknown' for what the user did not state."""
     i, c, run = result.conditions.identity, result.conditions.configuration, result.conditions.run
     stated = (i.system_name, c.accelerator, c.framework, run.server_settings)

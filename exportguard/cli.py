@@ -7,17 +7,30 @@ import time
 
 import click
 
+# Choices match in any case ("offline" is Offline); the model, submitter and accelerator too (store.py).
 FILTER_OPTIONS = [
     click.option("--round", "round_", multiple=True, help="Round, e.g. v5.1 (repeatable)."),
-    click.option("--division", multiple=True, type=click.Choice(["closed", "open", "n/a"]), help="Division."),
-    click.option("--model", multiple=True, help="Model, e.g. llama2-70b."),
+    click.option("--division", multiple=True, type=click.Choice(["closed", "open", "n/a"], case_sensitive=False),
+                 help="Division."),
+    click.option("--model", multiple=True, help="Model, e.g. llama2-70b (any case)."),
     click.option("--track", "accuracy_track", multiple=True, help="Accuracy track: 99 or 99.9."),
-    click.option("--scenario", multiple=True, type=click.Choice(["Offline", "Server", "Interactive"]),
-                 help="Scenario."),
-    click.option("--submitter", multiple=True, help="Submitter (case-insensitive)."),
-    click.option("--availability", multiple=True, type=click.Choice(["available", "preview", "rdi", "n/a"])),
-    click.option("--verified", multiple=True, type=click.Choice(["verified", "unverified"])),
+    click.option("--scenario", multiple=True, type=click.Choice(["Offline", "Server", "Interactive"], case_sensitive=False),
+                 help="Scenario (any case)."),
+    click.option("--submitter", multiple=True, help="Submitter (any case)."),
+    click.option("--accelerator", multiple=True, metavar="TEXT",
+                 help="Part of the accelerator's name, any case: --accelerator h200 selects every H200 system."),
+    click.option("--accelerator-count", "accelerator_count", multiple=True, type=click.IntRange(min=0), metavar="N",
+                 help="Total accelerators of the system, e.g. 8: a comparison at one scale."),
+    click.option("--availability", multiple=True, type=click.Choice(["available", "preview", "rdi", "n/a"],
+                                                                    case_sensitive=False)),
+    click.option("--verified", multiple=True, type=click.Choice(["verified", "unverified"], case_sensitive=False)),
+    click.option("--unit", multiple=True, type=click.Choice(["tokens/s", "samples/s", "queries/s"], case_sensitive=False),
+                 help="Unit of the figures."),
+    click.option("--mlperf/--non-mlperf", "mlperf", default=None,
+                 help="Only MLPerf results, or only your own (non-MLPerf) results."),
 ]
+FILTER_NAMES = ("division", "model", "accuracy_track", "scenario", "submitter", "accelerator", "accelerator_count",
+                "availability", "verified", "unit", "mlperf")
 
 
 def filter_options(fn):
@@ -45,8 +58,7 @@ def command(*args, **kwargs):
 
 
 def _filters(kwargs) -> dict:
-    return {"round": kwargs.pop("round_"), **{k: kwargs.pop(k) for k in
-            ("division", "model", "accuracy_track", "scenario", "submitter", "availability", "verified")}}
+    return {"round": kwargs.pop("round_"), **{k: kwargs.pop(k) for k in FILTER_NAMES}}
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -102,11 +114,18 @@ def system_options(fn):
 @click.pass_context
 def ingest(ctx, paths, retrieved, round_, as_json, system_file, own_model, **stated):
     """Ingest MLCommons submission trees, summary_results.json tables, exportguard CSV files and the
-    result files of load-test tools (vLLM, SGLang, GenAI-Perf, AIPerf, guidellm, llmperf) as own runs."""
+    result files of load-test tools (vLLM, SGLang, GenAI-Perf, AIPerf, guidellm, llmperf) as own runs.
+
+    Exit status: 0 when every source has rows in the store, 1 when one stored nothing (said on stderr)."""
     system = _system(system_file, model=own_model, **stated)
     reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json, system=system)
     if as_json:
         _echo_json([_report_dict(r) for r in reports])
+    empty = [(r.source.path, r.nothing_stored()) for r in reports if r.nothing_stored()]
+    for path, why in empty:
+        _say(f"Error: {path}: {why}", err=True)
+    if empty:
+        sys.exit(1)
 
 
 def _system(path, **stated):
@@ -179,6 +198,12 @@ def _print_report(report) -> None:
         _say(f"    changed (not overwritten): {change}")
     if len(report.changes) > 20:
         _say(f"    ... and {len(report.changes) - 20} more changed rows (see `exportguard quarantine`)")
+    for line in list(report.warnings)[:20]:
+        _say(f"    warning: {line}")
+    if len(report.warnings) > 20:
+        _say(f"    ... and {len(report.warnings) - 20} more warnings (see --json)")
+    if not report.recorded:
+        _say("    already ingested, unchanged: nothing new was recorded")
     for line in report.apart[:20]:
         _say(f"    kept apart: {line}")
     if len(report.apart) > 20:
@@ -187,7 +212,7 @@ def _print_report(report) -> None:
 
 def _report_dict(r) -> dict:
     keys = ("rows_read", "added", "enriched", "unchanged", "changed", "quarantined", "skipped",
-            "skip_reasons", "quarantine_reasons", "changes", "apart")
+            "skip_reasons", "quarantine_reasons", "changes", "apart", "warnings", "recorded")
     return {"source": r.source.path, "kind": r.source.kind, "sha256": r.source.sha256,
             "retrieved_on": r.source.retrieved_on, **{k: getattr(r, k) for k in keys},
             "seconds": round(getattr(r, "seconds", 0.0), 3)}
@@ -217,15 +242,13 @@ def _say(text, err: bool = False) -> None:
     click.echo(_safe(text), err=err)
 
 
-def _nothing(filters) -> str:
-    if any(filters.values()):
-        return "no stored result matches these filters"
-    return "the store holds no results yet (exportguard ingest PATH, or exportguard demo)"
-
-
 def _cohorts(ctx, filters):
+    """The selected cohorts, or the reason none is selected (what is stored instead)."""
+    from .spec import no_match_words
+
     with _open(ctx) as store:
-        return store.cohorts(**filters)
+        found = store.cohorts(**filters)
+        return found, ("" if found else no_match_words(store, filters))
 
 
 @command()
@@ -237,12 +260,12 @@ def cohorts(ctx, as_json, **kwargs):
     from .textviews import cohort_header, cohort_row
 
     filters = _filters(kwargs)
-    found = _cohorts(ctx, filters)
+    found, why = _cohorts(ctx, filters)
     if as_json:
         _echo_json([cohort_row(c) for c in found])
         return
     if not found:
-        click.echo(_nothing(filters))
+        _say(why)
     for c in found:
         _say(cohort_header(c))
 
@@ -256,12 +279,12 @@ def list_(ctx, as_json, **kwargs):
     from .textviews import figure_records, listing_lines
 
     filters = _filters(kwargs)
-    found = _cohorts(ctx, filters)
+    found, why = _cohorts(ctx, filters)
     if as_json:
         _echo_json([rec for c in found for rec in figure_records(c)])
         return
     if not found:
-        click.echo(_nothing(filters))
+        _say(why)
     for line in listing_lines(found):
         _say(line)
 
@@ -301,7 +324,7 @@ def demo(ctx, out_dir):
     click.echo("exportguard demo: real MLPerf Inference v5.1 data (see exportguard/data/examples/SOURCES.md)")
     with resources.as_file(data.joinpath("examples")) as folder:
         _ingest(ctx, [str(folder / "v5.1_summary_results.llm.json"), str(folder / "v5.1")], "2025-09-09", None)
-    found = _cohorts(ctx, {"round": ("v5.1",), "division": ("closed",)})
+    found, _ = _cohorts(ctx, {"round": ("v5.1",), "division": ("closed",)})
     click.echo("\nCohorts of v5.1 closed (figures compare only inside a cohort):")
     for c in found:
         _say("  " + cohort_header(c))
@@ -328,7 +351,7 @@ def _demo_own_run(ctx, data) -> None:
                "(see exportguard/data/examples/SOURCES.md)")
     with resources.as_file(data.joinpath("examples", "own-traffic")) as folder:
         _ingest(ctx, [str(p) for p in sorted(folder.glob("*.json"))], "2026-12-01", None)
-    for line in listing_lines(_cohorts(ctx, {"mlperf": False})):
+    for line in listing_lines(_cohorts(ctx, {"mlperf": False})[0]):
         _say("  " + line if line else line)
 
 
@@ -361,7 +384,7 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
     filters = _filters(kwargs)
     try:
         if spec_path:
-            if any(filters.values()) or columns or title:
+            if any(v not in (None, ()) for v in filters.values()) or columns or title:
                 raise click.UsageError("give either --spec or filters/--columns/--title, not both")
             spec = load_spec(spec_path)
             targets = targets or tuple(str(Path(spec_path).parent / t) for t in spec.targets)
@@ -382,7 +405,17 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
     figures = sum(1 for _ in report.figures())
     for path in written:
         _say(f"wrote {path}")
+    for warning in _warnings(report):
+        _say(f"warning: {warning}", err=True)
     click.echo(f"{figures} figures in {len(report.sections)} sections, each bound to its conditions")
+
+
+def _warnings(report):
+    """The guard's warnings on a report (each also stated in the artifact and its manifest)."""
+    from .guard import validate
+    from .rules import WARNING
+
+    return [f for f in validate(report) if f.severity == WARNING]
 
 
 @main.command("check")

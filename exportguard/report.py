@@ -12,7 +12,7 @@ from typing import Iterator, Union
 
 from .citation import Note, TableNote
 from .model import CohortKey, Result, Slack
-from .wording import band_edge_words, binding_words, decimals_for, edge_binding_words, figure_words, unit_words
+from .wording import band_edge_words, binding_words, decimals_for, edge_binding_words, figure_words, rank_words, unit_words
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,38 @@ Cell = Union[str, BoundFigure]
 
 
 @dataclass(frozen=True)
+class RankSpan:
+    """Where a row stands in its ranking: its position by value (from 1) and the ranks it is tied
+    with (``tie_from`` to ``tie_to``, itself included: every figure within slack of it, and no other).
+    Both are None where the cohort's slack is not estimable: the rows are in order of value, unranked.
+    The numbers are for formats that hold numbers; ``words`` is the rank cell every format shows."""
+
+    position: int
+    tie_from: int | None
+    tie_to: int | None
+
+    @property
+    def ranked(self) -> bool:
+        return self.tie_from is not None
+
+    @property
+    def tied(self) -> bool:
+        return self.ranked and self.tie_from < self.tie_to
+
+    def words(self) -> str:
+        return rank_words(self.position, self.tie_from, self.tie_to)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A statement the guard puts beside a comparison, on the same slide, page or sheet (a rule of
+    warning severity that the reader must see, e.g. EG020: systems of different scale)."""
+
+    rule_id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Column:
     key: str
     header: str
@@ -108,6 +140,8 @@ class BoundTable:
     rows: tuple[tuple[Cell, ...], ...]
     table_note: TableNote  # the conditions every row shares, stated once
     ranked: bool = False
+    ranks: tuple[RankSpan, ...] = ()  # one per row when ranked; the rank cells are their words
+    notices: tuple[Notice, ...] = ()  # shown with the table, on each slide, page or sheet it spans
 
     def figures(self) -> Iterator[tuple[int, int, BoundFigure]]:
         for r, row in enumerate(self.rows):
@@ -137,6 +171,8 @@ class KpiSection:
     inline_conditions: str  # scenario and shape stated next to the headline number
     table_note: TableNote
     kind: str = "kpi"
+    rank: RankSpan | None = None  # the headline figure among those it was picked from
+    notices: tuple[Notice, ...] = ()  # shown with the headline, on its slide or page
 
 
 @dataclass(frozen=True)
@@ -187,7 +223,7 @@ class BesideSection:
     """An MLPerf cohort and the user's own runs shown side by side, never in one comparison: two
     panels, each with its own axis, band rule and notes, and a shape panel that states both shapes
     in numbers. The own panel holds one table per own cohort (runs of another shape or load are
-    never one comparison either). ``axis`` is "separate"; one axis for both is refused (rules.py EG020)."""
+    never one comparison either). ``axis`` is "separate"; one axis for both is refused (rules.py EG021)."""
 
     title: str
     mlperf: BoundTable

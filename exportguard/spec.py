@@ -1,8 +1,10 @@
 """Report specs (TOML) -> Report. A spec error names the line and the key.
 
     title = "..."            audience = "..."
-    [filters]                # defaults for every section: round, division, model, accuracy_track,
-                             # scenario, submitter, availability, verified, benchmark, mlperf
+    [filters]                # defaults for every section: round, division, model, track (accuracy_track),
+                             # scenario, submitter, accelerator (part of its name), accelerator_count
+                             # (whole numbers), availability, verified, benchmark, unit, mlperf
+                             # (for own runs also: tool; scenario is their load kind)
     [[section]]              # kind = "table" | "chart" | "kpi" | "text" | "beside"
     title, filters, columns, sort, limit, split_by_cohort, derived, pick, text
                              # beside: mlperf = {filters}, own = {filters}, own_columns, axis
@@ -22,7 +24,8 @@ from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .errors import ExportguardError
 from .guard import (DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort,
                     default_columns, kpi)
-from .wording import shape_title
+from .rules import finding
+from .wording import scale_range_words, shape_title
 from .report import ChartSection, Report, TableSection, TextSection
 from .store import FILTERABLE, Store
 
@@ -162,6 +165,13 @@ def _filters(raw: Any, where: _Locator, section) -> dict:
                 raise where.error(key, section, "mlperf must be true or false")
             out[name] = value
             continue
+        if name == "accelerator_count":
+            counts = [value] if not isinstance(value, list) else value
+            if not counts or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts):
+                raise where.error(key, section, "accelerator_count is a whole number (the system's total accelerators) "
+                                  "or a list of them, e.g. accelerator_count = 8")
+            out[name] = tuple(counts)
+            continue
         values = [value] if isinstance(value, str) else value
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise where.error(key, section, "a filter is a text or a list of texts")
@@ -294,7 +304,7 @@ def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = Non
             continue
         cohorts = store.cohorts(**s.filters)
         if not cohorts:
-            problems += [_no_results(where, s.filters)]
+            problems.append(finding("empty-selection", where, no_match_words(store, s.filters)))
             continue
         if len(cohorts) > 1 and (not s.split_by_cohort or s.kind == "kpi"):
             if s.kind == "chart" and len({c.key.mlperf for c in cohorts}) > 1:
@@ -302,23 +312,24 @@ def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = Non
 
                 problems.append(one_axis_refusal(where, chart=True))  # one chart is one axis
                 continue
-            problems += check_one_cohort([r for c in cohorts for r in c.results], where)
+            problems += check_one_cohort([r for c in cohorts for r in c.results], where, can_split=s.kind != "kpi")
             continue
         for cohort in cohorts:
             title = s.title if len(cohorts) == 1 else f"{s.title}: {cohort.key.label()}"
             rows = sorted(cohort.results, key=lambda r: -r.value)
             if s.kind == "kpi":
-                sections.append(kpi(rows[0], cohort.slack, title))
+                sections.append(kpi(rows, cohort.slack, title))
                 continue
             try:
-                table = bind_table(rows[: s.limit], title=title, slack=cohort.slack,
-                                   columns=default_columns(s.columns, own=not cohort.key.mlperf),
-                                   prices=prices, where=where)
+                table = bind_table(rows, title=title, slack=cohort.slack,
+                                   columns=default_columns(s.columns, own=not cohort.key.mlperf), prices=prices,
+                                   where=where, limit=s.limit)
             except GuardError as e:
                 problems += e.findings
                 continue
+            shown = rows[: s.limit]
             sections.append(TableSection(title, table) if s.kind == "table" else
-                            ChartSection(f"{title} ({shape_title(rows[0])})", table))
+                            ChartSection(f"{title} ({shape_title(rows[0])}; {scale_range_words(shown)})", table))
     if problems:
         raise GuardError(problems)
     return Report(spec.title, spec.audience, tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
@@ -328,7 +339,6 @@ def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = Non
 def _beside_section(store: Store, s: SectionSpec, where: str):
     """The section, or the findings that refuse it: each panel must select exactly one cohort."""
     from .beside import beside_section
-    from .rules import finding
 
     if s.axis != "separate":
         from .guard import one_axis_refusal
@@ -338,7 +348,7 @@ def _beside_section(store: Store, s: SectionSpec, where: str):
     for label, filters in (("MLPerf panel", s.filters), ("own panel", s.own_filters)):
         cohorts = store.cohorts(**filters)
         if not cohorts:
-            return [_no_results(f"{where}, {label}", filters)]
+            return [finding("empty-selection", f"{where}, {label}", no_match_words(store, filters))]
         if len(cohorts) > 1 and label == "MLPerf panel":
             listing = "; ".join(c.key.label() for c in cohorts[:6]) + (" ..." if len(cohorts) > 6 else "")
             return [finding("mixed-cohort", f"{where}, {label}", f"the MLPerf filters select {len(cohorts)} cohorts "
@@ -351,17 +361,50 @@ def _beside_section(store: Store, s: SectionSpec, where: str):
         return list(e.findings)
 
 
-def _no_results(where: str, filters: dict):
-    from .rules import finding
+VALUES_SHOWN = 40  # stored values a no-match message lists for one filter
 
-    shown = ", ".join(f"{k}={'/'.join(v) if isinstance(v, tuple) else v}" for k, v in filters.items())
-    return finding("empty-selection", where, f"no stored results match {shown or 'the filters'}; ingest them or widen the filters")
+
+def no_match_words(store: Store, filters: dict) -> str:
+    """Why a selection is empty, with the stored values that the failing filter could take: the
+    filters that match nothing on their own, or else each filter against the others."""
+    given = {k: v for k, v in filters.items() if v not in (None, (), [])}
+    if not given:
+        return "the store holds no results yet (exportguard ingest PATH, or exportguard demo)"
+    lines = [f"no stored result matches {_filter_words(given)}"]
+    listed = {k: v for k, v in given.items() if k != "mlperf"}
+    alone = [k for k, v in listed.items() if not store.stored_values(k, **{k: v})]
+    if alone:
+        for k in alone:
+            lines.append(f"  {k} {_filter_words({k: given[k]}, name=False)} matches no stored result; stored "
+                         f"{k} values: {_values_words(store.stored_values(k))}")
+    else:
+        lines.append("  each filter matches on its own, not all together; with the other filters, stored values are:")
+        for k in listed:
+            others = {o: v for o, v in given.items() if o != k}
+            lines.append(f"  {k}: {_values_words(store.stored_values(k, **others))}")
+    return "\n".join(lines)
+
+
+def _filter_words(filters: dict, name: bool = True) -> str:
+    def one(v):
+        return "/".join(map(str, v)) if isinstance(v, (tuple, list)) else str(v)
+    return ", ".join(f"{k}={one(v)}" if name else one(v) for k, v in filters.items())
+
+
+def _values_words(values: list) -> str:
+    if not values:
+        return "none"
+    shown = ", ".join(str(v) for v in values[:VALUES_SHOWN])
+    return shown + (f" and {len(values) - VALUES_SHOWN} more" if len(values) > VALUES_SHOWN else "")
 
 
 def spec_from_filters(filters: dict, split_by_cohort: bool, columns=DEFAULT_COLUMNS, title: str = "") -> ReportSpec:
     """The command line's filters as a one-table spec."""
-    shown = " ".join(v if isinstance(v, str) else "/".join(v) for v in filters.values() if v)
-    return ReportSpec(title or f"MLPerf® Inference LLM results {shown}".strip(), "general",
-                      (SectionSpec("table", "Results", {k: v for k, v in filters.items() if v}, tuple(columns),
-                                   split_by_cohort=split_by_cohort),))
+    given = {k: v for k, v in filters.items() if v not in (None, (), [])}
+    shown = " ".join(_filter_words({k: v}, name=False) + (" accelerators" if k == "accelerator_count" else "")
+                     for k, v in given.items() if k != "mlperf")
+    kind = {True: "MLPerf® Inference LLM results", False: "non-MLPerf LLM results"}.get(given.get("mlperf"),
+                                                                                      "MLPerf® Inference LLM results")
+    return ReportSpec(title or f"{kind} {shown}".strip(), "general",
+                      (SectionSpec("table", "Results", given, tuple(columns), split_by_cohort=split_by_cohort),))
 

@@ -38,7 +38,7 @@ from .model import (
     SUITES,
     TPS_BASES,
     TPS_DERIVED,
-    TPS_MEASURED,
+    TPS_OWN,
     TPS_NOT_REPORTED,
     UNITS,
     VERIFIED,
@@ -218,10 +218,10 @@ results_table = sa.Table(
     # mean input tokens), its load basis; an MLPerf row has none of these.
     sa.CheckConstraint(f"(NOT mlperf AND tool <> '' AND tool_version <> '' AND run_id <> '' AND run_date <> '' AND "
                        f"cohort <> '' AND shape_class <> '' AND duration_basis <> '' AND latency_definitions <> '' AND server_settings <> '' "
-                       f"AND tokens_per_sample_basis = '{TPS_MEASURED}' AND mean_input_tokens IS NOT NULL AND mean_input_tokens > 0 AND "
+                       f"AND tokens_per_sample_basis = '{TPS_OWN}' AND mean_input_tokens IS NOT NULL AND mean_input_tokens > 0 AND "
                        f"load_basis IN ('{LOAD_TOOL}', '{LOAD_CSV}')) OR "
                        f"(mlperf AND tool = '' AND run_id = '' AND cohort = '' AND mean_input_tokens IS NULL AND "
-                       f"tokens_per_sample_basis <> '{TPS_MEASURED}' AND load_basis <> '{LOAD_TOOL}')",
+                       f"tokens_per_sample_basis <> '{TPS_OWN}' AND load_basis <> '{LOAD_TOOL}')",
                        name="own_run_complete"),
     sa.CheckConstraint("(concurrency IS NULL OR concurrency > 0) AND (burstiness IS NULL OR burstiness > 0) AND "
                        "(requests IS NULL OR requests > 0) AND (failed_requests IS NULL OR failed_requests >= 0) AND "
@@ -442,7 +442,8 @@ class Store:
             conn.execute(_INSERT_SOURCE, _source_row(pk, result, role))
 
     def put_quarantine(self, conn, *, source_kind, source_path, source_sha256, locator, raw, reason,
-                       message, ingested_at) -> None:
+                       message, ingested_at) -> bool:
+        """Record a quarantined row once per (source digest, locator, reason); True if this added it."""
         values = dict(source_kind=source_kind, source_path=source_path, source_sha256=source_sha256,
                       locator=locator, raw=_printable(raw)[:RAW_LIMIT], reason=reason, message=message,
                       ingested_at=ingested_at)
@@ -451,6 +452,7 @@ class Store:
             quarantine_table.c.reason == reason)).first()
         if exists is None:
             conn.execute(quarantine_table.insert().values(**values))
+        return exists is None
 
     def own_shape_classes(self, conn, model: str, tool: str, scenario: str) -> list[tuple[str, str]]:
         """(cohort, shape class) of the own runs stored for this model, tool and load kind: what a new
@@ -462,6 +464,12 @@ class Store:
 
     def put_ingest_run(self, conn, **counts) -> None:
         conn.execute(ingest_runs_table.insert().values(**counts))
+
+    def has_ingest_run(self, conn, *, source_kind, source_path, source_sha256) -> bool:
+        """Whether this source (its path and content digest) has been ingested before."""
+        t = ingest_runs_table.c
+        return conn.execute(sa.select(t.id).where(t.source_kind == source_kind, t.source_path == source_path,
+                                                  t.source_sha256 == source_sha256).limit(1)).first() is not None
 
     # -- reads ----------------------------------------------------------------------------------
 
@@ -488,6 +496,16 @@ class Store:
                    if r.cohort_key == key]
         return cohort_slack(members), len(members)
 
+    def stored_values(self, name: str, **filters) -> list:
+        """The distinct values of filter ``name`` among the results that ``filters`` select: what a
+        no-match message offers instead."""
+        if name == "mlperf" or name not in FILTERABLE:
+            raise ValueError(f"no stored values for filter {name!r}")
+        column = results_table.c[_FILTER_COLUMN.get(name, name)]
+        query = sa.select(column).where(*_filter_clauses(filters)).distinct().order_by(column)
+        with self.engine.connect() as conn:
+            return list(conn.execute(query).scalars())
+
     def count(self, table: sa.Table = results_table) -> int:
         with self.engine.connect() as conn:
             return conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
@@ -502,10 +520,17 @@ class Store:
 
 
 FILTERABLE = ("round", "division", "model", "accuracy_track", "scenario", "submitter", "availability",
-              "verified", "benchmark", "unit", "system_id", "suite", "tool")
+              "verified", "benchmark", "unit", "system_id", "suite", "accelerator", "accelerator_count", "tool")
+MAX_ACCELERATOR_COUNT = 1_000_000  # a count beyond it matches nothing (and fits every backend's integer)
+# Matched without regard to case: what people type ("offline", "NVIDIA", "Llama2-70B").
+_ANY_CASE = {"submitter", "model", "scenario", "division", "benchmark"}
+# Filters that are not a column of their own name.
+_FILTER_COLUMN = {"accelerator_count": "accelerators_total"}
 
 
 def _filter_clauses(filters: Mapping) -> list:
+    """``accelerator`` matches a part of the accelerator's name (any case); ``accelerator_count`` the
+    total accelerator count; the others match whole values. Values of one filter are alternatives."""
     clauses = []
     for name, wanted in filters.items():
         if wanted is None or wanted == () or wanted == []:
@@ -515,13 +540,30 @@ def _filter_clauses(filters: Mapping) -> list:
             continue
         if name not in FILTERABLE:
             raise ValueError(f"unknown filter {name!r}; known: {', '.join(FILTERABLE + ('mlperf',))}")
-        values = [wanted] if isinstance(wanted, str) else list(wanted)
-        column = results_table.c[name]
-        if name == "submitter":
-            clauses.append(sa.func.lower(column).in_([v.lower() for v in values]))
+        values = [wanted] if isinstance(wanted, (str, int)) else list(wanted)
+        # No stored value holds a NUL (PostgreSQL cannot): such a value matches nothing, never an error.
+        values = [v for v in values if not (isinstance(v, str) and "\x00" in v)]
+        if not values:
+            clauses.append(sa.false())
+            continue
+        column = results_table.c[_FILTER_COLUMN.get(name, name)]
+        # Both sides through the database's lower(), so that "any case" means the same on each backend.
+        if name == "accelerator":
+            clauses.append(sa.or_(*(sa.func.lower(column).like(sa.func.lower(sa.literal(f"%{_like_literal(v)}%")),
+                                                               escape="\\") for v in values)))
+        elif name == "accelerator_count":
+            counts = [int(v) for v in values if 0 <= int(v) <= MAX_ACCELERATOR_COUNT]
+            clauses.append(column.in_(counts) if counts else sa.false())
+        elif name in _ANY_CASE:
+            clauses.append(sa.func.lower(column).in_([sa.func.lower(sa.literal(v)) for v in values]))
         else:
             clauses.append(column.in_(values))
     return clauses
+
+
+def _like_literal(text: str) -> str:
+    """A LIKE pattern that matches ``text`` itself: its wildcards and the escape character escaped."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 # Statements built once, with bound parameters: SQLAlchemy compiles each once and caches it, where a

@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 from .citation import result_id_words, system_words
-from .guard import bound_figure, rank_cells
+from .guard import bound_figure, rank_spans
 from .model import Cohort, Result
-from .wording import band_words, load_text, number, own_tool_words, slack_words, tps_words
+from .report import RankSpan
+from .wording import NOT_RANKED_SENTENCE, band_words, load_text, number, own_tool_words, slack_words, tps_words
 
 
 def figure_text(result: Result, cohort: Cohort) -> str:
@@ -48,24 +49,28 @@ def cohort_row(cohort: Cohort) -> dict:
     return row
 
 
-def _ranked(cohort: Cohort) -> list[tuple[str, Result]]:
+def _ranked(cohort: Cohort) -> list[tuple[RankSpan, Result]]:
+    """The shown results, highest first, each with its rank among them (guard.rank_spans)."""
     results = sorted(cohort.results, key=lambda r: -r.value)
-    return list(zip(rank_cells([r.value for r in results], cohort.slack), results))
+    return list(zip(rank_spans([r.value for r in results], cohort.slack), results))
 
 
 def figure_records(cohort: Cohort) -> list[dict]:
     """Figures for machine consumers: a value never appears without unit, band and conditions."""
-    return [{"figure": figure_text(r, cohort), "rank_among_shown": rank, "value": r.value, "unit": r.unit,
+    return [{"figure": figure_text(r, cohort), "rank_among_shown": span.words(), "rank_from": span.tie_from,
+             "rank_to": span.tie_to, "value": r.value, "unit": r.unit,
              "band": cohort.slack.band_fraction, "band_text": band_words(cohort.slack), "cohort": cohort.key.label(),
              "cohort_results": cohort.total, "result_id": result_id_words(r), "corrections": list(r.corrections),
-             "conditions": dataclasses.asdict(r.conditions)} for rank, r in _ranked(cohort)]
+             "conditions": dataclasses.asdict(r.conditions)} for span, r in _ranked(cohort)]
 
 
 def listing_lines(cohorts: list[Cohort]) -> list[str]:
     lines = []
     for cohort in cohorts:
         lines.append(cohort_header(cohort))
-        ranked = _ranked(cohort)
+        if not cohort.slack.estimable:
+            lines.append(f"  {NOT_RANKED_SENTENCE}")
+        ranked = [(span.words(), r) for span, r in _ranked(cohort)]
         w = max(len(rank) for rank, _ in ranked)
         for rank, r in ranked:
             i, c = r.conditions.identity, r.conditions.configuration

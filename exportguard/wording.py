@@ -6,10 +6,11 @@ spreadsheet's number format does), with 0 decimals from 100 up, 2 from 1 and 4 b
 """
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+import math
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from .model import (OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON, OWN_TRACE,
-                    TPS_MEASURED, Result, Shape, Slack)
+                    TPS_OWN, Result, Shape, Slack)
 from .reference import model_references
 
 UNIT_SHORT = {"tokens/s": "tok/s", "samples/s": "samples/s", "queries/s": "queries/s"}
@@ -26,9 +27,17 @@ def decimals_for(magnitude: float) -> int:
 
 
 def number(value: float, decimals: int | None = None) -> str:
-    """'101,527' for 101527.4, '33,763' for 33762.5: half away from zero, thousands separated."""
+    """'101,527' for 101527.4, '33,763' for 33762.5: half away from zero, thousands separated.
+
+    Any float: a store written by another tool may hold 1e300 or inf, and printing it must not fail."""
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)  # 'inf', '-inf', 'nan': shown as what it is, never a crash
     places = decimals_for(value) if decimals is None else decimals
-    exact = Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+    exact = Decimal(repr(value))
+    # Enough digits for the whole number at these places (the default context has 28: 1e300 needs 301).
+    with localcontext(prec=max(28, exact.adjusted() + places + 2)):
+        exact = exact.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
     return f"{exact:,}"
 
 
@@ -88,6 +97,78 @@ def band_edge_words(edge: float, unit_text: str, slack: Slack, low: bool, marks:
     return f"{number(edge, decimals)} {edge_binding_words(unit_text, slack, low, marks, derived, verified, own)}"
 
 
+# -- ranks and ties ----------------------------------------------------------------------------
+
+# The one statement of what a tie is and how a rank reads. The caveat, the "How to read" texts of
+# the shipped specs, the README and docs/ quote it word for word (a test holds them to it).
+TIE_RULE = ("Two figures of one cohort are tied when the higher lies no more than the cohort's shape slack above "
+            "the lower, and a rank such as \"3 (tie 2-5)\" names every rank its figure is tied with (here 2 to 5; "
+            "ranks 2 and 5 need not be tied with each other).")
+NOT_RANKED = "not ranked"
+
+
+def rank_words(position: int, tie_from: int | None, tie_to: int | None) -> str:
+    """'3', '3 (tie 2-5)', or 'not ranked' where no slack tells a lead from a tie."""
+    if tie_from is None or tie_to is None:
+        return NOT_RANKED
+    return f"{position}" if tie_from == tie_to else f"{position} (tie {tie_from}-{tie_to})"
+
+
+# What a table whose slack is not estimable says, once, about its order (after the words for why).
+NOT_RANKED_SENTENCE = "Not ranked: without a band no lead can be told from a tie, so the rows are only in order of value."
+
+
+# -- scale ------------------------------------------------------------------------------------
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def scale_words(configuration) -> str:
+    """'48 accelerators in 6 nodes', '8 accelerators in 1 node', 'CPUs only (no accelerator) in 1 node';
+    an own run whose system nobody described: 'an unknown number of accelerators in unknown nodes'."""
+    c = configuration
+    what = ("an unknown number of accelerators" if c.accelerators_total is None else
+            "CPUs only (no accelerator)" if c.accelerators_total == 0 else _plural(c.accelerators_total, "accelerator"))
+    return f"{what} in {'unknown nodes' if c.nodes is None else _plural(c.nodes, 'node')}"
+
+
+def headline_words(result: Result) -> str:
+    """Who and at what scale, as a headline names them: 'MangoBoost on 48 accelerators in 6 nodes
+    (MangoBoost Heterogeneous Cluster ...)'. The scale comes before the system's name, which can be long."""
+    i = result.conditions.identity
+    return f"{i.submitter} on {scale_words(result.conditions.configuration)} ({i.system_name})"
+
+
+def _span(values, unit: str) -> str:
+    lo, hi = min(values), max(values)
+    return _plural(lo, unit) if lo == hi else f"{lo:,} to {hi:,} {unit}s"
+
+
+def scale_range_words(results) -> str:
+    """The scales a comparison spans: 'systems of 4 to 48 accelerators in 1 to 6 nodes', or
+    'every system on 8 accelerators in 1 node'."""
+    configs = [r.conditions.configuration for r in results]
+    unknown = [c for c in configs if c.accelerators_total is None or c.nodes is None]
+    if unknown:  # own runs on systems nobody described
+        known = [r for r in results if r.conditions.configuration not in unknown]
+        return (f"{scale_range_words(known)}, and " if known else "") + "systems of unknown size"
+    accelerators = {c.accelerators_total for c in configs}
+    nodes = {c.nodes for c in configs}
+    if len(accelerators) == 1 and len(nodes) == 1:
+        return f"every system on {scale_words(configs[0])}"
+    if len(nodes) == 1:
+        return f"systems of {_span(accelerators, 'accelerator')}, each in {_span(nodes, 'node')}"
+    return f"systems of {_span(accelerators, 'accelerator')} in {_span(nodes, 'node')}"
+
+
+def mixed_scale_words(results, per_accelerator_shown: bool = False) -> str:
+    """What a comparison across scales says on its slide, page or sheet (rule EG020)."""
+    per = "by the per accelerator column (derived)" if per_accelerator_shown else "per accelerator (derived)"
+    return (f"Different scales: {scale_range_words(results)}. A total throughput reflects the size of a system "
+            f"as well as its hardware: compare systems of one scale, or {per}.")
+
+
 def marks_words(letters) -> str:
     """'[a][d]': marks are letters in brackets, never digits that paste into the number."""
     return "".join(f"[{m}]" for m in letters)
@@ -108,7 +189,7 @@ def mark_name(i: int) -> str:
 def shape_words(shape: Shape) -> str:
     """'OpenOrca (24,576 samples), reference max output 1,024 tokens'; an own run's measured shape
     in short (own_shape_words has all of it)."""
-    if shape.tokens_per_sample_basis == TPS_MEASURED:
+    if shape.tokens_per_sample_basis == TPS_OWN:
         return f"{tps_words(shape)}; dataset {shape.dataset}"
     return (f"{shape.dataset} ({shape.dataset_samples:,} samples), reference max output "
             f"{shape.reference_max_output_tokens:,} tokens")
@@ -119,7 +200,7 @@ def tps_words(shape: Shape) -> str:
     own run, or 'tokens per sample not reported'."""
     if shape.tokens_per_sample is None:
         return "tokens per sample not reported"
-    if shape.tokens_per_sample_basis == TPS_MEASURED:
+    if shape.tokens_per_sample_basis == TPS_OWN:
         return f"mean {number(shape.tokens_per_sample, 1)} output tokens per request (measured)"
     return f"{shape.tokens_per_sample:.1f} tokens/sample ({shape.tokens_per_sample_basis})"
 

@@ -18,7 +18,7 @@ applies the rules:
   mention in the document).
 - An own measurement (a figure labelled "own measurement", or whose note opens with
   citation.OWN_NOTE_MARK) is held to its own citation fields instead of MLPerf's (EG005: who measured,
-  when, tool, system, shape, load, source) and must be labelled as one on both sides (EG021), so that an
+  when, tool, system, shape, load, source) and must be labelled as one on both sides (EG022), so that an
   own figure never passes as an MLPerf one and an MLPerf note never covers an own figure.
 
 A mark resolves, in this order, to the note with that mark in the same block (a table, a CSV

@@ -23,7 +23,7 @@ from ..model import (
     OWN_LOAD_KINDS,
     OWN_POISSON,
     RESULT_ID_NONE,
-    TPS_MEASURED,
+    TPS_OWN,
     UNKNOWN,
     Benchmark,
     Conditions,
@@ -97,7 +97,7 @@ def own_result(m: Measured, source, locator: str, system: SystemDescription, *, 
         f"{system.tool_version} (stated by the user)"
     identity = Identity(NA, NA, NA, NA, measured_by, measured_by, system_name, system_name, "", RESULT_ID_NONE,
                         "unverified", False)
-    shape = Shape(m.mean_output, TPS_MEASURED, None, m.dataset, None)
+    shape = Shape(m.mean_output, TPS_OWN, None, m.dataset, None)
     load = Load(m.load_kind, m.rate, None, None, m.p99_ttft_ms, m.p99_tpot_ms, None, load_basis)
     configuration = Configuration(accelerator, per_node, nodes, total, framework, system.stated("host_processor"))
     provenance = Provenance(source.kind, source.path, source.sha256, locator, source_url or f"file:{source.path}",

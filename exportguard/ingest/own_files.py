@@ -1,6 +1,6 @@
 """Own load-test result files, recognised by what they hold (never by their name), and read into one
 stored run per benchmark run: a file for vLLM, AIPerf, GenAI-Perf and llmperf, a line for JSON Lines
-(vLLM --append-result, SGLang), an element of ``benchmarks`` for guidellm.
+(vLLM append-result files, SGLang), an element of ``benchmarks`` for guidellm.
 
 The files a tool writes beside its results (per-request records, phase manifests, CSV and console
 exports of the same figures) are recognised too and skipped by rule, with a pointer to the file that
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import SourceError
-from . import Item, Skipped, Source, one_row, read_regular
+from . import LOAD_TEST_FILES, Item, Skipped, Source, one_row, read_regular
 from . import own_aiperf, own_guidellm, own_llmperf, own_sglang, own_vllm
 from .own_build import own_result
 from .own_json import MAX_OWN_BYTES, Record, decode, parse
@@ -29,8 +29,7 @@ READERS = (
     ("llmperf", own_llmperf.recognises, own_llmperf),
 )
 MODULES = {kind: module for kind, _, module in READERS}
-KNOWN_TOOLS = ("vLLM bench serve (JSON, JSON Lines), SGLang bench_serving (JSON Lines), GenAI-Perf and AIPerf "
-               "(profile_export_*.json), guidellm (benchmarks.json), llmperf (*_summary.json)")
+KNOWN_TOOLS = LOAD_TEST_FILES
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Reading a load-test tool's JSON: one document, or JSON Lines (one run per line, as vLLM's
-``--append-result`` and SGLang write), through the strict reader (strict_json), and typed access to
+append-result mode and SGLang write), through the strict reader (strict_json), and typed access to
 keys that names the key in every refusal.
 
 A missing key is "not reported" (None), never 0. A key holding the wrong type, NaN, Infinity or a
@@ -17,6 +17,7 @@ from ..errors import SourceError
 from . import decode_utf8
 from . import strict_json
 from .numbers import json_count, json_number
+from .repeats import Repeat, judge
 
 MAX_OWN_BYTES = 256 * 1024 * 1024  # a guidellm report with every request is tens of MB; more is not one
 
@@ -83,9 +84,12 @@ class Keys:
         return self.obj.get(key) is not None
 
     def raw(self, key: str) -> object:
-        if isinstance(self.obj, strict_json.DuplicateKeys) and key in self.obj.duplicates:
-            raise SourceError("duplicate_key", f"key {self.name(key)} appears more than once in one object, so "
-                              "readers disagree on its value", self.where)
+        if isinstance(self.obj, strict_json.DuplicateKeys):
+            # given twice with different values: refused where it is read (repeats.py), as every source's
+            for name, values in self.obj.conflicts:
+                if name == key:
+                    judge([Repeat(self.name(key), tuple(json.dumps(v, default=str) for v in values))], {self.name(key)}, "",
+                          "duplicate_key", lambda r: self.where)
         value = self.obj.get(key)
         if isinstance(value, strict_json.Refused):
             raise SourceError(value.reason, f"key {self.name(key)}: {value.message}", self.where)

@@ -86,7 +86,7 @@ def _plain(value: object) -> object:
 
 
 def _pstdev(values: object, completed: int) -> float | None:
-    """The population standard deviation of per-request lengths (--output-details files), when the
+    """The population standard deviation of per-request lengths (files saved with output-details), when the
     array holds exactly the completed requests."""
     if not isinstance(values, list) or len(values) != completed or not values:
         return None

@@ -8,7 +8,7 @@ stored as "unknown", never guessed.
     accelerators_per_node = 8
     nodes = 1
     framework = "vLLM 0.6.3"                    # serving framework and its version
-    server_settings = "--tensor-parallel-size 8 --max-num-seqs 256"
+    server_settings = "tensor-parallel-size 8, max-num-seqs 256"
     host_processor = "2x Intel Xeon Platinum 8480+"
     model = "meta-llama/Llama-3.1-70B-Instruct" # only for files that name no model (SGLang)
     tool_version = "0.6.3"                      # only for files that record no tool version (vLLM)

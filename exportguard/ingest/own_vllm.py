@@ -1,5 +1,5 @@
-"""vLLM ``vllm bench serve --save-result`` JSON (and the legacy ``benchmarks/benchmark_serving.py``),
-one object per run; ``--append-result`` writes one object per line (JSON Lines).
+"""vLLM ``vllm bench serve`` save-result JSON (and the legacy ``benchmarks/benchmark_serving.py``),
+one object per run; its append-result mode writes one object per line (JSON Lines).
 
 Read version-tolerantly: ``request_throughput`` or the old typo ``request_inthroughput``;
 ``total_token_throughput`` or, before it, ``input_throughput`` + ``output_throughput``;
@@ -73,7 +73,7 @@ def _load(k: Keys) -> tuple[str, int | None, float | None, float | None, str]:
 
 
 def _spread(k: Keys, completed: int) -> tuple[float | None, float | None]:
-    """Population standard deviations of the completed requests' lengths (--save-detailed files)."""
+    """Population standard deviations of the completed requests' lengths (files saved with save-detailed)."""
     ins, outs, errors = k.raw("input_lens"), k.raw("output_lens"), k.raw("errors")
     if not (isinstance(ins, list) and isinstance(outs, list) and len(ins) == len(outs) and ins):
         return None, None
@@ -96,5 +96,5 @@ def _date(text: str | None) -> str:
 
 
 def runs(record: Record):
-    """One run per record (a file, or a line of an --append-result file)."""
+    """One run per record (a file, or a line of an append-result file)."""
     yield record.locator, lambda: measured(record)

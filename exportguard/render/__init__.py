@@ -17,12 +17,12 @@ from typing import Sequence
 from ..errors import ExportguardError
 from ..guard import refuse_on_errors, validate
 from ..manifest import write as write_manifest
+from ..check.manifests import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
 from ..report import Report
 
 FORMATS = {".csv": "csv_out", ".md": "markdown", ".xlsx": "xlsx", ".pptx": "pptx", ".pdf": "pdf"}
 # The section kinds every renderer draws; a renderer that draws more lists them in SECTION_KINDS.
 BASIC_SECTION_KINDS = ("table", "chart", "kpi", "text")
-SIDECAR_SUFFIX = ".manifest.json"  # for formats that cannot embed a manifest (CSV)
 
 
 def renderer_for(path: Path):
