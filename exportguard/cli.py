@@ -82,17 +82,43 @@ def _open(ctx):
         raise click.ClickException(_safe(e)) from None
 
 
+# What own load-test files do not record, stated on the command line (over a --system description).
+SYSTEM_OPTIONS = [
+    click.option("--system", "system_file", type=click.Path(exists=True, dir_okay=False),
+                 help="Own runs: a TOML system description (measured_by, system_name, accelerator, "
+                      "accelerators_per_node, nodes, framework, server_settings, ...); see docs/own-traffic.md."),
+    click.option("--measured-by", help="Own runs: who measured them."),
+    click.option("--system-name", help="Own runs: the system they ran on (also its ID)."),
+    click.option("--accelerator", help="Own runs: the accelerator."),
+    click.option("--accelerators", "accelerators_per_node", type=click.IntRange(min=0),
+                 help="Own runs: accelerators per node."),
+    click.option("--nodes", type=click.IntRange(min=1), help="Own runs: nodes."),
+    click.option("--framework", help="Own runs: serving framework and its version."),
+    click.option("--server-settings", help="Own runs: the server's settings."),
+    click.option("--model", "own_model", help="Own runs: the model, for files that name none (SGLang)."),
+]
+
+
+def system_options(fn):
+    for option in reversed(SYSTEM_OPTIONS):
+        fn = option(fn)
+    return fn
+
+
 @command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--retrieved", metavar="YYYY-MM-DD", help="Retrieval date to record (default: the files' date).")
 @click.option("--round", "round_", metavar="vX.Y", help="Round of a submission tree with no vX.Y folder above it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the per-source reports as JSON.")
+@system_options
 @click.pass_context
-def ingest(ctx, paths, retrieved, round_, as_json):
-    """Ingest MLCommons submission trees, summary_results.json tables and exportguard CSV files.
+def ingest(ctx, paths, retrieved, round_, as_json, system_file, own_model, **stated):
+    """Ingest MLCommons submission trees, summary_results.json tables, exportguard CSV files and the
+    result files of load-test tools (vLLM, SGLang, GenAI-Perf, AIPerf, guidellm, llmperf) as own runs.
 
     Exit status: 0 when every source has rows in the store, 1 when one stored nothing (said on stderr)."""
-    reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json)
+    system = _system(system_file, model=own_model, **stated)
+    reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json, system=system)
     if as_json:
         _echo_json([_report_dict(r) for r in reports])
     empty = [(r.source.path, r.nothing_stored()) for r in reports if r.nothing_stored()]
@@ -102,7 +128,19 @@ def ingest(ctx, paths, retrieved, round_, as_json):
         sys.exit(1)
 
 
-def _ingest(ctx, paths, retrieved, round_, quiet=False):
+def _system(path, **stated):
+    """The system description of own runs: the file's, with the options given on top."""
+    from .errors import SourceError
+    from .ingest.own_system import NOT_DESCRIBED, load_system
+
+    try:
+        base = load_system(path) if path else NOT_DESCRIBED
+    except SourceError as e:
+        raise click.ClickException(_safe(e)) from None
+    return base.merged(**stated)
+
+
+def _ingest(ctx, paths, retrieved, round_, quiet=False, system=None):
     from .errors import SourceError
     from .ingest import ingest_path
 
@@ -115,7 +153,8 @@ def _ingest(ctx, paths, retrieved, round_, quiet=False):
             started = time.perf_counter()
             progress = _Progress(path) if (sys.stderr.isatty() and not quiet) else None
             try:
-                report = ingest_path(store, path, retrieved_on=retrieved, round=round_, progress=progress)
+                report = ingest_path(store, path, retrieved_on=retrieved, round=round_, progress=progress,
+                                     system=system)
             except SourceError as e:
                 raise click.ClickException(_safe(e)) from None
             finally:
@@ -289,6 +328,7 @@ def demo(ctx, out_dir):
     click.echo("\nCohorts of v5.1 closed (figures compare only inside a cohort):")
     for c in found:
         _say("  " + cohort_header(c))
+    _demo_own_run(ctx, data)
     for name in DEMO_SPECS:
         spec = parse_spec(data.joinpath(name).read_text("utf-8"), name=name)
         with _open(ctx) as store:
@@ -298,6 +338,21 @@ def demo(ctx, out_dir):
         for path in written:
             click.echo(f"  {path}")
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
+
+
+def _demo_own_run(ctx, data) -> None:
+    """An own load test beside the MLPerf data: a real vLLM bench serve file (against a mock server,
+    so its figure is no hardware result), stored as an own run, never in an MLPerf cohort."""
+    from importlib import resources
+
+    from .textviews import listing_lines
+
+    click.echo("\nYour own traffic, beside MLPerf and never in one comparison: a vLLM bench serve result file "
+               "(see exportguard/data/examples/SOURCES.md)")
+    with resources.as_file(data.joinpath("examples", "own-traffic")) as folder:
+        _ingest(ctx, [str(p) for p in sorted(folder.glob("*.json"))], "2026-12-01", None)
+    for line in listing_lines(_cohorts(ctx, {"mlperf": False})[0]):
+        _say("  " + line if line else line)
 
 
 @command()

@@ -3,7 +3,8 @@
 Shared by the guard (no figure in free text or in source strings) and the checker (bare figures in
 documents made by anyone). A figure is a number (thousands separators, decimals, a k/M suffix)
 followed by a throughput unit; what follows the unit may bind it: a band (``±5.4%``, or the words
-``slack not estimable: ...``), marks (``[a]``), and the labels ``derived`` and ``unverified``.
+``slack not estimable: ...`` / an own run's ``single run: no band``), marks (``[a]``), and the labels
+``derived``, ``own measurement,`` and ``unverified``.
 
 A number preceded by "target" is a load setting (a Server run's target QPS), not a result.
 
@@ -27,10 +28,11 @@ _QUALIFIER = re.compile(r"(\s+per\s+(?:accelerator|GPU|chip|node|device|card|soc
                         r"|\s*(=)(?=\s*±))?", re.IGNORECASE)
 _BAND_OF = re.compile(r"\s+band\s+of\s+the\s+figure", re.IGNORECASE)  # '9,124 tok/s = ±5.4% band of the figure [a]'
 
-_BAND = re.compile(r"\s?(?:±\s?\d+(?:\.\d+)?\s?%|\(slack not estimable: [^)]*\))")
+_BAND = re.compile(r"\s?(?:±\s?\d+(?:\.\d+)?\s?%|\(slack not estimable: [^)]*\)|\([^()]{1,60}: no band\))")
 MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
 _MARKS = re.compile(r"\s?((?:\[" + MARK + r"\])+)")
-_LABELS = re.compile(r"(?:\s(?:derived|unverified))+")
+_LABELS = re.compile(r"(?:\s(?:derived|unverified|own measurement,?))+")
+_LABEL = re.compile(r"derived|unverified|own measurement")
 _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "m": 1e6}
 THROUGHPUT_HEADER = re.compile(_UNIT + r"|throughput", re.IGNORECASE)
 _HEADER_UNIT = re.compile(r"(?<![A-Za-z])" + _UNIT, re.IGNORECASE)
@@ -48,7 +50,7 @@ class Detected:
     unit: str
     band: str  # "±5.4%", "(slack not estimable: ...)" or ""
     marks: tuple[str, ...]  # ("a", "d")
-    labels: tuple[str, ...]  # ("derived", "unverified")
+    labels: tuple[str, ...]  # ("derived", "own measurement", "unverified")
     qualifier: str = ""  # "per accelerator", "low edge", "high edge": what the number is of
 
     @property
@@ -136,7 +138,7 @@ def _bound(text: str, start: int, value: float, unit: str, end: int) -> Detected
         marks, end = tuple(re.findall(r"\[(" + MARK + r")\]", k.group(1))), k.end()
     lab = _LABELS.match(text, end)
     if lab:
-        labels, end = tuple(lab.group(0).split()), lab.end()
+        labels, end = tuple(_LABEL.findall(lab.group(0))), lab.end()
     return Detected(start, end, text[start:end], value, unit, band, marks, labels, qualifier)
 
 

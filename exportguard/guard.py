@@ -14,16 +14,16 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from .caveat import UNVERIFIED_SENTENCE
-from .citation import Citation, Note, TableNote, result_id_cell, row_note, table_note
+from .citation import OWN_NOTE_MARK, Citation, Note, TableNote, result_id_cell, row_note, table_note
 from .detect import find_figures, reads_like_a_figure
 from .errors import ExportguardError
 from .model import Result, Slack, group_by_cohort
-from .report import (BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Notice, RankSpan, Report,
-                     TableSection, TextSection)
+from .report import (BesideSection, BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Notice,
+                     RankSpan, Report, ShapePanel, TableSection, TextSection)
 from .rules import ERROR, Finding, finding, rule
 from .sanitize import presentable
-from .wording import (NOT_RANKED, NOT_RANKED_SENTENCE, TIE_RULE, headline_words, mixed_scale_words, shape_words,
-                      slack_words, tps_words, unit_words)
+from .wording import (NOT_RANKED, NOT_RANKED_SENTENCE, TIE_RULE, headline_words, mixed_scale_words, number, own_load_of,
+                      own_shape_class_words, own_tool_words, shape_words, slack_words, tps_words, unit_words)
 
 
 class GuardError(ExportguardError):
@@ -36,7 +36,13 @@ class GuardError(ExportguardError):
 
 def _accelerators(r: Result) -> str:
     c = r.conditions.configuration
+    if c.accelerators_total is None:
+        return "unknown"
     return str(c.accelerators_total) if c.nodes == 1 else f"{c.accelerators_total} ({c.nodes} nodes x {c.accelerators_per_node})"
+
+
+def _own_ms(value: float | None, places: int) -> str:
+    return "not reported" if value is None else f"{number(value, places)} ms"
 
 
 # Text columns: key -> (header, value). Figure columns are built by the guard itself.
@@ -57,12 +63,34 @@ TEXT_COLUMNS: dict[str, tuple[str, Callable[[Result], str]]] = {
     "scenario": ("Scenario", lambda r: r.conditions.benchmark.scenario),
     "target_qps": ("Target QPS", lambda r: f"{r.conditions.load.target_qps:g}" if r.conditions.load.target_qps
                    else ("n/a (Offline)" if r.conditions.benchmark.scenario == "Offline" else "not published")),
+    # own runs
+    "measured_by": ("Measured by", lambda r: r.conditions.identity.submitter),
+    "tool": ("Tool", lambda r: own_tool_words(r) if r.own else "MLPerf LoadGen"),
+    "load": ("Load", lambda r: own_load_of(r) if r.own else r.conditions.load.arrival_process),
+    "shape": ("Shape (mean per request)", lambda r: own_shape_class_words(r.conditions.run.mean_input_tokens,
+                                                                           r.conditions.shape.tokens_per_sample)
+              if r.own else tps_words(r.conditions.shape)),
+    "p99_ttft": ("p99 TTFT", lambda r: _own_ms(r.conditions.load.p99_ttft_ms, 0)),
+    "p99_tpot": ("p99 TPOT", lambda r: _own_ms(r.conditions.load.p99_tpot_ms, 1)),
+    "run_date": ("Run on", lambda r: r.conditions.run.run_date if r.own else "n/a"),
 }
 FIGURE_COLUMNS = {"throughput": "Throughput", "per_accelerator": "Per accelerator (derived)",
                   "cost_per_million_tokens": "Cost per 1M tokens (derived)"}
 DEFAULT_COLUMNS = ("rank", "submitter", "system", "accelerator", "accelerators", "availability", "result_id",
                    "tokens_per_sample", "throughput")
+# An own cohort's table, where a section asks for the default columns (default_columns).
+OWN_DEFAULT_COLUMNS = ("measured_by", "system", "accelerator", "accelerators", "tool", "shape", "p99_ttft", "p99_tpot",
+                       "throughput")
 KNOWN_COLUMNS = ("rank",) + tuple(TEXT_COLUMNS) + tuple(FIGURE_COLUMNS)
+
+
+def default_columns(columns, own: bool) -> tuple[str, ...]:
+    """The columns a section shows: its own, or, where it asked for the defaults (with derived columns
+    after them), the defaults for the kind of results it shows."""
+    columns = tuple(columns)
+    if own and columns[:len(DEFAULT_COLUMNS)] == DEFAULT_COLUMNS:
+        return OWN_DEFAULT_COLUMNS + columns[len(DEFAULT_COLUMNS):]
+    return columns
 
 # Differences a comparison must show (MLCommons messaging rules): attribute -> columns that show it.
 # Round, division and scenario are fixed by the cohort and stated in the table note; verified status
@@ -106,7 +134,8 @@ def check_one_cohort(results: Sequence[Result], where: str, *, can_split: bool =
         return [finding("mlperf-vs-non-mlperf", where,
                         f"MLPerf and non-MLPerf results in one comparison ({len(others)} non-MLPerf: {names}). "
                         "Way out: select one kind (--mlperf or --non-mlperf; mlperf = true or false in the spec's "
-                        "filters), or put them in separate sections.")]
+                        "filters), put them in separate sections, or show them side by side in a section of kind "
+                        "\"beside\".")]
     cohorts = group_by_cohort(results)
     if len(cohorts) < 2:
         return []
@@ -228,10 +257,13 @@ def scale_notices(results: Sequence[Result], per_accelerator_shown: bool = False
 
 def _per_accelerator(r: Result, slack: Slack, note: Note) -> BoundFigure | str:
     total = r.conditions.configuration.accelerators_total
+    if total is None:
+        return "not derivable: accelerator count unknown"
     if total == 0:
         return "not derivable: CPU-only system"
     b = r.conditions.benchmark
-    basis = Note(f"Derived, not an MLPerf metric: the row's official throughput divided by its total accelerator "
+    basis = Note(f"Derived, not an MLPerf metric: the row's {'measured' if r.own else 'official'} throughput divided "
+                 "by its total accelerator "
                  f"count; measured on the {b.benchmark} {b.scenario} shape ({shape_words(r.conditions.shape)}) and "
                  "load of the table note.", basis_of="per accelerator", shape_of=b.benchmark)
     unit = f"{unit_words(r.unit)} per accelerator"
@@ -267,7 +299,7 @@ def kpi_conditions(result: Result) -> str:
     """What a headline number states inline: round, division, benchmark, scenario and shape."""
     b, i, s = result.conditions.benchmark, result.conditions.identity, result.conditions.shape
     if not i.mlperf:
-        return f"non-MLPerf, {b.benchmark} {b.scenario}, {tps_words(s)}, {s.dataset}"
+        return f"own measurement, {b.benchmark}, {own_load_of(result)}, {result.conditions.run.shape_class}"
     return (f"MLPerf® {i.round} {i.division}, {b.benchmark} {b.scenario}, {tps_words(s)}, {s.dataset}, "
             f"{result.conditions.load.arrival_process}")
 
@@ -326,6 +358,8 @@ def validate(report: Report) -> list[Finding]:
                 found.append(finding("lead-within-slack", where, f"the headline figure is tied ({section.rank.words()}) "
                                      "and its title does not say so"))
             found += _scale_findings(section.notices, None, where)
+        elif isinstance(section, BesideSection):
+            found += validate_beside(section, where)
         elif isinstance(section, TextSection):
             for k, p in enumerate(section.paragraphs, 1):
                 found += _figures_in_free_text(p, f"{where}, paragraph {k}")
@@ -414,7 +448,11 @@ def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: s
         if absent or wrong:
             found.append(finding("missing-citation-field", where, f"the footnote lacks: {', '.join(absent)}" if absent
                                  else f"the footnote's {', '.join(wrong)} do not match the figure's result"))
-    if citation.verified != fig.verified or (not fig.verified and UNVERIFIED_SENTENCE not in fig.note.text):
+    if fig.own:
+        if not fig.note.text.startswith(OWN_NOTE_MARK) or citation != Citation.of(fig.result) or fig.verified:
+            found.append(finding("own-measurement-not-labelled", where, f"{fig.text()!r} is an own measurement, but "
+                                 f"its note does not open with {OWN_NOTE_MARK!r} or does not match its run"))
+    elif citation.verified != fig.verified or (not fig.verified and UNVERIFIED_SENTENCE not in fig.note.text):
         found.append(finding("unverified-not-labelled", where, f"{fig.text()!r} is unverified but its note does not say so"))
     if fig.derivation is not None:
         basis = fig.derivation.note
@@ -459,6 +497,38 @@ def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:
             # a table that shows the first rows of a ranking may name ties below its last row, never others
             wrong(i, cell, f"must read {want.words()!r}: a lead inside the slack is a tie, and a lead beyond it is not")
     return found
+
+
+def validate_beside(section: BesideSection, where: str) -> list[Finding]:
+    """Two panels that are never one comparison: an MLPerf cohort's and own runs', each a valid table
+    of its own, on axes of their own, with the shape panel their figures give."""
+    if section.axis != "separate":
+        return [one_axis_refusal(where)]
+    found = []
+    panels = [("MLPerf panel", section.mlperf, True)] + [(f"own panel, table {k}", t, False)
+                                                         for k, t in enumerate(section.own, 1)]
+    if not section.own:
+        found.append(finding("empty-selection", where, "the own panel holds no table"))
+    for label, table, mlperf in panels:
+        results = [f.result for _, _, f in table.figures()]
+        if not results or any(r.conditions.identity.mlperf != mlperf for r in results):
+            found.append(finding("mlperf-vs-non-mlperf", f"{where}, {label}", f"the {label} must hold "
+                                 f"{'MLPerf figures' if mlperf else 'own runs'} only"))
+            continue
+        found += _validate_table(table, f"{where}, {label}")
+    if not any(f.severity == ERROR for f in found) and section.shape != ShapePanel.of(section.mlperf, section.own):
+        found.append(finding("bare-figure", where, "the shape panel does not state the shapes of the figures beside it"))
+    return found
+
+
+def one_axis_refusal(where: str, chart: bool = False) -> Finding:
+    way_out = ('a section of kind "beside" with mlperf = { ... } and own = { ... } filters' if chart else
+               'leave axis out (or axis = "separate")')
+    return finding("one-axis-for-mlperf-and-own", where,
+                   "MLPerf figures and own measurements cannot share one axis: they are measured at different shapes "
+                   f"and loads, and one scale makes them read as one comparison. Way out: {way_out}: the beside "
+                   "section draws two panels, each with its own axis, band and notes, and a shape panel that states "
+                   "both shapes.")
 
 
 def refuse_on_errors(findings: Iterable[Finding]) -> tuple[Finding, ...]:

@@ -76,6 +76,15 @@ RULES = {r.id: r for r in (
          "The compared systems differ in accelerator count, so a total throughput reflects the size of each "
          "system as well as its hardware. The guard states the scales on the same slide, page or sheet as the "
          "comparison; compare at one scale (an accelerator_count filter) or per accelerator (derived)."),
+    Rule("EG021", "one-axis-for-mlperf-and-own", ERROR, "MLPerf figures and own measurements on one axis",
+         "A chart, table column or axis would put MLPerf figures and the user's own load-test runs on one scale, "
+         "as if they were one comparison. Show them beside each other (a section of kind \"beside\": two panels, "
+         "each with its own axis, band and notes, and a shape panel that states both shapes)."),
+    Rule("EG022", "own-measurement-not-labelled", ERROR, "Own measurement not labelled as such",
+         "A figure from the user's own load test must say \"own measurement\" next to the number, and its note must "
+         "say so and give who measured it, when, with which tool and version, on which system, at which shape and "
+         "load, and from which source; an own measurement's note never carries an MLPerf citation, so an own figure "
+         "can never pass as an MLPerf one."),
 )}
 
 

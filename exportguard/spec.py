@@ -4,8 +4,10 @@
     [filters]                # defaults for every section: round, division, model, track (accuracy_track),
                              # scenario, submitter, accelerator (part of its name), accelerator_count
                              # (whole numbers), availability, verified, benchmark, unit, mlperf
-    [[section]]              # kind = "table" | "chart" | "kpi" | "text"
+                             # (for own runs also: tool; scenario is their load kind)
+    [[section]]              # kind = "table" | "chart" | "kpi" | "text" | "beside"
     title, filters, columns, sort, limit, split_by_cohort, derived, pick, text
+                             # beside: mlperf = {filters}, own = {filters}, own_columns, axis
     [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml"
 """
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any
 
 from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .errors import ExportguardError
-from .guard import DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort, kpi
+from .guard import (DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort,
+                    default_columns, kpi)
 from .rules import finding
 from .wording import scale_range_words, shape_title
 from .report import ChartSection, Report, TableSection, TextSection
@@ -31,8 +34,10 @@ class SpecError(ExportguardError):
     pass
 
 
-SECTION_KINDS = ("table", "chart", "kpi", "text")
-SECTION_KEYS = {"kind", "title", "filters", "columns", "sort", "limit", "split_by_cohort", "derived", "pick", "text"}
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
+SECTION_KEYS = {"kind", "title", "filters", "columns", "sort", "limit", "split_by_cohort", "derived", "pick", "text",
+                "mlperf", "own", "own_columns", "axis"}
+BESIDE_KEYS = {"mlperf", "own", "own_columns", "axis"}
 TOP_KEYS = {"title", "audience", "filters", "section", "outputs"}
 FILTER_KEYS = set(FILTERABLE) | {"mlperf"}
 DERIVED = ("per_accelerator", "cost_per_million_tokens")
@@ -49,6 +54,11 @@ class SectionSpec:
     split_by_cohort: bool = False
     pick: str = "top"
     text: str = ""
+    # kind = "beside": the MLPerf panel's filters (with the section's and the spec's), the own panel's
+    # (on their own: an own run has no round or division), its columns, and the axis ("separate")
+    own_filters: dict = field(default_factory=dict)
+    own_columns: tuple[str, ...] = DEFAULT_COLUMNS
+    axis: str = "separate"
 
 
 @dataclass(frozen=True)
@@ -181,12 +191,7 @@ def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
     title = _str(raw, "title", where, i, required=True)
     if kind == "text":
         return SectionSpec(kind, title, {}, text=_str(raw, "text", where, i, required=True))
-    columns = raw.get("columns", list(DEFAULT_COLUMNS))
-    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
-        raise where.error("columns", i, "columns must be a list of column names")
-    unknown = [c for c in columns if c not in KNOWN_COLUMNS]
-    if unknown:
-        raise where.error("columns", i, f"unknown column(s) {', '.join(unknown)}; known: {', '.join(KNOWN_COLUMNS)}")
+    columns = _columns(raw, "columns", i, where)
     derived = raw.get("derived", [])
     if not isinstance(derived, list) or any(d not in DERIVED for d in derived):
         raise where.error("derived", i, f"derived must be a list of {', '.join(DERIVED)}")
@@ -204,7 +209,41 @@ def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
     if pick != "top":
         raise where.error("pick", i, "pick must be \"top\" (the highest figure of one cohort)")
     filters = {**defaults, **_filters(raw.get("filters", {}), where, i)}
+    stray = sorted(k for k in BESIDE_KEYS if k in raw and kind != "beside")
+    if stray:
+        raise where.error(stray[0], i, "only a section of kind \"beside\" takes mlperf, own, own_columns and axis")
+    if kind == "beside":
+        return _beside(raw, i, where, title, filters, tuple(columns), limit)
     return SectionSpec(kind, title, filters, tuple(columns), sort, limit, split, pick)
+
+
+def _columns(raw: dict, key: str, i: int, where: "_Locator") -> list[str]:
+    """A section's list of known column names (``columns``, ``own_columns``), the defaults if absent."""
+    columns = raw.get(key, list(DEFAULT_COLUMNS))
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise where.error(key, i, f"{key} must be a list of column names")
+    unknown = [c for c in columns if c not in KNOWN_COLUMNS]
+    if unknown:
+        raise where.error(key, i, f"unknown column(s) {', '.join(unknown)}; known: {', '.join(KNOWN_COLUMNS)}")
+    return columns
+
+
+def _beside(raw: dict, i: int, where: "_Locator", title: str, filters: dict, columns: tuple, limit) -> SectionSpec:
+    from .beside import AXES
+
+    for key in ("split_by_cohort", "derived", "pick"):
+        if key in raw:
+            raise where.error(key, i, f"a beside section shows one MLPerf cohort and one own cohort; {key} does not apply")
+    if "own" not in raw:
+        raise where.error("kind", i, "a beside section needs own = { ... } filters that select your runs")
+    own_columns = _columns(raw, "own_columns", i, where)
+    axis = raw.get("axis", "separate")
+    if axis not in AXES:
+        raise where.error("axis", i, "axis must be \"separate\"")
+    mlperf = {**filters, **_filters(raw.get("mlperf", {}), where, i), "mlperf": True}
+    own = {**_filters(raw["own"], where, i), "mlperf": False}
+    return SectionSpec("beside", title, mlperf, columns, limit=limit, own_filters=own, own_columns=tuple(own_columns),
+                       axis=axis)
 
 
 def load_prices(path: str | Path) -> PriceTable:
@@ -256,11 +295,23 @@ def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = Non
         if s.kind == "text":
             sections.append(TextSection(s.title, tuple(p.strip() for p in s.text.split("\n\n") if p.strip())))
             continue
+        if s.kind == "beside":
+            section = _beside_section(store, s, where)
+            if isinstance(section, list):
+                problems += section
+            else:
+                sections.append(section)
+            continue
         cohorts = store.cohorts(**s.filters)
         if not cohorts:
             problems.append(finding("empty-selection", where, no_match_words(store, s.filters)))
             continue
         if len(cohorts) > 1 and (not s.split_by_cohort or s.kind == "kpi"):
+            if s.kind == "chart" and len({c.key.mlperf for c in cohorts}) > 1:
+                from .guard import one_axis_refusal
+
+                problems.append(one_axis_refusal(where, chart=True))  # one chart is one axis
+                continue
             problems += check_one_cohort([r for c in cohorts for r in c.results], where, can_split=s.kind != "kpi")
             continue
         for cohort in cohorts:
@@ -270,7 +321,8 @@ def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = Non
                 sections.append(kpi(rows, cohort.slack, title))
                 continue
             try:
-                table = bind_table(rows, title=title, slack=cohort.slack, columns=s.columns, prices=prices,
+                table = bind_table(rows, title=title, slack=cohort.slack,
+                                   columns=default_columns(s.columns, own=not cohort.key.mlperf), prices=prices,
                                    where=where, limit=s.limit)
             except GuardError as e:
                 problems += e.findings
@@ -282,6 +334,31 @@ def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = Non
         raise GuardError(problems)
     return Report(spec.title, spec.audience, tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
                   spec_name=spec.name, generated_on=dt.date.today().isoformat())
+
+
+def _beside_section(store: Store, s: SectionSpec, where: str):
+    """The section, or the findings that refuse it: each panel must select exactly one cohort."""
+    from .beside import beside_section
+
+    if s.axis != "separate":
+        from .guard import one_axis_refusal
+
+        return [one_axis_refusal(where)]
+    picked = []
+    for label, filters in (("MLPerf panel", s.filters), ("own panel", s.own_filters)):
+        cohorts = store.cohorts(**filters)
+        if not cohorts:
+            return [finding("empty-selection", f"{where}, {label}", no_match_words(store, filters))]
+        if len(cohorts) > 1 and label == "MLPerf panel":
+            listing = "; ".join(c.key.label() for c in cohorts[:6]) + (" ..." if len(cohorts) > 6 else "")
+            return [finding("mixed-cohort", f"{where}, {label}", f"the MLPerf filters select {len(cohorts)} cohorts "
+                            f"({listing}); the MLPerf panel shows one. Way out: narrow the mlperf filters of the section")]
+        picked.append(cohorts)
+    try:
+        return beside_section(picked[0][0], picked[1], title=s.title, columns=s.columns, own_columns=s.own_columns,
+                              limit=s.limit, axis=s.axis, where=where)
+    except GuardError as e:
+        return list(e.findings)
 
 
 VALUES_SHOWN = 40  # stored values a no-match message lists for one filter

@@ -24,7 +24,13 @@ from .model import (
     AVAILABILITIES,
     DIVISIONS,
     LOAD_BASES,
+    LOAD_CSV,
     LOAD_RUN_LOG,
+    LOAD_TOOL,
+    NO_OWN_RUN,
+    ORIGINS,
+    OWN_LOAD_KINDS,
+    OWN_SOURCE_KINDS,
     RESULT_ID_OFFICIAL,
     RESULT_ID_STATES,
     SCENARIOS,
@@ -32,6 +38,7 @@ from .model import (
     SUITES,
     TPS_BASES,
     TPS_DERIVED,
+    TPS_OWN,
     TPS_NOT_REPORTED,
     UNITS,
     VERIFIED,
@@ -42,6 +49,7 @@ from .model import (
     Configuration,
     Identity,
     Load,
+    OwnRun,
     Provenance,
     Result,
     Shape,
@@ -51,7 +59,9 @@ from .model import (
     same_at_published_precision,
 )
 
-SCHEMA_VERSION = 2  # 2: user-supplied rows and MLCommons publications never share a natural key
+# 2: user-supplied rows and MLCommons publications never share a natural key
+# 3: own load-test runs (origin 'own'): one row per run, their load, measured shape and tool
+SCHEMA_VERSION = 3
 _ADVISORY_LOCK_ID = 0x6578_706F  # "expo": serialises exportguard writers on one PostgreSQL database
 
 
@@ -73,7 +83,7 @@ results_table = sa.Table(
     "results",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("origin", sa.String(16), nullable=False),  # mlcommons / csv: see Result.origin
+    sa.Column("origin", sa.String(16), nullable=False),  # mlcommons / csv / own: see Result.origin
     # identity
     sa.Column("round", sa.String(16), nullable=False),
     sa.Column("division", sa.String(16), nullable=False),
@@ -99,9 +109,9 @@ results_table = sa.Table(
     # shape
     sa.Column("tokens_per_sample", sa.Float, nullable=True),
     sa.Column("tokens_per_sample_basis", sa.String(40), nullable=False),
-    sa.Column("reference_max_output_tokens", sa.Integer, nullable=False),
+    sa.Column("reference_max_output_tokens", sa.Integer, nullable=True),  # NULL exactly for own runs
     sa.Column("dataset", sa.Text, nullable=False),
-    sa.Column("dataset_samples", sa.Integer, nullable=False),
+    sa.Column("dataset_samples", sa.Integer, nullable=True),  # NULL exactly for own runs
     # load
     sa.Column("arrival_process", sa.String(32), nullable=False),
     sa.Column("target_qps", sa.Float, nullable=True),
@@ -109,13 +119,13 @@ results_table = sa.Table(
     sa.Column("tpot_bound_ms", sa.Float, nullable=True),
     sa.Column("p99_ttft_ms", sa.Float, nullable=True),
     sa.Column("p99_tpot_ms", sa.Float, nullable=True),
-    sa.Column("min_duration_ms", sa.Integer, nullable=False),
+    sa.Column("min_duration_ms", sa.Integer, nullable=True),  # NULL exactly for own runs
     sa.Column("load_basis", sa.String(16), nullable=False),
     # configuration
     sa.Column("accelerator", sa.Text, nullable=False),
-    sa.Column("accelerators_per_node", sa.Integer, nullable=False),
-    sa.Column("nodes", sa.Integer, nullable=False),
-    sa.Column("accelerators_total", sa.Integer, nullable=False),
+    sa.Column("accelerators_per_node", sa.Integer, nullable=True),  # NULL: unknown, only for own runs
+    sa.Column("nodes", sa.Integer, nullable=True),
+    sa.Column("accelerators_total", sa.Integer, nullable=True),
     sa.Column("framework", sa.Text, nullable=False),
     sa.Column("host_processor", sa.Text, nullable=False),
     sa.Column("raw_system", sa.Text, nullable=False),
@@ -128,15 +138,47 @@ results_table = sa.Table(
     sa.Column("retrieved_on", sa.String(10), nullable=False),
     sa.Column("ingested_at", sa.String(32), nullable=False),
     sa.Column("corrections", sa.Text, nullable=False),
+    # own load-test runs (model.OwnRun); '' or NULL for MLPerf rows
+    sa.Column("tool", sa.Text, nullable=False),
+    sa.Column("tool_version", sa.Text, nullable=False),
+    sa.Column("run_id", sa.String(64), nullable=False),
+    sa.Column("run_date", sa.String(64), nullable=False),
+    sa.Column("concurrency", sa.Integer, nullable=True),
+    sa.Column("burstiness", sa.Float, nullable=True),
+    sa.Column("load_detail", sa.Text, nullable=False),
+    sa.Column("mean_input_tokens", sa.Float, nullable=True),
+    sa.Column("input_tokens_std", sa.Float, nullable=True),
+    sa.Column("output_tokens_std", sa.Float, nullable=True),
+    sa.Column("requests", sa.Integer, nullable=True),
+    sa.Column("failed_requests", sa.Integer, nullable=True),
+    sa.Column("duration_s", sa.Float, nullable=True),
+    sa.Column("duration_basis", sa.String(64), nullable=False),
+    sa.Column("p50_ttft_ms", sa.Float, nullable=True),
+    sa.Column("p50_tpot_ms", sa.Float, nullable=True),
+    sa.Column("latency_definitions", sa.Text, nullable=False),
+    sa.Column("total_tokens_per_s", sa.Float, nullable=True),  # a second figure, never the value
+    sa.Column("server_settings", sa.Text, nullable=False),
+    sa.Column("shape_class", sa.Text, nullable=False),
+    sa.Column("cohort", sa.Text, nullable=False),
     # The natural key; its index leads with the system, so a batch's rows are found by system_id IN (...).
+    # An own run's ID is part of it (repeated runs of one configuration are rows of their own), and
+    # is unique among own runs whatever system a later ingest describes (own_run_once).
     sa.UniqueConstraint("system_id", "submitter_key", "benchmark", "scenario", "round", "division", "origin",
-                        name="results_natural_key"),
-    sa.CheckConstraint("origin IN ('mlcommons', 'csv')", name="origin_known"),
-    sa.CheckConstraint("(origin = 'csv') = (source_kind = 'csv')", name="origin_matches_source"),
+                        "run_id", name="results_natural_key"),
+    sa.Index("own_run_once", "run_id", unique=True, sqlite_where=sa.text("origin = 'own'"),
+             postgresql_where=sa.text("origin = 'own'")),
+    sa.CheckConstraint(_in("origin", ORIGINS), name="origin_known"),
+    sa.CheckConstraint("(origin = 'mlcommons') = (source_kind IN ('mlperf_tree', 'mlperf_summary'))",
+                       name="origin_matches_source"),
+    sa.CheckConstraint("(origin = 'own') = (NOT mlperf)", name="own_is_not_mlperf"),
+    sa.CheckConstraint(f"origin = 'own' OR source_kind NOT IN ({', '.join(repr(k) for k in OWN_SOURCE_KINDS)})",
+                       name="tool_files_are_own"),
     sa.CheckConstraint("origin = 'mlcommons' OR verified = 'unverified'", name="user_rows_unverified"),
     sa.CheckConstraint("value > 0", name="value_positive"),
     sa.CheckConstraint(_in("unit", UNITS), name="unit_known"),
-    sa.CheckConstraint(_in("scenario", SCENARIOS), name="scenario_known"),
+    # An own run is never named with an MLPerf scenario: its scenario column holds its load's kind.
+    sa.CheckConstraint(f"(mlperf AND {_in('scenario', SCENARIOS)}) OR (NOT mlperf AND {_in('scenario', OWN_LOAD_KINDS)})",
+                       name="scenario_known"),
     sa.CheckConstraint(_in("division", DIVISIONS), name="division_known"),
     sa.CheckConstraint(_in("availability", AVAILABILITIES), name="availability_known"),
     sa.CheckConstraint(_in("suite", SUITES), name="suite_known"),
@@ -153,17 +195,45 @@ results_table = sa.Table(
     sa.CheckConstraint(f"(tokens_per_sample_basis = '{TPS_NOT_REPORTED}') = (tokens_per_sample IS NULL)",
                        name="tps_matches_basis"),
     sa.CheckConstraint("tokens_per_sample IS NULL OR tokens_per_sample > 0", name="tps_positive"),
-    sa.CheckConstraint("reference_max_output_tokens > 0", name="max_tokens_positive"),
-    sa.CheckConstraint("dataset_samples > 0 AND dataset <> ''", name="dataset_named"),
-    sa.CheckConstraint(_in("arrival_process", ARRIVAL_PROCESSES), name="arrival_known"),
+    sa.CheckConstraint("(mlperf AND reference_max_output_tokens > 0) OR (NOT mlperf AND reference_max_output_tokens "
+                       "IS NULL)", name="max_tokens_positive"),
+    sa.CheckConstraint("dataset <> '' AND ((mlperf AND dataset_samples > 0) OR (NOT mlperf AND dataset_samples IS NULL))",
+                       name="dataset_named"),
+    sa.CheckConstraint(f"(mlperf AND {_in('arrival_process', ARRIVAL_PROCESSES)}) OR (NOT mlperf AND "
+                       "arrival_process = scenario)", name="arrival_known"),
     sa.CheckConstraint(_in("load_basis", LOAD_BASES), name="load_basis_known"),
-    sa.CheckConstraint("scenario = 'Offline' OR (ttft_bound_ms IS NOT NULL AND tpot_bound_ms IS NOT NULL"
+    sa.CheckConstraint("NOT mlperf OR scenario = 'Offline' OR (ttft_bound_ms IS NOT NULL AND tpot_bound_ms IS NOT NULL"
                        " AND ttft_bound_ms > 0 AND tpot_bound_ms > 0)",
                        name="latency_bounds_outside_offline"),
+    # No load tool records a latency bound: an own run never carries an invented one.
+    sa.CheckConstraint("mlperf OR (ttft_bound_ms IS NULL AND tpot_bound_ms IS NULL)", name="own_run_has_no_bounds"),
     sa.CheckConstraint("target_qps IS NULL OR target_qps > 0", name="target_qps_positive"),
-    sa.CheckConstraint("min_duration_ms > 0", name="min_duration_positive"),
+    sa.CheckConstraint("(mlperf AND min_duration_ms > 0) OR (NOT mlperf AND min_duration_ms IS NULL)",
+                       name="min_duration_positive"),
     sa.CheckConstraint("accelerators_per_node >= 0 AND nodes >= 1 AND accelerators_total >= 0",
                        name="counts_sane"),
+    sa.CheckConstraint("NOT mlperf OR (accelerators_per_node IS NOT NULL AND nodes IS NOT NULL AND "
+                       "accelerators_total IS NOT NULL)", name="mlperf_counts_known"),
+    # An own run: its tool, its ID, its measured shape (mean output tokens as tokens per sample, and
+    # mean input tokens), its load basis; an MLPerf row has none of these.
+    sa.CheckConstraint(f"(NOT mlperf AND tool <> '' AND tool_version <> '' AND run_id <> '' AND run_date <> '' AND "
+                       f"cohort <> '' AND shape_class <> '' AND duration_basis <> '' AND latency_definitions <> '' AND server_settings <> '' "
+                       f"AND tokens_per_sample_basis = '{TPS_OWN}' AND mean_input_tokens IS NOT NULL AND mean_input_tokens > 0 AND "
+                       f"load_basis IN ('{LOAD_TOOL}', '{LOAD_CSV}')) OR "
+                       f"(mlperf AND tool = '' AND run_id = '' AND cohort = '' AND mean_input_tokens IS NULL AND "
+                       f"tokens_per_sample_basis <> '{TPS_OWN}' AND load_basis <> '{LOAD_TOOL}')",
+                       name="own_run_complete"),
+    sa.CheckConstraint("(concurrency IS NULL OR concurrency > 0) AND (burstiness IS NULL OR burstiness > 0) AND "
+                       "(requests IS NULL OR requests > 0) AND (failed_requests IS NULL OR failed_requests >= 0) AND "
+                       "(duration_s IS NULL OR duration_s > 0) AND (total_tokens_per_s IS NULL OR total_tokens_per_s > 0)"
+                       " AND (input_tokens_std IS NULL OR input_tokens_std >= 0) AND (output_tokens_std IS NULL OR "
+                       "output_tokens_std >= 0) AND (p50_ttft_ms IS NULL OR p50_ttft_ms > 0) AND "
+                       "(p50_tpot_ms IS NULL OR p50_tpot_ms > 0)", name="own_run_measures_sane"),
+    # A closed loop names how many requests it keeps in flight; a rate names its rate; Gamma its k.
+    sa.CheckConstraint("scenario <> 'closed loop' OR concurrency IS NOT NULL", name="closed_loop_has_concurrency"),
+    sa.CheckConstraint("NOT (NOT mlperf AND scenario IN ('Poisson', 'Gamma', 'constant rate')) OR target_qps IS NOT NULL",
+                       name="rate_load_has_rate"),
+    sa.CheckConstraint("scenario <> 'Gamma' OR burstiness IS NOT NULL", name="gamma_has_burstiness"),
     sa.CheckConstraint("submitter <> '' AND submitter_key <> '' AND system_id <> '' AND system_name <> ''",
                        name="identity_named"),
     sa.CheckConstraint("accelerator <> '' AND framework <> ''", name="configuration_named"),
@@ -290,6 +360,10 @@ class Store:
         """
         row = _result_to_row(result)
         _check_text(row)
+        if result.origin == "own":
+            elsewhere = _own_run_stored_apart(conn, result)
+            if elsewhere:
+                return Outcome("changed", elsewhere)
         key = {f"k_{n}": v for n, v in zip(_KEY_COLUMNS[1:], result.natural_key[1:])}
         existing = twin = None
         for found in conn.execute(_SELECT_BOTH_ORIGINS, key).mappings():  # this row's key, and its twin's
@@ -380,6 +454,14 @@ class Store:
             conn.execute(quarantine_table.insert().values(**values))
         return exists is None
 
+    def own_shape_classes(self, conn, model: str, tool: str, scenario: str) -> list[tuple[str, str]]:
+        """(cohort, shape class) of the own runs stored for this model, tool and load kind: what a new
+        run's shape class is chosen among (ingest/own_cohort.py)."""
+        c = results_table.c
+        query = sa.select(c.cohort, c.shape_class).distinct().where(
+            c.origin == "own", c.benchmark == model, c.tool == tool, c.scenario == scenario).order_by(c.cohort)
+        return [(row[0], row[1]) for row in conn.execute(query)]
+
     def put_ingest_run(self, conn, **counts) -> None:
         conn.execute(ingest_runs_table.insert().values(**counts))
 
@@ -438,7 +520,7 @@ class Store:
 
 
 FILTERABLE = ("round", "division", "model", "accuracy_track", "scenario", "submitter", "availability",
-              "verified", "benchmark", "unit", "system_id", "suite", "accelerator", "accelerator_count")
+              "verified", "benchmark", "unit", "system_id", "suite", "accelerator", "accelerator_count", "tool")
 MAX_ACCELERATOR_COUNT = 1_000_000  # a count beyond it matches nothing (and fits every backend's integer)
 # Matched without regard to case: what people type ("offline", "NVIDIA", "Llama2-70B").
 _ANY_CASE = {"submitter", "model", "scenario", "division", "benchmark"}
@@ -486,15 +568,15 @@ def _like_literal(text: str) -> str:
 
 # Statements built once, with bound parameters: SQLAlchemy compiles each once and caches it, where a
 # statement built per row (insert().values(**row)) costs more to build than the database takes to run.
-_KEY_COLUMNS = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario")
+_KEY_COLUMNS = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario", "run_id")
 # Both origins at once (origin IN both: the natural-key index serves it): the row with this key, and
 # the twin of the other origin that it must be kept apart from.
 _SELECT_BOTH_ORIGINS = sa.select(results_table).where(
-    results_table.c.origin.in_(("mlcommons", "csv")), *[results_table.c[n] == sa.bindparam(f"k_{n}")
+    results_table.c.origin.in_(ORIGINS), *[results_table.c[n] == sa.bindparam(f"k_{n}")
                                                         for n in _KEY_COLUMNS[1:]])
 _SELECT_BY_SYSTEMS = sa.select(results_table).where(results_table.c.system_id.in_(sa.bindparam("systems", expanding=True)))
 _INSERT_RESULT = results_table.insert()
-_OTHER_ORIGIN = {"csv": "mlcommons", "mlcommons": "csv"}
+_OTHER_ORIGIN = {"csv": "mlcommons", "mlcommons": "csv", "own": "own"}  # an own run has no twin of another origin
 # What the store refuses a row with (a constraint, a value a backend cannot hold): the row is
 # quarantined in the constraint's words, the rest of its source is stored.
 REFUSALS = (sa.exc.IntegrityError, sa.exc.DataError, UnicodeEncodeError, OverflowError)
@@ -510,6 +592,21 @@ def _ids_by_key(conn, keys: Sequence[tuple]) -> dict[tuple, int]:
         results_table.c.system_id.in_(sa.bindparam("systems", expanding=True)))
     found = conn.execute(query, {"systems": list({k[_KEY_COLUMNS.index("system_id")] for k in keys})})
     return {key: row[0] for row in found if (key := tuple(row[1:])) in wanted}
+
+
+_SELECT_OWN_RUN = sa.select(results_table).where(results_table.c.origin == "own",
+                                                 results_table.c.run_id == sa.bindparam("run_id"))
+
+
+def _own_run_stored_apart(conn, result: Result) -> str:
+    """An own run is stored once: if an earlier ingest stored it with other conditions (another
+    system description, another measurer), say so; the stored row is kept."""
+    found = conn.execute(_SELECT_OWN_RUN, {"run_id": result.conditions.run.run_id}).mappings().first()
+    if found is None or tuple(found[n] for n in _KEY_COLUMNS) == result.natural_key:
+        return ""
+    i = result.conditions.identity
+    return (f"this run is stored already, measured by {found['submitter']!r} on system {found['system_name']!r}; "
+            f"this ingest says {i.submitter!r} on {i.system_name!r}. A run is stored once: kept the stored row")
 
 
 def _source_row(pk: int, result: Result, role: str) -> dict:
@@ -589,6 +686,7 @@ def _result_to_row(r: Result) -> dict:
     load["load_basis"] = load.pop("basis")
     row.update(load)
     row.update(vars(c.provenance))
+    row.update(vars(c.run))
     row.update(origin=r.origin, value=r.value, unit=r.unit, samples_per_s=r.samples_per_s,
                corrections="; ".join(r.corrections), raw_system=r.raw_system)
     return row
@@ -603,6 +701,7 @@ def _row_to_result(row: Mapping) -> Result:
         load=pick(Load, basis="load_basis"),
         configuration=pick(Configuration),
         provenance=pick(Provenance),
+        run=pick(OwnRun) if not row["mlperf"] else NO_OWN_RUN,
     )
     corrections = tuple(x for x in row["corrections"].split("; ") if x)
     return Result(conditions, row["value"], row["unit"], row["samples_per_s"], corrections, row["raw_system"])

@@ -42,17 +42,26 @@ def _error_lines(result) -> list[str]:
 # --------------------------------------------------------------------------- an ingest that stores nothing
 
 
-def _vllm_json(tmp_path):
-    return next(OWN_TRAFFIC.glob("vllm/*/*.json")), ["[not_a_summary_table]", "exportguard reads", "mlperf=no"]
+def _unknown_json(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"throughput": 1000, "model": "x"}))
+    return path, ["[not_a_summary_table]", "exportguard reads", "load-test tool", "vLLM bench serve"]
 
 
 def _aiperf_csv(tmp_path):
+    # the tool's CSV export of the run whose JSON exportguard reads: skipped by rule, pointing to the JSON
     return next(OWN_TRAFFIC.glob("aiperf/*/profile_export_aiperf.csv")), [
-        "[missing_column]", "none of exportguard's columns", "templates/results.csv", "mlperf=no"]
+        "1 skipped by rule", "CSV export", "profile_export_*.json"]
+
+
+def _csv_of_another_tool(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text("name,score\na,1\n")
+    return path, ["[missing_column]", "none of exportguard's columns", "templates/results.csv", "load-test tool"]
 
 
 def _aiperf_folder(tmp_path):
-    return next(OWN_TRAFFIC.glob("aiperf/*/")), ["[empty_tree]", "exportguard reads", "mlperf=no"]
+    return next(OWN_TRAFFIC.glob("aiperf/*/")), ["[empty_tree]", "exportguard reads", "load-test tool"]
 
 
 def _only_other_benchmarks(tmp_path):
@@ -74,8 +83,8 @@ def _header_only(tmp_path):
     return path, ["the source holds no result rows"]
 
 
-@pytest.mark.parametrize("make", [_vllm_json, _aiperf_csv, _aiperf_folder, _only_other_benchmarks, _every_row_bad,
-                                  _header_only])
+@pytest.mark.parametrize("make", [_unknown_json, _aiperf_csv, _csv_of_another_tool, _aiperf_folder,
+                                  _only_other_benchmarks, _every_row_bad, _header_only])
 def test_an_ingest_that_stores_nothing_exits_non_zero_and_says_why_in_one_line(sqlite_url, tmp_path, make):
     path, words = make(tmp_path)
     for attempt in ("first", "again"):  # the same on a re-ingest: it still stores nothing
@@ -88,7 +97,7 @@ def test_an_ingest_that_stores_nothing_exits_non_zero_and_says_why_in_one_line(s
 
 
 def test_other_sources_are_still_ingested_and_the_exit_says_which_stored_nothing(sqlite_url, tmp_path):
-    path, _ = _vllm_json(tmp_path)
+    path, _ = _unknown_json(tmp_path)
     result = _ingest(sqlite_url, path, TREE_V51)
     assert result.exit_code == 1
     assert "51 added" in result.stdout

@@ -20,7 +20,7 @@ KEY = dict(round="v5.1", division="closed", submitter="AMD", system_id="8xMI300X
 def _made_up_csv(tmp_path: Path, tokens_per_sample: str = "1000", system_name: str = "AMD made-up box") -> Path:
     """A not-yet-published MLPerf row claiming the key of AMD's published 5.1-0001, with its own
     system, accelerator and an extreme tokens per sample."""
-    header = TEMPLATE.read_text().strip().split(",")
+    header = TEMPLATE.read_text().splitlines()[0].split(",")
     row = dict(mlperf="yes", submitter="AMD", system_name=system_name, system_id=KEY["system_id"],
                model="llama2-70b", accuracy_track="99", scenario="Offline", value="40000", unit="tokens/s",
                accelerator="AMD imaginary X1", accelerators_per_node="8", nodes="1", framework="vLLM",

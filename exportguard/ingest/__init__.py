@@ -1,4 +1,4 @@
-"""Ingest: read sources (MLCommons trees, summary tables, CSV) into the store.
+"""Ingest: read sources (MLCommons trees, summary tables, CSV, own load-test files) into the store.
 
 Each reader turns one source into a stream of items, one per input row: a Result to store, a
 Quarantined row (with the reason), or a Skipped row (outside the rules, e.g. not an LLM
@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Iterator, Union
 
 
 from ..errors import SourceError
-from ..model import Result
+from ..model import OWN_SOURCE_KINDS, Result
 from ..store import Store
 
 MAX_SOURCE_BYTES = 256 * 1024 * 1024  # a summary table is ~2 MB; anything this large is not one
@@ -32,7 +32,7 @@ MAX_SOURCE_BYTES = 256 * 1024 * 1024  # a summary table is ~2 MB; anything this 
 
 @dataclass(frozen=True)
 class Source:
-    kind: str  # mlperf_tree / mlperf_summary / csv
+    kind: str  # mlperf_tree / mlperf_summary / csv / a load-test tool's kind (model.OWN_SOURCE_KINDS)
     path: str
     sha256: str
     retrieved_on: str
@@ -135,9 +135,11 @@ def _top(reasons: dict, most: int = 3) -> str:
 
 
 # Said wherever a source is refused for being of a kind exportguard does not read.
+LOAD_TEST_FILES = ("vLLM bench serve (JSON, JSON Lines), SGLang bench_serving (JSON Lines), GenAI-Perf and AIPerf "
+                   "(profile_export_*.json), guidellm (benchmarks.json), llmperf (*_summary.json)")
 KINDS_READ = ("exportguard reads an MLCommons submission tree (a folder holding <Submitter>/results/), an MLCommons "
-              "*_summary_results.json table, or a CSV with the header of exportguard's templates/results.csv; "
-              "write a load-test tool's results as rows of that CSV with mlperf=no")
+              "*_summary_results.json table, a CSV with the header of exportguard's templates/results.csv, or the "
+              f"result file of a load-test tool: {LOAD_TEST_FILES} (docs/own-traffic.md)")
 
 
 def file_kind(path: Path) -> str:
@@ -276,7 +278,15 @@ def detect_kind(path: Path) -> str:
         raise
     except OSError as e:
         raise SourceError("unreadable", f"cannot read it: {e.strerror or e}", shown) from None
+    from . import own_files
+
     suffix = path.suffix.lower()
+    if own_files.head_kind(head, suffix):
+        return own_files.head_kind(head, suffix)[0]
+    if head[:1] == b"{" or (head[:1] == b"[" and b'"ttft_s"' in head):
+        own = own_files.classify(path, shown)
+        if own is not None:
+            return own.kind
     if suffix == ".json" or head[:1] in (b"[", b"{"):
         if head[:1] != b"[":
             raise SourceError("not_a_summary_table",
@@ -291,13 +301,15 @@ def detect_kind(path: Path) -> str:
 
 
 def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = None, round: str | None = None,
-                progress: Callable[[int], None] | None = None) -> IngestReport:
-    """Ingest one source into the store; returns its reconciled report.
+                progress: Callable[[int], None] | None = None, system=None) -> IngestReport:
+    """Ingest one source into the store; returns its reconciled report. ``system`` (an
+    own_system.SystemDescription) states what own load-test files do not record.
 
     A source is known by its resolved real path and its content digest (a tree's covers the files
     read, by their paths inside the tree): whatever spelling names it (relative, ../, absolute, a
     symlink), rows, locators and quarantine rows say that path, so ingesting it again adds nothing."""
     from . import csv_rows, mlperf_summary, mlperf_tree
+    from .own_system import NOT_DESCRIBED
 
     typed = Path(path)
     round = _round_argument(round)
@@ -323,9 +335,28 @@ def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = No
         reader = lambda: mlperf_summary.read_summary(path, source, tree_names=names)  # noqa: E731
     elif kind == "mlperf_tree":
         reader = lambda: mlperf_tree.read_tree(path, source, round=round)  # noqa: E731
+    elif kind in OWN_SOURCE_KINDS:
+        reader = lambda: _read_own(path, source, system or NOT_DESCRIBED)  # noqa: E731
     else:
-        reader = lambda: csv_rows.read_csv(path, source)  # noqa: E731
+        reader = lambda: csv_rows.read_csv(path, source, system or NOT_DESCRIBED)  # noqa: E731
     return _write(store, source, _guarded(reader), progress)
+
+
+def _read_own(path: Path, source: Source, system) -> Iterator[Item]:
+    from . import own_files
+
+    head = _head(path, source.path)
+    known = own_files.head_kind(head.lstrip(b"\xef\xbb\xbf \t\r\n"), path.suffix.lower())
+    if known:
+        yield Skipped(source.path, known[1])
+        return
+    own = own_files.classify(path, source.path)
+    yield from own_files.read_own(own, source, system)
+
+
+def _head(path: Path, locator: str) -> bytes:
+    with open_regular(path, locator) as f:
+        return f.read(4096)
 
 
 def tree_system_names(store: Store) -> dict[tuple[str, str, str, str], str]:
@@ -375,6 +406,10 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
     with store.writing() as conn:
         for chunk in _chunks(items, BATCH):
             chunk = [_note_warnings(report, item) for item in chunk]
+            if any(isinstance(item, Result) and item.own for item in chunk):
+                from .own_cohort import assign  # an own run's cohort depends on the own runs already stored
+
+                chunk = assign(chunk, lambda *group: store.own_shape_classes(conn, *group))
             results = [item for item in chunk if isinstance(item, Result)]
             outcomes = iter(store.put_results(conn, results) if results else ())
             for item in chunk:

@@ -24,6 +24,7 @@ class Refused:
     """A JSON value the standard does not allow, kept in place so its row can be refused."""
     reason: str
     message: str
+    constant: str = ""  # "NaN", "Infinity" or "-Infinity" when the value was one of those words
 
 
 class DuplicateKeys(dict):
@@ -89,7 +90,7 @@ def _join(path: str, key: str) -> str:
 
 
 def _constant(name: str) -> Refused:
-    return Refused("bad_number", f"{name} is not a number JSON allows")
+    return Refused("bad_number", f"{name} is not a number JSON allows", name)
 
 
 def _float(text: str) -> float | Refused:

@@ -21,6 +21,8 @@ from ..check.manifests import SIDECAR as SIDECAR_SUFFIX  # for formats that do n
 from ..report import Report
 
 FORMATS = {".csv": "csv_out", ".md": "markdown", ".xlsx": "xlsx", ".pptx": "pptx", ".pdf": "pdf"}
+# The section kinds every renderer draws; a renderer that draws more lists them in SECTION_KINDS.
+BASIC_SECTION_KINDS = ("table", "chart", "kpi", "text")
 
 
 def renderer_for(path: Path):
@@ -33,6 +35,16 @@ def renderer_for(path: Path):
         if e.name and e.name.endswith(FORMATS[suffix]):
             raise ExportguardError(f"{path}: the {suffix} exporter is not built yet") from None
         raise
+
+
+def check_section_kinds(report: Report, targets: Sequence[Path], modules) -> None:
+    """Refuse, before anything is rendered, a section kind a target's format cannot draw yet."""
+    for target, module in zip(targets, modules):
+        kinds = getattr(module, "SECTION_KINDS", BASIC_SECTION_KINDS)
+        for n, section in enumerate(report.sections, 1):
+            if section.kind not in kinds:
+                raise ExportguardError(f"{target}: section {n} ({section.title}) is a {section.kind!r} section, not yet "
+                                       f"supported in {target.suffix.lower()}: export it to .csv or .md")
 
 
 def outputs_of(targets: Sequence[Path], modules) -> list[Path]:
@@ -79,6 +91,7 @@ def export(report: Report, targets: Sequence[str | Path], *, force: bool = False
         report = replace(report, warnings=warnings)
     targets = [Path(t) for t in targets]
     modules = [renderer_for(t) for t in targets]
+    check_section_kinds(report, targets, modules)
     finals = outputs_of(targets, modules)
     check_targets(finals, force)
     staged: list[tuple[Path, Path]] = []

@@ -18,13 +18,15 @@ import functools
 from pathlib import Path
 
 from ..sanitize import visible
-from ..report import BoundFigure, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
+from ..report import BesideSection, BoundFigure, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
 from ..check.manifests import CSV_FIGURE_HEADER, CSV_VALUE_HEADER
-from ..wording import band_words, load_text, shape_words
+from ..wording import band_words, load_text, own_shape_words, shape_words
+from .panels import beside_parts
 from .walk import Lettering, Walk, walk
 
 EMBEDS_MANIFEST = False
 ENCODING = "utf-8-sig"
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 
 HEADER = ("section", "table", CSV_FIGURE_HEADER, CSV_VALUE_HEADER, "unit", "band", "band_low", "band_high", "marks", "notes", "rank",
           "rank_from", "rank_to", "notices", "verified", "derived", "submitter", "system", "accelerator",
@@ -61,12 +63,14 @@ class CsvRenderer:
         self.writer.writerow(HEADER)
 
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
-        table = section.table
-        part = doc.part(n, section.title, table)
+        self._part(doc, n, section.title, doc.part(n, section.title, section.table))
+
+    def _part(self, doc: Walk, n: int, title: str, part) -> None:
+        table = part.table
         notices = " ".join(x.text for x in table.notices)
         for r, _, fig in part.figures():
             span = table.ranks[r] if table.ranks else None
-            self._figure(doc, n, section.title, fig, table.table_note.text, part.lettering, span, notices)
+            self._figure(doc, n, title, fig, table.table_note.text, part.lettering, span, notices)
 
     chart = table
 
@@ -76,6 +80,20 @@ class CsvRenderer:
 
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
         pass  # a CSV holds figures, one per row; free text has no row to go in
+
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
+        """The MLPerf panel's rows, then the own panel's (marks lettered across both), then one row per
+        line of the shape panel: its shape and load columns hold the numbers, its citation column the
+        sentence on why throughput does not transfer across shapes."""
+        mlperf, own, _ = beside_parts(n, section)
+        for part in (mlperf, *own):
+            self._part(doc, n, part.title, part)
+        report = doc.report
+        for row in (section.shape.mlperf, *section.shape.own):
+            self.row_no += 1
+            cells = dict(section=n, table=f"{section.title}: shape panel, {row.label}", shape=row.shape, load=row.load,
+                         citation=section.shape.sentence, caveat=report.caveat_short, trademark_legend=report.legend)
+            self.writer.writerow([safe_text(cells.get(h, "")) for h in HEADER])
 
     def back(self, doc: Walk) -> dict:
         return doc.manifest()
@@ -96,7 +114,7 @@ class CsvRenderer:
                 i.verified, fig.derivation.label if fig.derivation else "", i.submitter, i.system_name, c.accelerator,
                 number_cell(c.accelerators_total), number_cell(c.nodes), i.round, i.division, i.availability,
                 b.benchmark, b.scenario, i.result_id, i.result_id_state, number_cell(s.tokens_per_sample),
-                s.tokens_per_sample_basis, shape_words(s), load_text(r), table_note,
+                s.tokens_per_sample_basis, own_shape_words(r) if r.own else shape_words(s), load_text(r), table_note,
                 r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short,
                 report.legend)
         self.writer.writerow([safe_text(v) for v in text_cells] + [number_cell(v) for v in numbers]

@@ -16,8 +16,11 @@ from pathlib import Path
 
 from ..check.manifests import MD_POINTER
 from ..sanitize import visible
-from ..report import ChartSection, KpiSection, Report, TableSection, TextSection
-from .walk import FigureCell, Walk, walk
+from ..report import BesideSection, ChartSection, KpiSection, Report, TableSection, TextSection
+from .panels import beside_parts, notes_of
+from .walk import FigureCell, TablePart, Walk, walk
+
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 
 EMBEDS_MANIFEST = False
 
@@ -66,15 +69,40 @@ class MarkdownRenderer:
 
     def __init__(self):
         self.lines: list[str] = []
+        self.heading = 0  # "## " headings so far: the checker numbers a Markdown file's sections by them
+
+    def _heading(self, title: str) -> int:
+        self.heading += 1
+        self.lines += [f"## {md_text(title)}", ""]
+        return self.heading
 
     def front(self, doc: Walk) -> None:
         self.lines += [f"# {md_text(doc.report.title)}", "", f"> {md_text(doc.report.caveat_short)}", ""]
 
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
-        table = section.table
-        part = doc.part(n, section.title, table)
+        part = doc.part(n, section.title, section.table)
+        self._part(doc, self._heading(section.title), part)
+        self.lines += [f"- [{m}] {md_text(note.text)}" for m, note in part.lettering.notes()]
+        self._legend(doc)
+
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
+        """Two panels in one section, each a table with its own note and notes (marks lettered across
+        both), never one comparison; then the shape panel with both shapes in numbers."""
+        mlperf, own, lettering = beside_parts(n, section)
+        for part in (mlperf, *own):
+            self._part(doc, self._heading(part.title), part)
+            self.lines += [f"- [{m}] {md_text(note.text)}" for m, note in notes_of(part.table, lettering)]
+            self.lines += ["", "*Beside, never one comparison: each panel has its own band rule and notes.*", ""]
+        self._heading(f"{section.title}: both shapes")
+        self.lines += [f"- {md_text(r.label)}: {md_text(r.shape)}; load: {md_text(r.load)}"
+                       for r in (section.shape.mlperf, *section.shape.own)]
+        self.lines += ["", md_text(section.shape.sentence)]
+        self._legend(doc)
+
+    def _part(self, doc: Walk, n: int, part: TablePart) -> None:
+        table = part.table
         lines = self.lines
-        lines += [f"## {md_text(section.title)}", "", f"*{md_text(table.table_note.text)}*", ""]
+        lines += [f"*{md_text(table.table_note.text)}*", ""]
         lines += self._notices(table.notices)
         lines.append("| " + " | ".join(md_text(c.header) for c in table.columns) + " |")
         lines.append("|" + "|".join("---:" if c.kind in ("figure", "derived") else "---" for c in table.columns) + "|")
@@ -89,23 +117,21 @@ class MarkdownRenderer:
                     out.append(md_text(cell))
             lines.append("| " + " | ".join(out) + " |")
         lines.append("")
-        lines += [f"- [{m}] {md_text(note.text)}" for m, note in part.lettering.notes()]
-        self._legend(doc)
 
     chart = table
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         lettering = doc.kpi_part(section)
         text = _figure(lettering.text(section.figure))
-        doc.place(f"section {n}, headline", section.figure, lettering, text)
-        self.lines += [f"## {md_text(section.title)}", "", f"**{text}**: {md_text(section.inline_conditions)}", "",
+        doc.place(f"section {self._heading(section.title)}, headline", section.figure, lettering, text)
+        self.lines += [f"**{text}**: {md_text(section.inline_conditions)}", "",
                        f"*{md_text(section.table_note.text)}*", ""]
         self.lines += self._notices(section.notices)
         self.lines += [f"- [{m}] {md_text(note.text)}" for m, note in lettering.notes()]
         self._legend(doc)
 
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
-        self.lines += [f"## {md_text(section.title)}", ""]
+        self._heading(section.title)
         for p in section.paragraphs:
             self.lines += [md_text(p), ""]
 
