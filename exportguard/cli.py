@@ -82,8 +82,14 @@ class _Guarded(click.Group):
         except (KeyboardInterrupt, _Terminated) as e:
             name, code = ("SIGTERM", 143) if isinstance(e, _Terminated) else ("SIGINT", 130)
             left = (ctx.obj or {}).get("on_stop")
+            left = left() if callable(left) else left
             click.echo(_safe(f"Error: stopped by {name}" + (f"; {left}" if left else "")), err=True)
             raise click.exceptions.Exit(code) from None
+        except BrokenPipeError:  # the reader of our output went away (| head): nothing to tell it
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise click.exceptions.Exit(141) from None
         except OSError as e:
             from .errors import os_cause
 
@@ -156,7 +162,7 @@ def _ingest(ctx, paths, retrieved, round_, quiet=False, wait_s=WAIT_DEFAULT_S):
             started = time.perf_counter()
             progress = _Progress(path) if (sys.stderr.isatty() and not quiet) else None
             before = f"; the {len(reports)} source(s) before it were stored" if reports else ""
-            ctx.obj["on_stop"] = f"nothing from {path} was stored{before}"
+            ctx.obj["on_stop"] = _ingest_stopped(store, store.commits, path, before)
             try:
                 report = ingest_path(store, path, retrieved_on=retrieved, round=round_, progress=progress)
             except SourceError as e:
@@ -168,10 +174,41 @@ def _ingest(ctx, paths, retrieved, round_, quiet=False, wait_s=WAIT_DEFAULT_S):
                     progress.done()
             report.seconds = time.perf_counter() - started
             reports.append(report)
-            ctx.obj["on_stop"] = f"the {len(reports)} source(s) given were stored"
+            ctx.obj["on_stop"] = f"the {len(reports)} source(s) ingested so far were stored"
             if not quiet:
                 _print_report(report)
     return reports
+
+
+def _ingest_stopped(store, commits_before: int, path, before: str):
+    """What a stop during the ingest of ``path`` leaves: asked when the stop comes, since the
+    commit may just have happened (the store counts its commits with the signals held)."""
+    def words() -> str:
+        if store.commits > commits_before:
+            return f"all of {path} was stored{before}"
+        return f"nothing from {path} was stored (its transaction was rolled back){before}"
+    return words
+
+
+def _export_stopped(targets):
+    """What a stop during an export leaves: its targets all as they were, or, if it came just after
+    the last move, all new (a replaced file has another inode; an undone one its own again)."""
+    import os
+
+    def identity(path):
+        try:
+            st = os.stat(path)
+            return st.st_dev, st.st_ino
+        except OSError:
+            return None
+
+    before = {t: identity(t) for t in targets}
+
+    def words() -> str:
+        if targets and all(identity(t) != before[t] for t in targets):
+            return "the export had finished: every target is the new file"
+        return "nothing was replaced: the targets are as they were"
+    return words
 
 
 def visible(text: str) -> str:
@@ -337,8 +374,9 @@ def demo(ctx, out_dir, wait_s):
         spec = parse_spec(data.joinpath(name).read_text("utf-8"), name=name)
         with _open(ctx) as store:
             report = build_report(store, spec)
-        ctx.obj["on_stop"] = "the store holds the demo data; the report being written was not (nothing replaced)"
-        written = export_report(report, [Path(out_dir) / t for t in spec.targets], wait_s=wait_s, tell=_tell)
+        paths = [Path(out_dir) / t for t in spec.targets]
+        ctx.obj["on_stop"] = _export_stopped(paths)
+        written = export_report(report, paths, wait_s=wait_s, tell=_tell)
         click.echo(f"\n{spec.title}: {sum(1 for _ in report.figures())} bound figures in")
         for path in written:
             click.echo(f"  {path}")
@@ -389,7 +427,7 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
             report = build_report(store, spec, price_table)
             inputs = {"store": store.path, "spec": spec_path,
                       "price table": prices or (spec.base_dir / spec.prices if spec.prices else None)}
-        ctx.obj["on_stop"] = "nothing was replaced: the targets are as they were"
+        ctx.obj["on_stop"] = _export_stopped(targets)
         written = export_report(report, targets, text_cells=text_cells, force=force, template=template,
                                 inputs=inputs, wait_s=wait_s, tell=_tell)
     except GuardError as e:

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from .errors import StoreError
+from .signals import held
 from .model import (
     ARRIVAL_PROCESSES,
     AVAILABILITIES,
@@ -273,6 +274,7 @@ class Store:
         self.path = path  # the SQLite file; None for PostgreSQL and in-memory stores
         self.wait_s = wait_s
         self.tell = tell or (lambda _text: None)
+        self.commits = 0  # write transactions committed through this object
         self._local = threading.local()
 
     @property
@@ -327,11 +329,14 @@ class Store:
             with self.engine.connect() as conn:
                 self._refuse_another_file(conn, "write")
                 conn = conn.execution_options(exportguard_write=policy)  # SQLite: BEGIN IMMEDIATE (_on_begin)
-                with conn.begin():
+                with conn.begin() as transaction:
                     if not self.is_sqlite:
                         _pg_write_lock(conn, policy)
                     yield conn
                     self._refuse_another_file(conn, "write")  # before the commit: else it lands in a lost file
+                    with held():  # a stop (SIGINT, SIGTERM) comes before the commit or after it is counted
+                        transaction.commit()
+                        self.commits += 1
         except _FAULTS as e:
             raise StoreError(f"{self.display_url}: could not be written: {_cause(e, self.url)}; the write was "
                              "rolled back, nothing of it was stored") from None

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from exportguard.render.pptx_template import DEFAULT_PATH
+from exportguard.store import open_store
 from tests.conftest import IN_CI
 from tests.faults import OFFLINE_70B, assert_one_line_error, run, small_filesystem
 
@@ -19,6 +20,20 @@ pytestmark = pytest.mark.real_data
 FORMATS = ("md", "csv", "xlsx", "pptx", "pdf")
 PREVIOUS = b"the approved version\n"
 LIMIT = 16 * 1024  # smaller than any real export of the v5.1 llama2-70b-99 Offline cohort
+
+
+def _copy_store(v51_store, path: Path) -> str:
+    with sqlite3.connect(v51_store.path) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def held_store(v51_store, tmp_path_factory):
+    """A copy of the v5.1 store, held open by this process while a child exports from it: its
+    -shm index exists at full size, so a child under a file-size limit only maps it."""
+    with open_store(_copy_store(v51_store, tmp_path_factory.mktemp("held") / "store.db")) as s, s.reading():
+        yield s
 
 
 def _export(url: str, *targets: Path, extra=(), **fault):
@@ -33,25 +48,23 @@ def _only(folder: Path, *names: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_an_export_over_the_file_size_limit_ends_in_one_line(v51_store, tmp_path, fmt):
+def test_an_export_over_the_file_size_limit_ends_in_one_line(held_store, tmp_path, fmt):
     target = tmp_path / f"report.{fmt}"
     target.write_bytes(PREVIOUS)
-    with v51_store.reading():  # keeps the store's -shm index in being: the child only maps it
-        done = _export(v51_store.url, target, file_size_limit=LIMIT)
+    done = _export(held_store.url, target, file_size_limit=LIMIT)
     assert_one_line_error(done, f"report.{fmt}: could not be written: File too large (EFBIG)", "Nothing was replaced")
     assert target.read_bytes() == PREVIOUS
     _only(tmp_path, target.name)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_an_export_to_a_full_small_file_system_ends_in_one_line(v51_store, tmp_path, fmt):
+def test_an_export_to_a_full_small_file_system_ends_in_one_line(held_store, tmp_path, fmt):
     with small_filesystem(tmp_path / "small", 32) as small:
         folder = small or tmp_path / "small"
         target = folder / f"report.{fmt}"
         target.write_bytes(PREVIOUS)
         fault = {} if small else {"file_size_limit": LIMIT}  # where no file system can be mounted
-        with v51_store.reading():
-            done = _export(v51_store.url, target, **fault)
+        done = _export(held_store.url, target, **fault)
         cause = "No space left on device (ENOSPC)" if small else "File too large (EFBIG)"
         assert_one_line_error(done, f"report.{fmt}: could not be written: {cause}", "Nothing was replaced")
         assert target.read_bytes() == PREVIOUS
@@ -67,8 +80,7 @@ def test_a_second_target_that_does_not_fit_replaces_neither(v51_store, tmp_path)
         first, second = tmp_path / "a.md", small / "b.pdf"
         first.write_bytes(PREVIOUS)
         second.write_bytes(PREVIOUS)
-        with v51_store.reading():
-            done = _export(v51_store.url, first, second)
+        done = _export(v51_store.url, first, second)
         assert_one_line_error(done, "b.pdf: could not be written: No space left on device", "Nothing was replaced")
         assert first.read_bytes() == PREVIOUS and second.read_bytes() == PREVIOUS
         _only(small, "b.pdf")
@@ -98,12 +110,6 @@ def test_a_target_where_no_file_can_be_made_ends_in_one_line(v51_store, target):
 
 
 # --------------------------------------------------------------------------- an export never overwrites its inputs
-
-
-def _copy_store(v51_store, path: Path) -> str:
-    with sqlite3.connect(v51_store.path) as src, sqlite3.connect(path) as dst:
-        src.backup(dst)
-    return f"sqlite:///{path}"
 
 
 SPEC = 'title = "Offline"\n[[section]]\nkind = "table"\ntitle = "t"\nfilters = {{ model = "llama2-70b", ' \

@@ -29,7 +29,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import tempfile
 import time
 from contextlib import contextmanager
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..errors import ExportguardError, os_cause as cause
+from ..signals import held
 
 RECORD_VERSION = 1
 _NAME_BYTES = 96  # of a target's name kept in its leftovers' names: they must fit where the target fits
@@ -163,8 +163,7 @@ class Commit:
                 if backup is not None:
                     self._backups.append(backup)
                     _backup(final, backup)
-            for journal in self._journals:
-                doing = journal
+            for doing, journal in zip(self.finals[1:], self._journals):
                 _write_durably(journal, {"exportguard": "export journal", "version": RECORD_VERSION,
                                          "commit": os.path.relpath(record, journal.parent)})
             for folder in folders:
@@ -178,18 +177,22 @@ class Commit:
                 os.replace(part, final)
             for folder in folders:
                 _fsync_folder(folder)
-            os.unlink(record)
-            _fsync_folder(first.parent)
+            with held():  # the export has happened exactly when the record is gone
+                os.unlink(record)
+                self.done = True
         except OSError as err:
             raise ExportWriteError(f"{doing}: could not be put in place: {cause(err)}") from None
-        self.done = True
         for path in self._backups + self._journals:
             _remove(path)
+        try:
+            _fsync_folder(first.parent)
+        except OSError:
+            pass  # the export is complete; were the deletion lost to a power cut, the next export undoes it
 
     def __exit__(self, exc_type, exc, tb):
         try:
             if not self.done:
-                with _signals_held():
+                with held():  # an undo cut short would leave a mixed export
                     self._undo()
         finally:
             self._unlock()
@@ -229,6 +232,9 @@ def _record_data(record: Path, entries, journals: Sequence[Path]) -> dict:
 
 
 def _recover(final: Path, tell: Tell) -> None:
+    """Undo what an interrupted export to ``final`` left in flight, then sweep its leftovers. The
+    caller holds ``final``'s folder; an undo also touches that export's targets in other folders,
+    which is safe unlocked because each of its steps can be repeated by whoever comes next."""
     pattern = _leftovers_of(final)
     folder = final.parent
     try:
@@ -392,20 +398,6 @@ def _missing_ok():
         yield
     except FileNotFoundError:
         pass
-
-
-@contextmanager
-def _signals_held():
-    """SIGINT and SIGTERM wait while an undo runs: an undo cut short would leave a mixed export."""
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    except (AttributeError, ValueError, OSError):
-        old = None
-    try:
-        yield
-    finally:
-        if old is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _umask() -> int:
