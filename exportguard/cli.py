@@ -143,10 +143,17 @@ def _tell(text: str) -> None:
 @wait_option
 @click.pass_context
 def ingest(ctx, paths, retrieved, round_, as_json, wait_s):
-    """Ingest MLCommons submission trees, summary_results.json tables and exportguard CSV files."""
+    """Ingest MLCommons submission trees, summary_results.json tables and exportguard CSV files.
+
+    Exit status: 0 when every source has rows in the store, 1 when one stored nothing (said on stderr)."""
     reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json, wait_s=wait_s)
     if as_json:
         _echo_json([_report_dict(r) for r in reports])
+    empty = [(r.source.path, r.nothing_stored()) for r in reports if r.nothing_stored()]
+    for path, why in empty:
+        _say(f"Error: {path}: {why}", err=True)
+    if empty:
+        sys.exit(1)
 
 
 def _ingest(ctx, paths, retrieved, round_, quiet=False, wait_s=WAIT_DEFAULT_S):
@@ -242,6 +249,12 @@ def _print_report(report) -> None:
         _say(f"    changed (not overwritten): {change}")
     if len(report.changes) > 20:
         _say(f"    ... and {len(report.changes) - 20} more changed rows (see `exportguard quarantine`)")
+    for line in list(report.warnings)[:20]:
+        _say(f"    warning: {line}")
+    if len(report.warnings) > 20:
+        _say(f"    ... and {len(report.warnings) - 20} more warnings (see --json)")
+    if not report.recorded:
+        _say("    already ingested, unchanged: nothing new was recorded")
     for line in report.apart[:20]:
         _say(f"    kept apart: {line}")
     if len(report.apart) > 20:
@@ -250,7 +263,7 @@ def _print_report(report) -> None:
 
 def _report_dict(r) -> dict:
     keys = ("rows_read", "added", "enriched", "unchanged", "changed", "quarantined", "skipped",
-            "skip_reasons", "quarantine_reasons", "changes", "apart")
+            "skip_reasons", "quarantine_reasons", "changes", "apart", "warnings", "recorded")
     return {"source": r.source.path, "kind": r.source.kind, "sha256": r.source.sha256,
             "retrieved_on": r.source.retrieved_on, **{k: getattr(r, k) for k in keys},
             "seconds": round(getattr(r, "seconds", 0.0), 3)}

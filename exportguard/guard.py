@@ -91,7 +91,8 @@ def check_one_cohort(results: Sequence[Result], where: str) -> list[Finding]:
         others = [_row_name(r) for r in results if not r.conditions.identity.mlperf][:5]
         return [finding("mlperf-vs-non-mlperf", where,
                         f"MLPerf and non-MLPerf results in one comparison (non-MLPerf: {'; '.join(others)}). "
-                        "Way out: filter on one kind (--mlperf / a spec filter), or export them in separate sections.")]
+                        "Way out: select one kind (--division closed or open for MLPerf, --division n/a for the others; "
+                        "mlperf = true or false in a spec's filters), or export them in separate sections.")]
     cohorts = group_by_cohort(results)
     if len(cohorts) > 1:
         listing = "; ".join(f"{key.label()}: {', '.join(_row_name(r) for r in rows[:3])}"

@@ -450,7 +450,8 @@ class Store:
             conn.execute(_INSERT_SOURCE, _source_row(pk, result, role))
 
     def put_quarantine(self, conn, *, source_kind, source_path, source_sha256, locator, raw, reason,
-                       message, ingested_at) -> None:
+                       message, ingested_at) -> bool:
+        """Record a quarantined row once per (source digest, locator, reason); True if this added it."""
         values = dict(source_kind=source_kind, source_path=source_path, source_sha256=source_sha256,
                       locator=locator, raw=_printable(raw)[:RAW_LIMIT], reason=reason, message=message,
                       ingested_at=ingested_at)
@@ -459,9 +460,16 @@ class Store:
             quarantine_table.c.reason == reason)).first()
         if exists is None:
             conn.execute(quarantine_table.insert().values(**values))
+        return exists is None
 
     def put_ingest_run(self, conn, **counts) -> None:
         conn.execute(ingest_runs_table.insert().values(**counts))
+
+    def has_ingest_run(self, conn, *, source_kind, source_path, source_sha256) -> bool:
+        """Whether this source (its path and content digest) has been ingested before."""
+        t = ingest_runs_table.c
+        return conn.execute(sa.select(t.id).where(t.source_kind == source_kind, t.source_path == source_path,
+                                                  t.source_sha256 == source_sha256).limit(1)).first() is not None
 
     # -- reads ----------------------------------------------------------------------------------
 

@@ -6,7 +6,8 @@ spreadsheet's number format does), with 0 decimals from 100 up, 2 from 1 and 4 b
 """
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+import math
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from .model import Result, Shape, Slack
 from .reference import model_references
@@ -25,9 +26,17 @@ def decimals_for(magnitude: float) -> int:
 
 
 def number(value: float, decimals: int | None = None) -> str:
-    """'101,527' for 101527.4, '33,763' for 33762.5: half away from zero, thousands separated."""
+    """'101,527' for 101527.4, '33,763' for 33762.5: half away from zero, thousands separated.
+
+    Any float: a store written by another tool may hold 1e300 or inf, and printing it must not fail."""
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)  # 'inf', '-inf', 'nan': shown as what it is, never a crash
     places = decimals_for(value) if decimals is None else decimals
-    exact = Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+    exact = Decimal(repr(value))
+    # Enough digits for the whole number at these places (the default context has 28: 1e300 needs 301).
+    with localcontext(prec=max(28, exact.adjusted() + places + 2)):
+        exact = exact.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
     return f"{exact:,}"
 
 

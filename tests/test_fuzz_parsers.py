@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exportguard.errors import SourceError
-from exportguard.ingest import Quarantined, Skipped, Source, csv_rows, mlperf_summary
+from exportguard.ingest import Quarantined, Skipped, Source, Warned, csv_rows, mlperf_summary
 from exportguard.ingest.mlperf_logs import parse_accuracy, parse_performance_summary, parse_system_description
 from exportguard.ingest.numbers import COUNT, CSV, JSON, LOG, SUMMARY_TEXT, parse_count, parse_number
 from exportguard.model import SCENARIOS, UNITS, Result
@@ -180,7 +180,10 @@ def check_result(r: Result) -> None:
 
 def check_items(items) -> None:
     for item in items:
-        assert isinstance(item, (Result, Quarantined, Skipped)), item
+        assert isinstance(item, (Result, Warned, Quarantined, Skipped)), item
+        if isinstance(item, Warned):  # a result stored with a warning about a field that is not read
+            assert item.warnings and all(isinstance(w, str) and w for w in item.warnings)
+            item = item.result
         if isinstance(item, Quarantined):
             assert item.reason != "unexpected_error", item.message
             assert item.reason and item.message and item.locator

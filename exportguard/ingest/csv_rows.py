@@ -43,7 +43,7 @@ from ..model import (
     arrival_for,
 )
 from ..reference import canonical_scenario, parse_benchmark
-from . import Item, Skipped, Source, display, one_row, open_regular
+from . import KINDS_READ, Item, Skipped, Source, display, one_row, open_regular
 from .build import accelerator_text, check_names, check_throughput, check_tokens_per_sample, mlperf_result
 from .numbers import CSV, parse_count, parse_number
 
@@ -141,6 +141,8 @@ def _header(line: bytes, locator: str) -> tuple[str, ...]:
                               f"and {position}): no row could say which one it means", locator)
         seen[column] = position
     missing = [c for c in REQUIRED if c not in seen]
+    if len(missing) == len(REQUIRED):  # another tool's CSV, not one of ours missing a column
+        raise SourceError("missing_column", f"the header has none of exportguard's columns: {KINDS_READ}", locator)
     if missing:
         raise SourceError("missing_column", f"the header lacks column(s) {', '.join(missing)}; see templates/results.csv",
                           locator)
