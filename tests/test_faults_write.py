@@ -145,3 +145,19 @@ def test_a_target_that_is_one_of_the_exports_inputs_is_refused(v51_store, tmp_pa
         done = _export(url, target, extra=extra)
     assert_one_line_error(done, f"is the {role.split(' (')[0]} this export reads", "Nothing was written")
     assert target.read_bytes() == before
+
+
+def test_an_export_waits_for_another_in_the_same_folder_then_gives_up_in_one_line(v51_store, tmp_path):
+    import fcntl
+
+    target = tmp_path / "report.md"
+    target.write_bytes(PREVIOUS)
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another export, in the middle of writing into this folder
+        done = _export(v51_store.url, target, extra=["--wait", "1"])
+    finally:
+        os.close(fd)
+    assert "waiting for another exportguard export writing in" in done.stderr
+    assert_one_line_error(done, "another exportguard export is writing there (waited 1 s)", "nothing was written")
+    assert target.read_bytes() == PREVIOUS
