@@ -865,23 +865,20 @@ def _sqlite_write_lock(conn, policy: _WritePolicy, busy_ms: int) -> None:
     def busy(e: sa.exc.OperationalError) -> bool:
         return getattr(e.orig, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY or "locked" in str(e.orig)
 
-    conn.exec_driver_sql("PRAGMA busy_timeout = 0")
+    conn.exec_driver_sql("PRAGMA busy_timeout = 0")  # the first try answers at once: free, or held
     try:
-        try:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-            return
-        except sa.exc.OperationalError as e:
-            if not busy(e):
-                raise
-        if policy.wait_s > 0:
-            policy.tell(_waiting(policy))
-            conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(policy.wait_s * 1000)}")
+        for patience_ms in (0, int(policy.wait_s * 1000)):
+            if patience_ms:  # held by another writer: say so, then wait up to the bound
+                policy.tell(_waiting(policy))
+                conn.exec_driver_sql(f"PRAGMA busy_timeout = {patience_ms}")
             try:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
                 return
             except sa.exc.OperationalError as e:
                 if not busy(e):
                     raise
+            if not patience_ms and policy.wait_s <= 0:
+                break
         raise StoreError(_still_busy(policy))
     finally:
         conn.exec_driver_sql(f"PRAGMA busy_timeout = {busy_ms}")

@@ -213,13 +213,18 @@ def test_a_read_only_store_whose_log_cannot_be_read_is_refused_with_the_way_out(
     assert_one_line_error(done, "cannot be read without write access", "write-ahead log", "wal_checkpoint")
 
 
-def test_a_read_only_store_without_a_log_is_read_whole(tmp_path):
-    folder = tmp_path / "ro"
+def _closed_store(folder: Path, source: Path) -> tuple[str, int]:
+    """A store of ``source`` in a new ``folder``, closed cleanly (no write-ahead log left)."""
     folder.mkdir()
     url = f"sqlite:///{folder / 'store.db'}"
     with open_store(url) as s:
-        ingest_path(s, SUMMARY_V51)
-        expected = s.count()
+        ingest_path(s, source)
+        return url, s.count()
+
+
+def test_a_read_only_store_without_a_log_is_read_whole(tmp_path):
+    folder = tmp_path / "ro"
+    url, expected = _closed_store(folder, SUMMARY_V51)
     assert not (folder / "store.db-wal").exists()
     with read_only(folder), open_store(url, create=False) as s:
         assert s.read_only and s.count() == expected
@@ -227,10 +232,7 @@ def test_a_read_only_store_without_a_log_is_read_whole(tmp_path):
 
 def test_an_ingest_into_a_read_only_store_ends_in_one_line(tmp_path):
     folder = tmp_path / "ro"
-    folder.mkdir()
-    url = f"sqlite:///{folder / 'store.db'}"
-    with open_store(url) as s:
-        ingest_path(s, SUMMARY_V41)
+    url, _ = _closed_store(folder, SUMMARY_V41)
     with read_only(folder):
         done = run(["--db", url, "ingest", SUMMARY_V51])
     assert_one_line_error(done, "v5.1_summary_results.json: not ingested", "read-only")
