@@ -284,8 +284,15 @@ def load_prices(path: str | Path) -> PriceTable:
 
 
 def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = None) -> Report:
-    """Query, bind and assemble. Raises GuardError naming the rows and the way out. Every band is
-    the whole stored cohort's (Store.cohorts), whatever a section's filters or limit select."""
+    """Query, bind and assemble, every section from one snapshot of the store (Store.reading): an
+    ingest committing meanwhile changes no section's rows or bands. Raises GuardError naming the
+    rows and the way out. Every band is the whole stored cohort's (Store.cohorts), whatever a
+    section's filters or limit select."""
+    with store.reading():
+        return _build_report(store, spec, prices)
+
+
+def _build_report(store: Store, spec: ReportSpec, prices: PriceTable | None) -> Report:
     if prices is None and spec.prices:
         prices = load_prices(spec.base_dir / spec.prices)
     sections = []

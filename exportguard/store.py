@@ -3,22 +3,27 @@
 The schema makes an unbound figure impossible to store: every condition is a NOT NULL column or an
 explicit state checked against its value (a pending result ID is the state "pending" with an empty
 ID, never a NULL). Writers are serialised (SQLite: BEGIN IMMEDIATE in WAL mode; PostgreSQL: a
-transaction-scoped advisory lock) so that concurrent ingests neither fail with "database is
-locked" nor insert duplicates.
+transaction-scoped advisory lock), and wait for each other up to a bound, saying so, so that
+concurrent ingests neither fail with "database is locked" nor insert duplicates. Everything one
+command or one report reads comes from one snapshot (``Store.reading``). A fault of the database
+(a full disk, a read-only file, a server that ended the connection) is a StoreError in one line.
 """
 from __future__ import annotations
 
 import os
+import threading
+import time
 from contextlib import contextmanager
 from urllib.parse import parse_qsl, urlsplit
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, NamedTuple, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy import event
 
 from .errors import StoreError
+from .signals import held
 from .model import (
     ARRIVAL_PROCESSES,
     AVAILABILITIES,
@@ -36,10 +41,13 @@ from .model import (
     SCENARIOS,
     SOURCE_KINDS,
     SUITES,
+    TPS_ACCURACY_LOG,
     TPS_BASES,
+    TPS_CSV,
     TPS_DERIVED,
     TPS_OWN,
     TPS_NOT_REPORTED,
+    TPS_SUMMARY,
     UNITS,
     VERIFIED,
     Benchmark,
@@ -63,6 +71,7 @@ from .model import (
 # 3: own load-test runs (origin 'own'): one row per run, their load, measured shape and tool
 SCHEMA_VERSION = 3
 _ADVISORY_LOCK_ID = 0x6578_706F  # "expo": serialises exportguard writers on one PostgreSQL database
+DEFAULT_WAIT_S = 300.0  # how long a writer waits for another one (--wait): queued ingests of real sources fit
 
 
 def _in(column: str, allowed) -> str:
@@ -309,15 +318,34 @@ class Outcome:
     message: str = ""
 
 
+# Faults of the database rather than of a statement: a full disk, a read-only file, a lock, a server
+# that ended the connection. A statement's own errors (a constraint) go to the caller as they are.
+_FAULTS = (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.InternalError)
+
+
+class _WritePolicy(NamedTuple):
+    """How a writer takes the store's write lock: how long it may wait, and whom to tell."""
+    wait_s: float
+    tell: Callable[[str], None]
+    shown: str
+
+
 class Store:
     """An open store. Reads take no lock (SQLite: a deferred transaction in WAL mode, which never
-    waits for a writer; PostgreSQL: plain reads); writes go through ``writing()``, one transaction
-    each, serialised between processes."""
+    waits for a writer; PostgreSQL: a REPEATABLE READ, READ ONLY transaction), and what one
+    ``reading()`` block reads comes from one snapshot; writes go through ``writing()``, one
+    transaction each, serialised between processes, waiting up to ``wait_s`` for another writer."""
 
-    def __init__(self, engine: sa.Engine, url: str, read_only: bool = False):
+    def __init__(self, engine: sa.Engine, url: str, read_only: bool = False, *, path: Path | None = None,
+                 wait_s: float = DEFAULT_WAIT_S, tell: Callable[[str], None] | None = None):
         self.engine = engine
         self.url = url
         self.read_only = read_only
+        self.path = path  # the SQLite file; None for PostgreSQL and in-memory stores
+        self.wait_s = wait_s
+        self.tell = tell or (lambda _text: None)
+        self.commits = 0  # write transactions committed through this object
+        self._local = threading.local()
 
     @property
     def display_url(self) -> str:
@@ -337,16 +365,70 @@ class Store:
         self.close()
 
     @contextmanager
+    def reading(self) -> Iterator[sa.Connection]:
+        """One read transaction: every read inside the block (by any method of this store, nested
+        blocks included) sees the same committed state, whatever other processes commit meanwhile."""
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        try:
+            with self.engine.connect() as conn:
+                if not self.is_sqlite:
+                    conn = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+                self._refuse_another_file(conn, "read")
+                with conn.begin():
+                    self._local.conn = conn
+                    try:
+                        yield conn
+                    finally:
+                        self._local.conn = None
+        except _FAULTS as e:
+            raise StoreError(f"{self.display_url}: could not be read: {_cause(e, self.url)}") from None
+
+    @contextmanager
     def writing(self) -> Iterator[sa.Connection]:
+        """One write transaction, under the store's write lock. Raises StoreError (in one line,
+        with the transaction rolled back: nothing of it stored) for a lock not had within
+        ``wait_s``, a store file deleted or replaced meanwhile, or a fault of the database."""
         if self.read_only:
             raise StoreError(f"the store at {self.display_url} is read-only (the file or its folder cannot be "
                              "written): reading works, ingesting needs write access")
-        with self.engine.connect() as conn:
-            conn = conn.execution_options(exportguard_write=True)  # SQLite: BEGIN IMMEDIATE (see _on_begin)
-            with conn.begin():
-                if not self.is_sqlite:
-                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _ADVISORY_LOCK_ID})
-                yield conn
+        policy = _WritePolicy(self.wait_s, self.tell, self.display_url)
+        try:
+            with self.engine.connect() as conn:
+                self._refuse_another_file(conn, "write")
+                conn = conn.execution_options(exportguard_write=policy)  # SQLite: BEGIN IMMEDIATE (_on_begin)
+                with conn.begin() as transaction:
+                    if not self.is_sqlite:
+                        _pg_write_lock(conn, policy)
+                    yield conn
+                    self._refuse_another_file(conn, "write")  # before the commit: else it lands in a lost file
+                    with held():  # a stop (SIGINT, SIGTERM) comes before the commit or after it is counted
+                        transaction.commit()
+                        self.commits += 1
+        except _FAULTS as e:
+            raise StoreError(f"{self.display_url}: could not be written: {_cause(e, self.url)}; the write was "
+                             "rolled back, nothing of it was stored") from None
+
+    def _refuse_another_file(self, conn: sa.Connection, doing: str) -> None:
+        """An SQLite file deleted or replaced at its path after this store opened it: writing on
+        would land in a file nobody can find again, reading on would show what is no longer there."""
+        opened = conn.info.get("file_id")
+        if self.path is None or opened is None:
+            return
+        try:
+            now = _file_id(self.path)
+        except FileNotFoundError:
+            what = "was deleted"
+        else:
+            if now == opened:
+                return
+            what = "was replaced by another file"
+        outcome = ("nothing was stored (the transaction was rolled back)" if doing == "write"
+                   else "nothing was read")
+        raise StoreError(f"the store file {self.path} {what} after it was opened; {outcome}. Run the command "
+                         "again to use what is at that path now")
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -477,7 +559,7 @@ class Store:
         query = sa.select(results_table).where(*_filter_clauses(filters)).order_by(
             results_table.c.round, results_table.c.division, results_table.c.benchmark,
             results_table.c.scenario, results_table.c.value.desc(), results_table.c.id)
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return [_row_to_result(r) for r in conn.execute(query).mappings()]
 
     def cohort_slack(self, key: CohortKey) -> Slack:
@@ -486,8 +568,11 @@ class Store:
         return self._cohort_stats(key)[0]
 
     def cohorts(self, **filters) -> list[Cohort]:
-        """The selected results grouped by cohort, each with its whole stored cohort's slack and size."""
-        return [Cohort(key, rows, *self._cohort_stats(key)) for key, rows in group_by_cohort(self.results(**filters))]
+        """The selected results grouped by cohort, each with its whole stored cohort's slack and size,
+        all read in one snapshot."""
+        with self.reading():
+            return [Cohort(key, rows, *self._cohort_stats(key))
+                    for key, rows in group_by_cohort(self.results(**filters))]
 
     def _cohort_stats(self, key: CohortKey) -> tuple[Slack, int]:
         members = [r for r in self.results(round=key.round, division=key.division, model=key.model,
@@ -507,15 +592,15 @@ class Store:
             return list(conn.execute(query).scalars())
 
     def count(self, table: sa.Table = results_table) -> int:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
 
     def quarantined(self) -> list[Mapping]:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return [dict(r) for r in conn.execute(sa.select(quarantine_table).order_by(quarantine_table.c.id)).mappings()]
 
     def ingest_runs(self) -> list[Mapping]:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return [dict(r) for r in conn.execute(sa.select(ingest_runs_table).order_by(ingest_runs_table.c.id)).mappings()]
 
 
@@ -641,6 +726,8 @@ def _enrichment(existing: Mapping, new: Mapping) -> dict:
     if _tps_rank(new) > _tps_rank(existing):
         updates.update(tokens_per_sample=new["tokens_per_sample"],
                        tokens_per_sample_basis=new["tokens_per_sample_basis"])
+    if not existing["raw_system"] and new["raw_system"]:
+        updates["raw_system"] = new["raw_system"]
     if existing["load_basis"] != LOAD_RUN_LOG and new["load_basis"] == LOAD_RUN_LOG:
         for name in ("target_qps", "ttft_bound_ms", "tpot_bound_ms", "p99_ttft_ms", "p99_tpot_ms",
                      "min_duration_ms", "load_basis"):
@@ -650,9 +737,19 @@ def _enrichment(existing: Mapping, new: Mapping) -> dict:
             updates["value"] = new["value"]
         if existing["samples_per_s"] is None and new["samples_per_s"] is not None:
             updates["samples_per_s"] = new["samples_per_s"]
-    if new["corrections"] and new["corrections"] not in existing["corrections"]:
-        updates["corrections"] = "; ".join(filter(None, [existing["corrections"], new["corrections"]]))
+    corrections = _corrections_text(_corrections(existing["corrections"]) + _corrections(new["corrections"]))
+    if corrections != existing["corrections"]:
+        updates["corrections"] = corrections
     return updates
+
+
+def _corrections(text: str) -> tuple[str, ...]:
+    return tuple(x for x in text.split("; ") if x)
+
+
+def _corrections_text(corrections) -> str:
+    """Corrections as stored: each once, in one order whatever order the sources came in."""
+    return "; ".join(sorted(set(corrections)))
 
 
 _TWIN_FIELDS = ("value", "unit", "system_name", "accelerator", "accelerators_total", "tokens_per_sample")
@@ -672,9 +769,14 @@ def _twin_differences(twin: Mapping | None, row: Mapping) -> str:
             f"({'; '.join(f'{f}: {twin[f]!r} there, {row[f]!r} here' for f in differ)}); both are kept, apart")
 
 
+# How directly a tokens-per-sample was measured, least first: the run's own accuracy log beats the
+# summary table that publishes it, which beats a quotient of two throughputs. A source of higher rank
+# replaces the stored basis whatever order the sources are ingested in; an equal rank keeps the first.
+_TPS_PRECISION = (TPS_NOT_REPORTED, TPS_DERIVED, TPS_CSV, TPS_SUMMARY, TPS_ACCURACY_LOG)
+
+
 def _tps_rank(row: Mapping) -> int:
-    basis = row["tokens_per_sample_basis"]
-    return 0 if basis == TPS_NOT_REPORTED else 1 if basis == TPS_DERIVED else 2
+    return _TPS_PRECISION.index(row["tokens_per_sample_basis"])
 
 
 def _result_to_row(r: Result) -> dict:
@@ -688,7 +790,7 @@ def _result_to_row(r: Result) -> dict:
     row.update(vars(c.provenance))
     row.update(vars(c.run))
     row.update(origin=r.origin, value=r.value, unit=r.unit, samples_per_s=r.samples_per_s,
-               corrections="; ".join(r.corrections), raw_system=r.raw_system)
+               corrections=_corrections_text(r.corrections), raw_system=r.raw_system)
     return row
 
 
@@ -703,7 +805,7 @@ def _row_to_result(row: Mapping) -> Result:
         provenance=pick(Provenance),
         run=pick(OwnRun) if not row["mlperf"] else NO_OWN_RUN,
     )
-    corrections = tuple(x for x in row["corrections"].split("; ") if x)
+    corrections = _corrections(row["corrections"])
     return Result(conditions, row["value"], row["unit"], row["samples_per_s"], corrections, row["raw_system"])
 
 
@@ -744,11 +846,15 @@ def _scrub(message: str, url: str) -> str:
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def open_store(url: str | None = None, *, create: bool = True) -> Store:
-    """Open (and create, on first use) the store at ``url``; default: see ``default_url``.
+def open_store(url: str | None = None, *, create: bool = True, wait_s: float = DEFAULT_WAIT_S,
+               tell: Callable[[str], None] | None = None) -> Store:
+    """Open the store at ``url`` (default: see ``default_url``), creating it on first use when
+    ``create``; without it (the read commands) a missing store is an error and nothing is made.
 
-    A file or database that is not an exportguard store is refused, never extended. A SQLite file
-    that cannot be written is opened read-only. No message shows a password or query parameter."""
+    A file or database that is not an exportguard store is refused, never extended. An SQLite file
+    that cannot be written is opened read-only, with its write-ahead log. A writer waits up to
+    ``wait_s`` seconds for another, telling ``tell`` that it waits. No message shows a password or
+    query parameter."""
     url = url or default_url()
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
@@ -759,14 +865,14 @@ def open_store(url: str | None = None, *, create: bool = True) -> Store:
         _ = sa_url.port  # a port that is not a number fails here, not deep in a driver
     except (sa.exc.ArgumentError, ValueError) as e:
         raise StoreError(f"not a database URL: {shown} ({_scrub(str(e), url)})") from None
-    read_only = False
+    read_only, path = False, None
     if backend == "sqlite":
-        engine, read_only = _sqlite_engine(sa_url, shown)
+        engine, read_only, path = _sqlite_engine(sa_url, shown, create, wait_s)
     elif backend == "postgresql":
         engine = sa.create_engine(sa_url, pool_pre_ping=True)
     else:
         raise StoreError(f"unsupported database {backend!r} in {shown}: use sqlite:/// or postgresql://")
-    store = Store(engine, url, read_only)
+    store = Store(engine, url, read_only, path=path, wait_s=wait_s, tell=tell)
     try:
         _ensure_schema(store, create)
     except StoreError:
@@ -778,9 +884,21 @@ def open_store(url: str | None = None, *, create: bool = True) -> Store:
     return store
 
 
-def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
+def _cause(err: sa.exc.DBAPIError, url: str) -> str:
+    """A driver's error in one line, without the URL's secrets."""
+    text = str(getattr(err, "orig", None) or err).strip().splitlines()
+    return _scrub(text[0] if text else type(err).__name__, url)
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def _sqlite_engine(sa_url, shown: str, create: bool, wait_s: float) -> tuple[sa.Engine, bool, Path | None]:
     database = sa_url.database
     read_only = False
+    path = None
     if database and database != ":memory:" and not database.startswith("file:"):
         path = Path(database).expanduser()
         if path.exists():
@@ -791,26 +909,38 @@ def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
             if head and head != _SQLITE_MAGIC:
                 raise StoreError(f"the store at {shown} is not an SQLite database (it starts with {head[:8]!r}); "
                                  "point --db at an exportguard store or a new file")
+            if not head and not create:
+                raise StoreError(f"no exportguard store at {path}: the file is empty. Ingest into it first "
+                                 "(exportguard ingest PATH), or point --db / EXPORTGUARD_DB at your store")
             read_only = not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK))
+        elif not create:
+            raise StoreError(f"no exportguard store at {path}: nothing is there. Ingest into it first "
+                             "(exportguard ingest PATH, or exportguard demo), or point --db / EXPORTGUARD_DB at "
+                             "your store")
         else:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 raise StoreError(f"cannot create the store at {shown}: {e.strerror}") from None
         if read_only:
-            # immutable: no -wal/-shm files to create in a folder we may not write
-            sa_url = sa_url.set(database=f"file:{path}?mode=ro&immutable=1", query={"uri": "true"})
-    engine = sa.create_engine(sa_url, connect_args={"timeout": 60})
+            sa_url = sa_url.set(database=_read_only_uri(path, shown), query={"uri": "true"})
+    busy_ms = int(max(wait_s, 0.0) * 1000)
+    engine = sa.create_engine(sa_url, connect_args={"timeout": max(wait_s, 0.0)})
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record):
+    def _on_connect(dbapi_conn, record):
         # We issue BEGIN ourselves (see _on_begin): pysqlite's implicit BEGIN cannot tell a reader
         # from a writer.
         dbapi_conn.isolation_level = None
+        if path is not None:
+            try:  # the file this connection has open, to notice when the path comes to name another one
+                record.info["file_id"] = _file_id(path)
+            except OSError:
+                pass
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA busy_timeout = 60000")
-        if not read_only:
-            _wal(cur)
+        cur.execute(f"PRAGMA busy_timeout = {busy_ms}")
+        if not read_only and create:
+            _wal(cur, wait_s)
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
 
@@ -818,17 +948,109 @@ def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
     def _on_begin(conn):
         # A writer takes the write lock up front (a deferred reader that later writes is what fails
         # with "database is locked" under concurrency); a reader takes no lock at all in WAL mode.
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("exportguard_write") else "BEGIN")
+        policy = conn.get_execution_options().get("exportguard_write")
+        if policy:
+            _sqlite_write_lock(conn, policy, busy_ms)
+        else:
+            conn.exec_driver_sql("BEGIN")
 
-    return engine, read_only
+    return engine, read_only, path
 
 
-def _wal(cur, patience_s: float = 60.0) -> None:
+def _read_only_uri(path: Path, shown: str) -> str:
+    """How to open a store we may not write: read-only but with its write-ahead log (whose -shm
+    index SQLite must be able to find or make). Where it cannot, and the log is empty or absent
+    (the last writer closed cleanly: everything is in the main file), as an immutable file; where
+    committed results wait in a log we cannot read, refuse, saying why and what to do."""
+    import sqlite3
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        probe = sqlite3.connect(uri, uri=True)
+        try:
+            probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return uri
+        finally:
+            probe.close()
+    except sqlite3.Error as e:
+        problem = str(e)
+    wal = Path(f"{path}-wal")
+    try:
+        logged = wal.stat().st_size
+    except FileNotFoundError:
+        logged = 0
+    if not logged:
+        return uri + "&immutable=1"
+    raise StoreError(
+        f"the store at {shown} cannot be read without write access: its write-ahead log {wal} holds "
+        f"{logged:,} bytes of committed changes, which SQLite reads only where it may make {path}-shm in "
+        f"{path.parent} ({problem}). Open the store once with write access (any exportguard ingest, or "
+        f"`sqlite3 {path} 'PRAGMA wal_checkpoint(TRUNCATE)'`), or copy {path.name} with {wal.name} to a "
+        "folder you can write and read it there")
+
+
+def _sqlite_write_lock(conn, policy: _WritePolicy, busy_ms: int) -> None:
+    """BEGIN IMMEDIATE: at once if no other writer holds the store; else say so and wait up to the
+    bound, then refuse in one line."""
+    import sqlite3
+
+    def busy(e: sa.exc.OperationalError) -> bool:
+        return getattr(e.orig, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY or "locked" in str(e.orig)
+
+    conn.exec_driver_sql("PRAGMA busy_timeout = 0")  # the first try answers at once: free, or held
+    try:
+        for patience_ms in (0, int(policy.wait_s * 1000)):
+            if patience_ms:  # held by another writer: say so, then wait up to the bound
+                policy.tell(_waiting(policy))
+                conn.exec_driver_sql(f"PRAGMA busy_timeout = {patience_ms}")
+            try:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                return
+            except sa.exc.OperationalError as e:
+                if not busy(e):
+                    raise
+            if not patience_ms and policy.wait_s <= 0:
+                break
+        raise StoreError(_still_busy(policy))
+    finally:
+        conn.exec_driver_sql(f"PRAGMA busy_timeout = {busy_ms}")
+
+
+def _pg_write_lock(conn, policy: _WritePolicy) -> None:
+    """The same on PostgreSQL, with a transaction-scoped advisory lock and lock_timeout."""
+    key = {"k": _ADVISORY_LOCK_ID}
+    if conn.execute(sa.text("SELECT pg_try_advisory_xact_lock(:k)"), key).scalar():
+        return
+    if policy.wait_s > 0:
+        policy.tell(_waiting(policy))
+        conn.execute(sa.text(f"SET LOCAL lock_timeout = {max(1, int(policy.wait_s * 1000))}"))
+        try:
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), key)
+            conn.execute(sa.text("SET LOCAL lock_timeout = DEFAULT"))
+            return
+        except sa.exc.OperationalError as e:
+            if getattr(e.orig, "sqlstate", None) != "55P03":  # lock_not_available
+                raise
+    raise StoreError(_still_busy(policy))
+
+
+def _waiting(policy: _WritePolicy) -> str:
+    return (f"waiting for another writer of {policy.shown} (another exportguard ingest?) to finish: up to "
+            f"{policy.wait_s:g} s (--wait SECONDS to change)")
+
+
+def _still_busy(policy: _WritePolicy) -> str:
+    waited = f"for {policy.wait_s:g} s" if policy.wait_s > 0 else "and --wait 0 says not to wait"
+    return (f"{policy.shown}: another writer (another exportguard ingest?) holds the store, waited {waited}; "
+            "nothing was stored. Run again when it is done, or give a longer --wait SECONDS")
+
+
+def _wal(cur, patience_s: float = DEFAULT_WAIT_S) -> None:
     """WAL mode (it persists in the file): switching needs a moment alone with the database, and
     SQLite answers "locked" at once rather than waiting when another process has it open, as when
     two ingests open a new store together; so ask again until it is done or the patience is gone."""
     import sqlite3
-    import time
 
     if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
         return
@@ -851,7 +1073,8 @@ def _ensure_schema(store: Store, create: bool) -> None:
     if state == "ours":
         return
     if not create:
-        raise StoreError(f"no exportguard store at {store.display_url}")
+        raise StoreError(f"no exportguard store at {store.display_url}: the database holds no exportguard tables. "
+                         "Ingest into it first (exportguard ingest PATH), or point --db / EXPORTGUARD_DB at your store")
     with store.writing() as conn:
         if _schema_state(store, conn) == "ours":  # another process created it meanwhile
             return
