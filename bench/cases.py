@@ -161,7 +161,7 @@ def _csv_file(work: Path, n: int) -> Path:
     """N rows in exportguard's own CSV format (not-yet-published MLPerf rows), from the replicated results."""
     path = work / f"own-{n}.csv"
     if not path.exists():
-        header = (REPO / "templates" / "results.csv").read_text().strip().split(",")
+        header = (REPO / "templates" / "results.csv").read_text().splitlines()[0].split(",")
         rows, _ = load_rows(work, n)
         with path.open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)

@@ -1,5 +1,6 @@
 """The caveat that travels with every artifact, in exportguard's own words: a full form for a
 caveat page or sheet, and a one-line form for every page, slide or sheet that shows figures."""
+from .wording import TIE_RULE
 
 SHORT = ("MLPerf® figures hold only under their stated conditions (one model, a fixed generation shape, "
          "closed-loop or Poisson load, one tuned configuration): compare them inside one cohort, and "
@@ -24,8 +25,9 @@ FULL = (
     "targets, capacity plans or cost per token: run a load test on your own traffic first, and if you must "
     "estimate before then, state the MLPerf shape next to the estimate.",
     "Even inside one cohort, submitters' generation lengths differ: the cohort's shape slack is the spread of "
-    "tokens per sample among its results (10.8% for v5.1 llama2-70b-99 Offline). A lead smaller than that "
-    "slack is a tie, which is why every figure carries a ± band of half the slack and rankings mark ties.",
+    "tokens per sample among its results (10.8% for v5.1 llama2-70b-99 Offline), and every figure carries a ± "
+    "band of half of it. " + TIE_RULE + " Where the slack cannot be estimated, figures are listed in order of "
+    "value and not ranked.",
     "Figures from different benchmarks (for example llama2-70b with about 270-300 generated tokens per sample "
     "and llama3.1-8b capped at 128) are never compared: one token does not cost the same in both.",
 )

@@ -10,10 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .caveat import UNVERIFIED_SENTENCE
-from .model import RESULT_ID_OFFICIAL, RESULT_ID_PENDING, CohortKey, Result, Slack
-from .wording import band_words, load_words, number, row_load_words, shape_words, slack_words, tps_words
+from .model import RESULT_ID_OFFICIAL, RESULT_ID_PENDING, UNKNOWN, CohortKey, Result, Slack
+from .wording import (band_words, load_words, number, own_latency_words, own_load_words, own_run_load_words,
+                      own_shape_words, own_tool_words, row_load_words, shape_words, slack_words, tps_words)
 
 SUITE_NAMES = {"datacenter": "MLPerf® Inference: Datacenter", "edge": "MLPerf® Inference: Edge"}
+
+# An own measurement's note opens with this and gives its citation fields under these labels (who
+# measured, when, with which tool and version, on which system, at which shape and load, from which
+# source). The checker reads the same words (check/evaluate.py), so an own figure is told apart from an
+# MLPerf one by its note, and an own note never carries an MLPerf citation.
+OWN_NOTE_MARK = "Own measurement (not an MLPerf® result)"
+OWN_FIELDS = {"measured by": "Measured by:", "run date": "Run on:", "tool": "Tool:", "system": "System:",
+              "shape": "Shape:", "load": "Load:", "source": "Source:"}
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,7 @@ def suite_name(result: Result) -> str:
 def identity_words(result: Result) -> str:
     i = result.conditions.identity
     if not i.mlperf:
-        return f"not an MLPerf result ({i.submitter} own measurement)"
+        return f"{OWN_NOTE_MARK}, measured by {i.submitter}"
     return f"{suite_name(result)} {i.round}, {i.division.capitalize()} division"
 
 
@@ -98,6 +107,13 @@ def verified_words(result: Result) -> str:
 
 def band_basis_words(slack: Slack) -> str:
     """The sentence a table note gives its band: where it comes from, or why there is none."""
+    if slack.basis == "repeats":
+        if not slack.estimable:
+            return (f"No band ({slack.reason}): a band needs two or more runs of one configuration on a described "
+                    "system")
+        return (f"Band {band_words(slack)}: half the run-to-run spread of {slack_words(slack)} (output tokens/s of "
+                f"{slack.with_tps} repeated runs of one configuration, from {number(slack.tps_min, 1)} to "
+                f"{number(slack.tps_max, 1)})")
     none_verified = " (the cohort has no verified result)" if slack.unverified_only else ""
     if not slack.estimable:
         return f"No band: {band_words(slack)}{none_verified}"
@@ -108,6 +124,8 @@ def band_basis_words(slack: Slack) -> str:
 
 
 def table_note(sample: Result, slack: Slack) -> TableNote:
+    if sample.own:
+        return own_table_note(sample, slack)
     b = sample.conditions.benchmark
     shape, load, band = shape_words(sample.conditions.shape), load_words(sample), band_basis_words(slack)
     text = (f"{identity_words(sample)}; benchmark {b.benchmark}, {b.scenario} scenario. "
@@ -116,7 +134,49 @@ def table_note(sample: Result, slack: Slack) -> TableNote:
                      shape, load, band)
 
 
+def own_table_note(sample: Result, slack: Slack) -> TableNote:
+    """What every run of an own cohort shares: model, tool, load and shape class, and the band."""
+    b, run, load = sample.conditions.benchmark, sample.conditions.run, sample.conditions.load
+    shape = f"shape class {run.shape_class}"
+    load_text = own_load_words(b.scenario, run.concurrency, load.target_qps, run.burstiness)
+    band = band_basis_words(slack)
+    text = (f"{OWN_NOTE_MARK}, unverified: {b.benchmark} measured with {run.tool}. {OWN_FIELDS['shape']} {shape}. "
+            f"{OWN_FIELDS['load']} {load_text}. {band}.")
+    return TableNote(text, sample.cohort_key, "", shape, load_text, band)
+
+
+def system_words(result: Result) -> str:
+    """'lab-h100: 8 x NVIDIA H100 on 1 node; serving framework vLLM 0.6.3; server settings tp=8', with
+    'unknown' for what the user did not state."""
+    i, c, run = result.conditions.identity, result.conditions.configuration, result.conditions.run
+    stated = (i.system_name, c.accelerator, c.framework, run.server_settings)
+    if all(x == UNKNOWN for x in stated) and c.accelerators_total is None and c.nodes is None:
+        return "not described (accelerator, count, nodes, serving framework and server settings unknown)"
+    count = "unknown number of" if c.accelerators_total is None else f"{c.accelerators_total} x"
+    nodes = "unknown number of nodes" if c.nodes is None else f"{c.nodes} node{'s' if c.nodes != 1 else ''}"
+    return (f"{i.system_name}: {count} {c.accelerator} on {nodes}; serving framework {c.framework}; "
+            f"server settings {run.server_settings}")
+
+
+def own_row_note(result: Result) -> Note:
+    """An own run's footnote: who measured, when, with which tool and version, on which system, at
+    which shape and load, and its source."""
+    i, run, p = result.conditions.identity, result.conditions.run, result.conditions.provenance
+    f = OWN_FIELDS
+    parts = [f"{OWN_NOTE_MARK}, unverified",
+             f"{f['measured by']} {i.submitter}",
+             f"{f['run date']} {run.run_date}",
+             f"{f['tool']} {own_tool_words(result)}",
+             f"{f['system']} {system_words(result)}",
+             f"{f['shape']} {own_shape_words(result)}",
+             f"{f['load']} {own_run_load_words(result)}; {own_latency_words(result)}",
+             f"{f['source']} {p.source_url}, ingested {p.retrieved_on}"]
+    return Note(". ".join(parts) + ".", citation=Citation.of(result))
+
+
 def row_note(result: Result) -> Note:
+    if result.own:
+        return own_row_note(result)
     i, c = result.conditions.identity, result.conditions.configuration
     citation = Citation.of(result)
     # The suite, round, division, benchmark and scenario are the table's, stated once in its TableNote.

@@ -2,22 +2,39 @@
 commands so that `exportguard --help` starts fast."""
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
 import click
 
+WAIT_DEFAULT_S = 300.0  # = store.DEFAULT_WAIT_S (a test keeps them equal; importing store here would slow --help)
+
+# Choices match in any case ("offline" is Offline); the model, submitter and accelerator too (store.py).
+
 FILTER_OPTIONS = [
     click.option("--round", "round_", multiple=True, help="Round, e.g. v5.1 (repeatable)."),
-    click.option("--division", multiple=True, type=click.Choice(["closed", "open", "n/a"]), help="Division."),
-    click.option("--model", multiple=True, help="Model, e.g. llama2-70b."),
+    click.option("--division", multiple=True, type=click.Choice(["closed", "open", "n/a"], case_sensitive=False),
+                 help="Division."),
+    click.option("--model", multiple=True, help="Model, e.g. llama2-70b (any case)."),
     click.option("--track", "accuracy_track", multiple=True, help="Accuracy track: 99 or 99.9."),
-    click.option("--scenario", multiple=True, type=click.Choice(["Offline", "Server", "Interactive"]),
-                 help="Scenario."),
-    click.option("--submitter", multiple=True, help="Submitter (case-insensitive)."),
-    click.option("--availability", multiple=True, type=click.Choice(["available", "preview", "rdi", "n/a"])),
-    click.option("--verified", multiple=True, type=click.Choice(["verified", "unverified"])),
+    click.option("--scenario", multiple=True, type=click.Choice(["Offline", "Server", "Interactive"], case_sensitive=False),
+                 help="Scenario (any case)."),
+    click.option("--submitter", multiple=True, help="Submitter (any case)."),
+    click.option("--accelerator", multiple=True, metavar="TEXT",
+                 help="Part of the accelerator's name, any case: --accelerator h200 selects every H200 system."),
+    click.option("--accelerator-count", "accelerator_count", multiple=True, type=click.IntRange(min=0), metavar="N",
+                 help="Total accelerators of the system, e.g. 8: a comparison at one scale."),
+    click.option("--availability", multiple=True, type=click.Choice(["available", "preview", "rdi", "n/a"],
+                                                                    case_sensitive=False)),
+    click.option("--verified", multiple=True, type=click.Choice(["verified", "unverified"], case_sensitive=False)),
+    click.option("--unit", multiple=True, type=click.Choice(["tokens/s", "samples/s", "queries/s"], case_sensitive=False),
+                 help="Unit of the figures."),
+    click.option("--mlperf/--non-mlperf", "mlperf", default=None,
+                 help="Only MLPerf results, or only your own (non-MLPerf) results."),
 ]
+FILTER_NAMES = ("division", "model", "accuracy_track", "scenario", "submitter", "accelerator", "accelerator_count",
+                "availability", "verified", "unit", "mlperf")
 
 
 def filter_options(fn):
@@ -45,11 +62,66 @@ def command(*args, **kwargs):
 
 
 def _filters(kwargs) -> dict:
-    return {"round": kwargs.pop("round_"), **{k: kwargs.pop(k) for k in
-            ("division", "model", "accuracy_track", "scenario", "submitter", "availability", "verified")}}
+    return {"round": kwargs.pop("round_"), **{k: kwargs.pop(k) for k in FILTER_NAMES}}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+wait_option = click.option(
+    "--wait", "wait_s", type=click.FloatRange(min=0), default=WAIT_DEFAULT_S, show_default=True, metavar="SECONDS",
+    help="How long to wait for another writer (an ingest into the same store, an export into the same folder) "
+         "before giving up; 0: do not wait.")
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the process is, so that it unwinds as SIGINT does: a transaction rolls
+    back, an export undoes its moves and removes its temporary files."""
+
+
+def _raise_terminated(_signum, _frame):
+    raise _Terminated()
+
+
+class _Guarded(click.Group):
+    """The commands' one safety net: an OSError or a database error that no command turned into a
+    message ends in one line, as do SIGINT and SIGTERM (what the interrupted command leaves is in
+    ``ctx.obj["on_stop"]``), never in a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            previous = signal.signal(signal.SIGTERM, _raise_terminated)
+        except ValueError:  # not the main thread: leave signals alone
+            previous = None
+        try:
+            return super().invoke(ctx)
+        except (KeyboardInterrupt, _Terminated) as e:
+            name, code = ("SIGTERM", 143) if isinstance(e, _Terminated) else ("SIGINT", 130)
+            left = (ctx.obj or {}).get("on_stop")
+            left = left() if callable(left) else left
+            click.echo(_safe(f"Error: stopped by {name}" + (f"; {left}" if left else "")), err=True)
+            raise click.exceptions.Exit(code) from None
+        except BrokenPipeError:  # the reader of our output went away (| head): nothing to tell it
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise click.exceptions.Exit(141) from None
+        except OSError as e:
+            from .errors import os_cause
+
+            where = f"{e.filename}: " if e.filename else ""
+            raise click.ClickException(_safe(f"{where}{os_cause(e)}")) from None
+        except Exception as e:
+            sa = sys.modules.get("sqlalchemy")
+            if sa is None or not isinstance(e, sa.exc.SQLAlchemyError):
+                raise
+            from .store import _cause, default_url, mask_url
+
+            url = (ctx.obj or {}).get("db") or default_url()
+            raise click.ClickException(_safe(f"{mask_url(url)}: the database failed: {_cause(e, url)}")) from None
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+@click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", envvar="EXPORTGUARD_DB", metavar="URL",
               help="Store URL: sqlite:///path.db or postgresql://host/db. Default: an SQLite file under "
                    "$XDG_DATA_HOME/exportguard (~/.local/share/exportguard/exportguard.db); env EXPORTGUARD_DB.")
@@ -60,14 +132,43 @@ def main(ctx, db):
     ctx.ensure_object(dict).setdefault("db", db)
 
 
-def _open(ctx):
+def _open(ctx, create: bool = False, wait_s: float = WAIT_DEFAULT_S):
+    """The store; only the commands that write it may create it (a mistyped --db for a read is an
+    error, not a new empty store)."""
     from .errors import StoreError
     from .store import open_store
 
     try:
-        return open_store(ctx.obj["db"])
+        return open_store(ctx.obj["db"], create=create, wait_s=wait_s, tell=_tell)
     except StoreError as e:
         raise click.ClickException(_safe(e)) from None
+
+
+# What own load-test files do not record, stated on the command line (over a --system description).
+SYSTEM_OPTIONS = [
+    click.option("--system", "system_file", type=click.Path(exists=True, dir_okay=False),
+                 help="Own runs: a TOML system description (measured_by, system_name, accelerator, "
+                      "accelerators_per_node, nodes, framework, server_settings, ...); see docs/own-traffic.md."),
+    click.option("--measured-by", help="Own runs: who measured them."),
+    click.option("--system-name", help="Own runs: the system they ran on (also its ID)."),
+    click.option("--accelerator", help="Own runs: the accelerator."),
+    click.option("--accelerators", "accelerators_per_node", type=click.IntRange(min=0),
+                 help="Own runs: accelerators per node."),
+    click.option("--nodes", type=click.IntRange(min=1), help="Own runs: nodes."),
+    click.option("--framework", help="Own runs: serving framework and its version."),
+    click.option("--server-settings", help="Own runs: the server's settings."),
+    click.option("--model", "own_model", help="Own runs: the model, for files that name none (SGLang)."),
+]
+
+
+def system_options(fn):
+    for option in reversed(SYSTEM_OPTIONS):
+        fn = option(fn)
+    return fn
+
+
+def _tell(text: str) -> None:
+    _say(text, err=True)
 
 
 @command()
@@ -75,38 +176,98 @@ def _open(ctx):
 @click.option("--retrieved", metavar="YYYY-MM-DD", help="Retrieval date to record (default: the files' date).")
 @click.option("--round", "round_", metavar="vX.Y", help="Round of a submission tree with no vX.Y folder above it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the per-source reports as JSON.")
+@system_options
+@wait_option
 @click.pass_context
-def ingest(ctx, paths, retrieved, round_, as_json):
-    """Ingest MLCommons submission trees, summary_results.json tables and exportguard CSV files."""
-    reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json)
+def ingest(ctx, paths, retrieved, round_, as_json, system_file, own_model, wait_s, **stated):
+    """Ingest MLCommons submission trees, summary_results.json tables, exportguard CSV files and the
+    result files of load-test tools (vLLM, SGLang, GenAI-Perf, AIPerf, guidellm, llmperf) as own runs.
+
+    Exit status: 0 when every source has rows in the store, 1 when one stored nothing (said on stderr)."""
+    system = _system(system_file, model=own_model, **stated)
+    reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json, system=system, wait_s=wait_s)
     if as_json:
         _echo_json([_report_dict(r) for r in reports])
+    empty = [(r.source.path, r.nothing_stored()) for r in reports if r.nothing_stored()]
+    for path, why in empty:
+        _say(f"Error: {path}: {why}", err=True)
+    if empty:
+        sys.exit(1)
 
 
-def _ingest(ctx, paths, retrieved, round_, quiet=False):
+def _system(path, **stated):
+    """The system description of own runs: the file's, with the options given on top."""
     from .errors import SourceError
+    from .ingest.own_system import NOT_DESCRIBED, load_system
+
+    try:
+        base = load_system(path) if path else NOT_DESCRIBED
+    except SourceError as e:
+        raise click.ClickException(_safe(e)) from None
+    return base.merged(**stated)
+
+
+def _ingest(ctx, paths, retrieved, round_, quiet=False, system=None, wait_s=WAIT_DEFAULT_S):
+    from .errors import SourceError, StoreError
     from .ingest import ingest_path
 
     if retrieved:
         _check_date(retrieved)
-    store = _open(ctx)
+    store = _open(ctx, create=True, wait_s=wait_s)
     reports = []
     with store:
         for path in paths:
             started = time.perf_counter()
             progress = _Progress(path) if (sys.stderr.isatty() and not quiet) else None
+            before = f"; the {len(reports)} source(s) before it were stored" if reports else ""
+            ctx.obj["on_stop"] = _ingest_stopped(store, store.commits, path, before)
             try:
-                report = ingest_path(store, path, retrieved_on=retrieved, round=round_, progress=progress)
+                report = ingest_path(store, path, retrieved_on=retrieved, round=round_, progress=progress,
+                                     system=system)
             except SourceError as e:
                 raise click.ClickException(_safe(e)) from None
+            except StoreError as e:
+                raise click.ClickException(_safe(f"{path}: not ingested: {e}{before}")) from None
             finally:
                 if progress:
                     progress.done()
             report.seconds = time.perf_counter() - started
             reports.append(report)
+            ctx.obj["on_stop"] = f"the {len(reports)} source(s) ingested so far were stored"
             if not quiet:
                 _print_report(report)
     return reports
+
+
+def _ingest_stopped(store, commits_before: int, path, before: str):
+    """What a stop during the ingest of ``path`` leaves: asked when the stop comes, since the
+    commit may just have happened (the store counts its commits with the signals held)."""
+    def words() -> str:
+        if store.commits > commits_before:
+            return f"all of {path} was stored{before}"
+        return f"nothing from {path} was stored (its transaction was rolled back){before}"
+    return words
+
+
+def _export_stopped(targets):
+    """What a stop during an export leaves: its targets all as they were, or, if it came just after
+    the last move, all new (a replaced file has another inode; an undone one its own again)."""
+    import os
+
+    def identity(path):
+        try:
+            st = os.stat(path)
+            return st.st_dev, st.st_ino
+        except OSError:
+            return None
+
+    before = {t: identity(t) for t in targets}
+
+    def words() -> str:
+        if targets and all(identity(t) != before[t] for t in targets):
+            return "the export had finished: every target is the new file"
+        return "nothing was replaced: the targets are as they were"
+    return words
 
 
 def visible(text: str) -> str:
@@ -140,6 +301,12 @@ def _print_report(report) -> None:
         _say(f"    changed (not overwritten): {change}")
     if len(report.changes) > 20:
         _say(f"    ... and {len(report.changes) - 20} more changed rows (see `exportguard quarantine`)")
+    for line in list(report.warnings)[:20]:
+        _say(f"    warning: {line}")
+    if len(report.warnings) > 20:
+        _say(f"    ... and {len(report.warnings) - 20} more warnings (see --json)")
+    if not report.recorded:
+        _say("    already ingested, unchanged: nothing new was recorded")
     for line in report.apart[:20]:
         _say(f"    kept apart: {line}")
     if len(report.apart) > 20:
@@ -148,7 +315,7 @@ def _print_report(report) -> None:
 
 def _report_dict(r) -> dict:
     keys = ("rows_read", "added", "enriched", "unchanged", "changed", "quarantined", "skipped",
-            "skip_reasons", "quarantine_reasons", "changes", "apart")
+            "skip_reasons", "quarantine_reasons", "changes", "apart", "warnings", "recorded")
     return {"source": r.source.path, "kind": r.source.kind, "sha256": r.source.sha256,
             "retrieved_on": r.source.retrieved_on, **{k: getattr(r, k) for k in keys},
             "seconds": round(getattr(r, "seconds", 0.0), 3)}
@@ -178,15 +345,13 @@ def _say(text, err: bool = False) -> None:
     click.echo(_safe(text), err=err)
 
 
-def _nothing(filters) -> str:
-    if any(filters.values()):
-        return "no stored result matches these filters"
-    return "the store holds no results yet (exportguard ingest PATH, or exportguard demo)"
-
-
 def _cohorts(ctx, filters):
+    """The selected cohorts, or the reason none is selected (what is stored instead)."""
+    from .spec import no_match_words
+
     with _open(ctx) as store:
-        return store.cohorts(**filters)
+        found = store.cohorts(**filters)
+        return found, ("" if found else no_match_words(store, filters))
 
 
 @command()
@@ -198,12 +363,12 @@ def cohorts(ctx, as_json, **kwargs):
     from .textviews import cohort_header, cohort_row
 
     filters = _filters(kwargs)
-    found = _cohorts(ctx, filters)
+    found, why = _cohorts(ctx, filters)
     if as_json:
         _echo_json([cohort_row(c) for c in found])
         return
     if not found:
-        click.echo(_nothing(filters))
+        _say(why)
     for c in found:
         _say(cohort_header(c))
 
@@ -217,12 +382,12 @@ def list_(ctx, as_json, **kwargs):
     from .textviews import figure_records, listing_lines
 
     filters = _filters(kwargs)
-    found = _cohorts(ctx, filters)
+    found, why = _cohorts(ctx, filters)
     if as_json:
         _echo_json([rec for c in found for rec in figure_records(c)])
         return
     if not found:
-        click.echo(_nothing(filters))
+        _say(why)
     for line in listing_lines(found):
         _say(line)
 
@@ -248,8 +413,9 @@ DEMO_SPECS = ("demo.toml", "demo-deck.toml", "demo-briefing.toml")  # in exportg
 @command()
 @click.option("--out", "out_dir", default="exportguard-demo", show_default=True, type=click.Path(file_okay=False),
               help="Folder for the artifacts the demo writes.")
+@wait_option
 @click.pass_context
-def demo(ctx, out_dir):
+def demo(ctx, out_dir, wait_s):
     """Ingest the real MLPerf v5.1 example data shipped with exportguard and export a bound report."""
     from importlib import resources
     from pathlib import Path
@@ -261,20 +427,39 @@ def demo(ctx, out_dir):
     data = resources.files("exportguard").joinpath("data")
     click.echo("exportguard demo: real MLPerf Inference v5.1 data (see exportguard/data/examples/SOURCES.md)")
     with resources.as_file(data.joinpath("examples")) as folder:
-        _ingest(ctx, [str(folder / "v5.1_summary_results.llm.json"), str(folder / "v5.1")], "2025-09-09", None)
-    found = _cohorts(ctx, {"round": ("v5.1",), "division": ("closed",)})
+        _ingest(ctx, [str(folder / "v5.1_summary_results.llm.json"), str(folder / "v5.1")], "2025-09-09", None,
+                wait_s=wait_s)
+    found, _ = _cohorts(ctx, {"round": ("v5.1",), "division": ("closed",)})
     click.echo("\nCohorts of v5.1 closed (figures compare only inside a cohort):")
     for c in found:
         _say("  " + cohort_header(c))
+    _demo_own_run(ctx, data)
     for name in DEMO_SPECS:
         spec = parse_spec(data.joinpath(name).read_text("utf-8"), name=name)
         with _open(ctx) as store:
             report = build_report(store, spec)
-        written = export_report(report, [Path(out_dir) / t for t in spec.targets])
+        paths = [Path(out_dir) / t for t in spec.targets]
+        ctx.obj["on_stop"] = _export_stopped(paths)
+        written = export_report(report, paths, wait_s=wait_s, tell=_tell)
         click.echo(f"\n{spec.title}: {sum(1 for _ in report.figures())} bound figures in")
         for path in written:
             click.echo(f"  {path}")
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
+
+
+def _demo_own_run(ctx, data) -> None:
+    """An own load test beside the MLPerf data: a real vLLM bench serve file (against a mock server,
+    so its figure is no hardware result), stored as an own run, never in an MLPerf cohort."""
+    from importlib import resources
+
+    from .textviews import listing_lines
+
+    click.echo("\nYour own traffic, beside MLPerf and never in one comparison: a vLLM bench serve result file "
+               "(see exportguard/data/examples/SOURCES.md)")
+    with resources.as_file(data.joinpath("examples", "own-traffic")) as folder:
+        _ingest(ctx, [str(p) for p in sorted(folder.glob("*.json"))], "2026-12-01", None)
+    for line in listing_lines(_cohorts(ctx, {"mlperf": False})[0]):
+        _say("  " + line if line else line)
 
 
 @command()
@@ -292,9 +477,10 @@ def demo(ctx, out_dir):
 @click.option("--force", is_flag=True, help="Replace outputs even where they are read-only.")
 @click.option("--template", type=click.Path(exists=True, dir_okay=False),
               help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses.")
+@wait_option
 @click.pass_context
 def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, template,
-           **kwargs):
+           wait_s, **kwargs):
     """Export bound figures to XLSX, PPTX, PDF, CSV or Markdown: from a spec, or from the filters."""
     from pathlib import Path
 
@@ -306,7 +492,7 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
     filters = _filters(kwargs)
     try:
         if spec_path:
-            if any(filters.values()) or columns or title:
+            if any(v not in (None, ()) for v in filters.values()) or columns or title:
                 raise click.UsageError("give either --spec or filters/--columns/--title, not both")
             spec = load_spec(spec_path)
             targets = targets or tuple(str(Path(spec_path).parent / t) for t in spec.targets)
@@ -318,7 +504,11 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
         price_table = load_prices(prices) if prices else None
         with _open(ctx) as store:
             report = build_report(store, spec, price_table)
-        written = export_report(report, targets, text_cells=text_cells, force=force, template=template)
+            inputs = {"store": store.path, "spec": spec_path,
+                      "price table": prices or (spec.base_dir / spec.prices if spec.prices else None)}
+        ctx.obj["on_stop"] = _export_stopped(targets)
+        written = export_report(report, targets, text_cells=text_cells, force=force, template=template,
+                                inputs=inputs, wait_s=wait_s, tell=_tell)
     except GuardError as e:
         _say(str(e), err=True)
         sys.exit(1)
@@ -327,7 +517,17 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
     figures = sum(1 for _ in report.figures())
     for path in written:
         _say(f"wrote {path}")
+    for warning in _warnings(report):
+        _say(f"warning: {warning}", err=True)
     click.echo(f"{figures} figures in {len(report.sections)} sections, each bound to its conditions")
+
+
+def _warnings(report):
+    """The guard's warnings on a report (each also stated in the artifact and its manifest)."""
+    from .guard import validate
+    from .rules import WARNING
+
+    return [f for f in validate(report) if f.severity == WARNING]
 
 
 @main.command("check")

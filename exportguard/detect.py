@@ -17,8 +17,9 @@ A figure is a throughput a person reads in a text, written in any of these ways:
   column heading that names one, or in a sentence that states the unit once for several numbers
   ('... samples/second: H200 achieves 118.5 (40% faster than H100's 84.2)').
 
-What follows a figure may bind it: a band (``±5.4%``, or the words ``slack not estimable: ...``),
-marks (``[a]``), and the labels ``derived`` and ``unverified``. A number preceded by "target" (and
+What follows a figure may bind it: a band (``±5.4%``, or the words ``slack not estimable: ...`` / an
+own run's ``single run: no band``), marks (``[a]``), and the labels ``derived``, ``own measurement,``
+and ``unverified``. A number preceded by "target" (and
 the like) is a load setting, not a result. Tables and sheets: a number in a column whose header
 names a throughput unit is a figure too (``header_unit`` reads the header, ``column_figure`` the
 cell), with the same binding rules.
@@ -81,10 +82,11 @@ _COSTS = (
 )
 _COST_QUALIFIER = ("cost per million tokens", "cost per million tokens", "tokens per dollar")  # one per _COSTS
 
-_BAND = re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable: [^)]*\))")
+_BAND = re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable: [^)]*\)|\([^()]{1,60}: no band\))")
 MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
 _MARKS = re.compile(r"\s?((?:\[" + MARK + r"\])+)")
-_LABELS = re.compile(r"(?:\s(?:derived|unverified))+")
+_LABELS = re.compile(r"(?:\s(?:derived|unverified|own measurement,?))+")
+_LABEL = re.compile(r"derived|unverified|own measurement")
 _COMMA_DECIMAL = re.compile(_alt(h.lower() for h in F.COMMA_DECIMAL_HINTS))  # on the lowered text: faster
 
 # headings and labels
@@ -167,7 +169,7 @@ class Detected:
     unit: str
     band: str  # "±5.4%", "(slack not estimable: ...)" or ""
     marks: tuple[str, ...]  # ("a", "d")
-    labels: tuple[str, ...]  # ("derived", "unverified")
+    labels: tuple[str, ...]  # ("derived", "own measurement", "unverified")
     qualifier: str = ""  # "per accelerator", "low edge", "cost per million tokens": what the number is of
     context: str = ""  # why a number without a unit of its own is a figure ("under the label '...'")
 
@@ -381,7 +383,7 @@ def _bound(text: str, start: int, value: float, unit: str, end: int, qualifier: 
         marks, end = tuple(re.findall(r"\[(" + MARK + r")\]", k.group(1))), k.end()
     lab = _LABELS.match(text, end)
     if lab:
-        labels, end = tuple(lab.group(0).split()), lab.end()
+        labels, end = tuple(_LABEL.findall(lab.group(0))), lab.end()
     return Detected(start, end, text[start:end], value, unit, band, marks, labels, qualifier, context)
 
 

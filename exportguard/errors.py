@@ -1,6 +1,8 @@
 """Errors that name what went wrong and where, so a user can find the bad byte."""
 from __future__ import annotations
 
+import errno
+
 
 class ExportguardError(Exception):
     """Base class: every error the tool raises on purpose."""
@@ -23,3 +25,10 @@ class SourceError(ExportguardError):
 
 class StoreError(ExportguardError):
     """The store cannot be opened or used (wrong schema version, bad URL)."""
+
+
+def os_cause(err: OSError) -> str:
+    """An OSError in words a user can act on, with its code: "No space left on device (ENOSPC)"."""
+    words = err.strerror or str(err) or type(err).__name__
+    code = errno.errorcode.get(err.errno or 0)
+    return f"{words} ({code})" if code else words

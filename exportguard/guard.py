@@ -1,25 +1,29 @@
 """The guard: turns stored results into bound tables, and refuses what breaks the rules (rules.py).
 
 ``bind_table`` builds one comparison (a table, a chart's data, a ranking) from results of one
-cohort; ``validate`` re-checks a whole report before any renderer sees it, so a report assembled
-by other code gets the same scrutiny.
+cohort; ``kpi`` a headline; ``validate`` re-checks a whole report before any renderer sees it, so a
+report assembled by other code gets the same scrutiny. Ranks and ties come from one place,
+``rank_spans`` (the rule is wording.TIE_RULE): every format shows their words, and formats that
+hold numbers take the numbers from ``BoundTable.ranks`` and ``KpiSection.rank``.
 """
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from .caveat import UNVERIFIED_SENTENCE
-from .citation import Citation, Note, TableNote, result_id_cell, row_note, table_note
+from .citation import OWN_NOTE_MARK, Citation, Note, TableNote, result_id_cell, row_note, table_note
 from .detect import find_figures, reads_like_a_figure
 from .errors import ExportguardError
 from .model import Result, Slack, group_by_cohort
-from .report import BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Report, TableSection, TextSection
-from .rules import ERROR, Finding, finding
+from .report import (BesideSection, BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Notice,
+                     RankSpan, Report, ShapePanel, TableSection, TextSection)
+from .rules import ERROR, Finding, finding, rule
 from .sanitize import presentable
-from .wording import shape_words, slack_words, tps_words, unit_words
+from .wording import (NOT_RANKED, NOT_RANKED_SENTENCE, TIE_RULE, headline_words, mixed_scale_words, number, own_load_of,
+                      own_shape_class_words, own_tool_words, shape_words, slack_words, tps_words, unit_words)
 
 
 class GuardError(ExportguardError):
@@ -32,7 +36,13 @@ class GuardError(ExportguardError):
 
 def _accelerators(r: Result) -> str:
     c = r.conditions.configuration
+    if c.accelerators_total is None:
+        return "unknown"
     return str(c.accelerators_total) if c.nodes == 1 else f"{c.accelerators_total} ({c.nodes} nodes x {c.accelerators_per_node})"
+
+
+def _own_ms(value: float | None, places: int) -> str:
+    return "not reported" if value is None else f"{number(value, places)} ms"
 
 
 # Text columns: key -> (header, value). Figure columns are built by the guard itself.
@@ -53,12 +63,34 @@ TEXT_COLUMNS: dict[str, tuple[str, Callable[[Result], str]]] = {
     "scenario": ("Scenario", lambda r: r.conditions.benchmark.scenario),
     "target_qps": ("Target QPS", lambda r: f"{r.conditions.load.target_qps:g}" if r.conditions.load.target_qps
                    else ("n/a (Offline)" if r.conditions.benchmark.scenario == "Offline" else "not published")),
+    # own runs
+    "measured_by": ("Measured by", lambda r: r.conditions.identity.submitter),
+    "tool": ("Tool", lambda r: own_tool_words(r) if r.own else "MLPerf LoadGen"),
+    "load": ("Load", lambda r: own_load_of(r) if r.own else r.conditions.load.arrival_process),
+    "shape": ("Shape (mean per request)", lambda r: own_shape_class_words(r.conditions.run.mean_input_tokens,
+                                                                           r.conditions.shape.tokens_per_sample)
+              if r.own else tps_words(r.conditions.shape)),
+    "p99_ttft": ("p99 TTFT", lambda r: _own_ms(r.conditions.load.p99_ttft_ms, 0)),
+    "p99_tpot": ("p99 TPOT", lambda r: _own_ms(r.conditions.load.p99_tpot_ms, 1)),
+    "run_date": ("Run on", lambda r: r.conditions.run.run_date if r.own else "n/a"),
 }
 FIGURE_COLUMNS = {"throughput": "Throughput", "per_accelerator": "Per accelerator (derived)",
                   "cost_per_million_tokens": "Cost per 1M tokens (derived)"}
 DEFAULT_COLUMNS = ("rank", "submitter", "system", "accelerator", "accelerators", "availability", "result_id",
                    "tokens_per_sample", "throughput")
+# An own cohort's table, where a section asks for the default columns (default_columns).
+OWN_DEFAULT_COLUMNS = ("measured_by", "system", "accelerator", "accelerators", "tool", "shape", "p99_ttft", "p99_tpot",
+                       "throughput")
 KNOWN_COLUMNS = ("rank",) + tuple(TEXT_COLUMNS) + tuple(FIGURE_COLUMNS)
+
+
+def default_columns(columns, own: bool) -> tuple[str, ...]:
+    """The columns a section shows: its own, or, where it asked for the defaults (with derived columns
+    after them), the defaults for the kind of results it shows."""
+    columns = tuple(columns)
+    if own and columns[:len(DEFAULT_COLUMNS)] == DEFAULT_COLUMNS:
+        return OWN_DEFAULT_COLUMNS + columns[len(DEFAULT_COLUMNS):]
+    return columns
 
 # Differences a comparison must show (MLCommons messaging rules): attribute -> columns that show it.
 # Round, division and scenario are fixed by the cohort and stated in the table note; verified status
@@ -85,21 +117,37 @@ class PriceTable:
         return None
 
 
-def check_one_cohort(results: Sequence[Result], where: str) -> list[Finding]:
-    """EG009 / EG003 when the results would make a comparison across cohorts."""
+# What tells cohorts apart -> (command-line option, spec filter key) that selects one of them.
+_COHORT_FILTERS = {"mlperf": ("--mlperf / --non-mlperf", "mlperf"), "round": ("--round", "round"),
+                   "division": ("--division", "division"), "model": ("--model", "model"),
+                   "accuracy_track": ("--track", "track"), "scenario": ("--scenario", "scenario"),
+                   "unit": ("--unit", "unit")}
+
+
+def check_one_cohort(results: Sequence[Result], where: str, *, can_split: bool = True) -> list[Finding]:
+    """EG009 / EG003 when the results would make a comparison across cohorts. The message lists
+    each cohort on its own line with its count, and names the options and spec keys that would
+    select one (``can_split``: whether one table per cohort is a way out, as it is not for a headline)."""
     if len({r.conditions.identity.mlperf for r in results}) > 1:
-        others = [_row_name(r) for r in results if not r.conditions.identity.mlperf][:5]
+        others = [r for r in results if not r.conditions.identity.mlperf]
+        names = "; ".join(_row_name(r) for r in others[:5]) + (f"; and {len(others) - 5} more" if len(others) > 5 else "")
         return [finding("mlperf-vs-non-mlperf", where,
-                        f"MLPerf and non-MLPerf results in one comparison (non-MLPerf: {'; '.join(others)}). "
-                        "Way out: filter on one kind (--mlperf / a spec filter), or export them in separate sections.")]
+                        f"MLPerf and non-MLPerf results in one comparison ({len(others)} non-MLPerf: {names}). "
+                        "Way out: select one kind (--mlperf or --non-mlperf; mlperf = true or false in the spec's "
+                        "filters), put them in separate sections, or show them side by side in a section of kind "
+                        "\"beside\".")]
     cohorts = group_by_cohort(results)
-    if len(cohorts) > 1:
-        listing = "; ".join(f"{key.label()}: {', '.join(_row_name(r) for r in rows[:3])}"
-                            f"{' ...' if len(rows) > 3 else ''}" for key, rows in cohorts[:6])
-        return [finding("mixed-cohort", where,
-                        f"{len(cohorts)} cohorts in one comparison ({listing}). Way out: split by cohort "
-                        "(--split-by-cohort, or split_by_cohort = true in the spec) or narrow the filters.")]
-    return []
+    if len(cohorts) < 2:
+        return []
+    differ = [k for k in _COHORT_FILTERS if len({getattr(key, k) for key, _ in cohorts}) > 1]
+    lines = [f"    {key.label()}: {len(rows)} result{'s' if len(rows) != 1 else ''}" for key, rows in cohorts]
+    narrow = (f"narrow the filters to one {', '.join(k.replace('_', ' ') for k in differ)} "
+              f"({', '.join(_COHORT_FILTERS[k][0] for k in differ)}; "
+              f"{', '.join(_COHORT_FILTERS[k][1] for k in differ)} in the spec's filters)")
+    way_out = (f"one table per cohort (--split-by-cohort; split_by_cohort = true in the section), or {narrow}"
+               if can_split else narrow)
+    return [finding("mixed-cohort", where, f"{len(cohorts)} cohorts in one comparison:\n" + "\n".join(lines)
+                    + f"\n  Way out: {way_out}.")]
 
 
 def _row_name(r: Result) -> str:
@@ -107,35 +155,52 @@ def _row_name(r: Result) -> str:
     return f"{i.submitter} {i.system_id} ({r.conditions.benchmark.benchmark} {r.conditions.benchmark.scenario})"
 
 
+def is_tie(higher: float, lower: float, slack: Slack) -> bool:
+    """The tie rule (wording.TIE_RULE): the higher figure is at most 1 + slack times the lower.
+    Nothing is a tie where the slack is not estimable: nothing is ranked there either."""
+    return slack.estimable and max(higher, lower) <= min(higher, lower) * (1 + slack.fraction)
+
+
+def rank_spans(values: Sequence[float], slack: Slack) -> tuple[RankSpan, ...]:
+    """For values sorted high to low: each one's position and the ranks it is tied with. Ties hold
+    pairwise: a row's span holds exactly the figures within slack of it (for sorted values they are
+    contiguous), so no span joins two figures farther apart than the slack, and neighbours within
+    it see each other. Without an estimable slack no row is ranked."""
+    n = len(values)
+    if not slack.estimable:
+        return tuple(RankSpan(i + 1, None, None) for i in range(n))
+    spans, lo, hi = [], 0, 0
+    for i, v in enumerate(values):
+        while lo < i and not is_tie(values[lo], v, slack):
+            lo += 1
+        hi = max(hi, i)
+        while hi + 1 < n and is_tie(v, values[hi + 1], slack):
+            hi += 1
+        spans.append(RankSpan(i + 1, lo + 1, hi + 1))
+    return tuple(spans)
+
+
 def rank_groups(values: Sequence[float], slack: Slack) -> list[tuple[int, int]]:
-    """For values sorted high to low: (first, last) position of each run of neighbours whose lead
-    is inside 1 + slack. With no estimable slack every value stands alone."""
+    """For values sorted high to low: (first, last) of each chain of neighbours that are tied, for
+    colouring bars so that untied neighbours differ. A chain states no tie between its ends (ranks
+    3 and 12 of a chain may be farther apart than the slack): a tie statement uses rank_spans."""
     groups: list[list[int]] = []
     for i, v in enumerate(values):
-        if groups and slack.estimable and values[i - 1] <= v * (1 + slack.fraction):
+        if groups and is_tie(values[i - 1], v, slack):
             groups[-1].append(i)
         else:
             groups.append([i])
     return [(g[0], g[-1]) for g in groups]
 
 
-def rank_cells(values: Sequence[float], slack: Slack) -> list[str]:
-    """Rank words for values sorted high to low: '3', or '~3-5 tie within slack' for a run of ties."""
-    cells = [""] * len(values)
-    for first, last in rank_groups(values, slack):
-        for i in range(first, last + 1):
-            if first == last:
-                cells[i] = f"{first + 1}" if slack.estimable else f"{first + 1} (slack not estimable)"
-            else:
-                cells[i] = f"~{first + 1}-{last + 1} tie within slack"
-    return cells
-
-
 def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: Sequence[str] = DEFAULT_COLUMNS,
-               prices: PriceTable | None = None, where: str = "table") -> BoundTable:
+               prices: PriceTable | None = None, where: str = "table", limit: int | None = None) -> BoundTable:
     """One comparison of one cohort, highest figure first, every figure bound. ``slack`` is the whole
-    stored cohort's (Store.cohort_slack). Raises GuardError."""
-    results = sorted((presentable(r) for r in results), key=lambda r: -r.value)
+    stored cohort's (Store.cohort_slack). With ``limit`` the table shows the first rows of ``results``
+    and ranks them among all of them, so the last row shown says that its ties go on below the
+    cut. Raises GuardError."""
+    ranked_among = sorted((presentable(r) for r in results), key=lambda r: -r.value)
+    results = ranked_among[:limit]
     unknown = [c for c in columns if c not in KNOWN_COLUMNS]
     if unknown:
         raise GuardError([finding("unknown-column", where, f"unknown column(s) {', '.join(unknown)}; known: "
@@ -148,21 +213,22 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
         problems.append(finding("ranking-without-figure", where,
                                 f"columns {', '.join(columns)} show no figure: a table of results without its "
                                 "throughput, band and citation is a ranking with nothing to check it by. "
-                                "Way out: add column throughput."))
+                                "Way out: add column throughput (--columns, or columns in the section)."))
     if "cost_per_million_tokens" in columns and prices is None:
         problems.append(finding("missing-prices", where,
-                                "cost_per_million_tokens needs a price table (--prices FILE / prices = in the spec)"))
+                                "cost_per_million_tokens needs a price table (--prices FILE, or prices in the spec's [outputs])"))
     if problems:
         raise GuardError(problems)
     cohort = results[0].cohort_key
-    ranks = rank_cells([r.value for r in results], slack) if "rank" in columns else None
+    ranked = "rank" in columns
+    spans = rank_spans([r.value for r in ranked_among], slack)[:len(results)] if ranked else ()
     rows = []
     for i, r in enumerate(results):
         note = row_note(r)
         cells = []
         for key in columns:
             if key == "rank":
-                cells.append(ranks[i])
+                cells.append(spans[i].words())
             elif key == "throughput":
                 cells.append(BoundFigure(r, cohort, slack, note, r.value))  # the note its derived figures share
             elif key == "per_accelerator":
@@ -175,16 +241,29 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     cols = tuple(Column(k, "Rank" if k == "rank" else FIGURE_COLUMNS.get(k) or TEXT_COLUMNS[k][0],
                         "rank" if k == "rank" else "figure" if k == "throughput" else
                         "derived" if k in FIGURE_COLUMNS else "text") for k in columns)
-    return BoundTable(title, cohort, slack, cols, tuple(rows), table_note(results[0], slack),
-                      ranked="rank" in columns)
+    note = table_note(results[0], slack)
+    if ranked and not slack.estimable:
+        note = replace(note, text=f"{note.text} {NOT_RANKED_SENTENCE}")
+    return BoundTable(title, cohort, slack, cols, tuple(rows), note, ranked=ranked, ranks=spans,
+                      notices=scale_notices(results, "per_accelerator" in columns))
+
+
+def scale_notices(results: Sequence[Result], per_accelerator_shown: bool = False) -> tuple[Notice, ...]:
+    """EG020's statement, for a comparison of systems of different accelerator counts."""
+    if len({r.conditions.configuration.accelerators_total for r in results}) < 2:
+        return ()
+    return (Notice(rule("mixed-scale").id, mixed_scale_words(results, per_accelerator_shown)),)
 
 
 def _per_accelerator(r: Result, slack: Slack, note: Note) -> BoundFigure | str:
     total = r.conditions.configuration.accelerators_total
+    if total is None:
+        return "not derivable: accelerator count unknown"
     if total == 0:
         return "not derivable: CPU-only system"
     b = r.conditions.benchmark
-    basis = Note(f"Derived, not an MLPerf metric: the row's official throughput divided by its total accelerator "
+    basis = Note(f"Derived, not an MLPerf metric: the row's {'measured' if r.own else 'official'} throughput divided "
+                 "by its total accelerator "
                  f"count; measured on the {b.benchmark} {b.scenario} shape ({shape_words(r.conditions.shape)}) and "
                  "load of the table note.", basis_of="per accelerator", shape_of=b.benchmark)
     unit = f"{unit_words(r.unit)} per accelerator"
@@ -212,7 +291,7 @@ def _hidden_differences(results: Sequence[Result], columns: Sequence[str], where
         if len(values) > 1 and not any(c in columns for c in showing):
             found.append(finding("hidden-difference", where,
                                  f"the compared rows differ in {what} ({', '.join(sorted(map(str, values)))}) and no "
-                                 f"column shows it. Way out: add column {showing[0]}."))
+                                 f"column shows it. Way out: add column {showing[0]} (--columns, or columns in the section)."))
     return found
 
 
@@ -220,7 +299,7 @@ def kpi_conditions(result: Result) -> str:
     """What a headline number states inline: round, division, benchmark, scenario and shape."""
     b, i, s = result.conditions.benchmark, result.conditions.identity, result.conditions.shape
     if not i.mlperf:
-        return f"non-MLPerf, {b.benchmark} {b.scenario}, {tps_words(s)}, {s.dataset}"
+        return f"own measurement, {b.benchmark}, {own_load_of(result)}, {result.conditions.run.shape_class}"
     return (f"MLPerf® {i.round} {i.division}, {b.benchmark} {b.scenario}, {tps_words(s)}, {s.dataset}, "
             f"{result.conditions.load.arrival_process}")
 
@@ -231,9 +310,24 @@ def bound_figure(result: Result, slack: Slack) -> BoundFigure:
     return BoundFigure(result, result.cohort_key, slack, row_note(result), result.value)
 
 
-def kpi(result: Result, slack: Slack, title: str) -> KpiSection:
-    figure = bound_figure(result, slack)
-    return KpiSection(title, figure, kpi_conditions(figure.result), table_note(figure.result, slack))
+def kpi(results: Result | Sequence[Result], slack: Slack, title: str) -> KpiSection:
+    """The highest figure of ``results`` (one cohort, as a section selected it; or one result) as a
+    headline whose title names its submitter, system and scale, and its rank among ``results`` when
+    that is a tie or cannot be told."""
+    ordered = sorted((presentable(r) for r in ([results] if isinstance(results, Result) else results)),
+                     key=lambda r: -r.value)
+    figure = bound_figure(ordered[0], slack)
+    span = rank_spans([r.value for r in ordered], slack)[0]
+    headline = f"{title}: {headline_words(figure.result)}{kpi_rank_words(span, slack)}"
+    return KpiSection(headline, figure, kpi_conditions(figure.result), table_note(figure.result, slack),
+                      rank=span, notices=scale_notices(ordered))
+
+
+def kpi_rank_words(span: RankSpan, slack: Slack) -> str:
+    """What a headline adds about its lead: nothing for a clear lead, the rank words for a tie."""
+    if not span.ranked:
+        return f"; {NOT_RANKED} ({slack_words(slack)})"
+    return f"; rank {span.words()}" if span.tied else ""
 
 
 # -- validation of a whole report --------------------------------------------------------------
@@ -257,6 +351,15 @@ def validate(report: Report) -> list[Finding]:
             found += _validate_figure(section.figure, section.table_note, where)
             if section.inline_conditions != kpi_conditions(section.figure.result):
                 found.append(finding("bare-figure", where, "a headline figure must state its scenario and shape inline"))
+            if headline_words(section.figure.result) not in section.title:
+                found.append(finding("bare-figure", where, "a headline must name its submitter, system and scale in "
+                                     f"its own text: {headline_words(section.figure.result)!r}"))
+            if section.rank is not None and section.rank.tied and section.rank.words() not in section.title:
+                found.append(finding("lead-within-slack", where, f"the headline figure is tied ({section.rank.words()}) "
+                                     "and its title does not say so"))
+            found += _scale_findings(section.notices, None, where)
+        elif isinstance(section, BesideSection):
+            found += validate_beside(section, where)
         elif isinstance(section, TextSection):
             for k, p in enumerate(section.paragraphs, 1):
                 found += _figures_in_free_text(p, f"{where}, paragraph {k}")
@@ -291,7 +394,30 @@ def _validate_table(table: BoundTable, where: str) -> list[Finding]:
         found += _validate_ranking(table, where)
     results = [f.result for _, _, f in table.figures() if f.derivation is None]
     found += _hidden_differences(results, [c.key for c in table.columns], where)
+    found += _scale_findings(table.notices, results, where, any(c.key == "per_accelerator" for c in table.columns))
     return found
+
+
+def _scale_findings(notices: Sequence[Notice], results: Sequence[Result] | None, where: str,
+                    per_accelerator_shown: bool = False) -> list[Finding]:
+    """EG020 (a warning, recorded in the manifest) for a comparison across system scales, and EG008
+    when the comparison does not carry the statement that says so. ``results`` None: a headline,
+    whose notices were made where the figures it was picked from were known (guard.kpi)."""
+    mixed = [n for n in notices if n.rule_id == rule("mixed-scale").id]
+    if results is not None:
+        counts = sorted({r.conditions.configuration.accelerators_total for r in results})
+        if len(counts) < 2:
+            return []
+        if not mixed or mixed[0].text != mixed_scale_words(results, per_accelerator_shown):
+            return [finding("hidden-difference", where, f"the compared systems have {', '.join(map(str, counts))} "
+                            "accelerators and the table does not carry the statement that says so (guard.scale_notices)")]
+    if not mixed:
+        return []
+    # a headline has no derived columns to add; a table that shows them needs no advice on them
+    per = "" if results is None or per_accelerator_shown else ("; per accelerator: --derived per_accelerator or "
+                                            "derived = [\"per_accelerator\"] in the section")
+    return [finding("mixed-scale", where, f"{mixed[0].text} For one scale: --accelerator-count N (list, cohorts, "
+                    f"export) or accelerator_count = N in a spec's filters{per}.")]
 
 
 def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: set | None = None) -> list[Finding]:
@@ -322,7 +448,11 @@ def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: s
         if absent or wrong:
             found.append(finding("missing-citation-field", where, f"the footnote lacks: {', '.join(absent)}" if absent
                                  else f"the footnote's {', '.join(wrong)} do not match the figure's result"))
-    if citation.verified != fig.verified or (not fig.verified and UNVERIFIED_SENTENCE not in fig.note.text):
+    if fig.own:
+        if not fig.note.text.startswith(OWN_NOTE_MARK) or citation != Citation.of(fig.result) or fig.verified:
+            found.append(finding("own-measurement-not-labelled", where, f"{fig.text()!r} is an own measurement, but "
+                                 f"its note does not open with {OWN_NOTE_MARK!r} or does not match its run"))
+    elif citation.verified != fig.verified or (not fig.verified and UNVERIFIED_SENTENCE not in fig.note.text):
         found.append(finding("unverified-not-labelled", where, f"{fig.text()!r} is unverified but its note does not say so"))
     if fig.derivation is not None:
         basis = fig.derivation.note
@@ -333,19 +463,72 @@ def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: s
 
 
 def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:
+    """Every tie a rank states holds pairwise, and every pair within slack is shown tied: the rank
+    cells read as the spans of the shown figures (and as ``table.ranks``, where the table has them)."""
     rank_col = next((i for i, c in enumerate(table.columns) if c.key == "rank"), None)
     fig_col = next((i for i, c in enumerate(table.columns) if c.kind == "figure"), None)
     if rank_col is None or fig_col is None:
         return []
     figures = [row[fig_col] for row in table.rows]
-    expected = rank_cells([f.magnitude for f in figures], table.slack)
+    values = [f.magnitude for f in figures]
+    expected = rank_spans(values, table.slack)
     found = []
+
+    def wrong(i: int, shown: str, why: str) -> None:
+        found.append(finding("lead-within-slack", f"{where}, row {i + 1}",
+                             f"rank {shown!r} for {figures[i].text()} {why} (cohort slack {slack_words(table.slack)}; "
+                             f"{TIE_RULE})"))
+
+    if table.ranks and len(table.ranks) != len(table.rows):
+        return [finding("lead-within-slack", where, f"{len(table.ranks)} rank spans for {len(table.rows)} rows")]
     for i, (row, want) in enumerate(zip(table.rows, expected)):
-        if row[rank_col] != want:
-            found.append(finding("lead-within-slack", f"{where}, row {i + 1}",
-                                 f"rank {row[rank_col]!r} for {figures[i].text()} must read {want!r}: a lead "
-                                 f"inside the cohort's slack of {slack_words(table.slack)} is a tie"))
+        span = table.ranks[i] if table.ranks else None
+        cell = row[rank_col]
+        if span is None:
+            if cell != want.words():
+                wrong(i, cell, f"must read {want.words()!r}")
+            continue
+        if cell != span.words():
+            wrong(i, cell, f"does not read as its rank span {span.words()!r}")
+        elif span.position != i + 1 or span.ranked != want.ranked:
+            wrong(i, cell, f"must read {want.words()!r}")
+        elif span.ranked and (span.tie_from != want.tie_from or
+                              (span.tie_to != want.tie_to and not (want.tie_to == len(values) and span.tie_to > want.tie_to))):
+            # a table that shows the first rows of a ranking may name ties below its last row, never others
+            wrong(i, cell, f"must read {want.words()!r}: a lead inside the slack is a tie, and a lead beyond it is not")
     return found
+
+
+def validate_beside(section: BesideSection, where: str) -> list[Finding]:
+    """Two panels that are never one comparison: an MLPerf cohort's and own runs', each a valid table
+    of its own, on axes of their own, with the shape panel their figures give."""
+    if section.axis != "separate":
+        return [one_axis_refusal(where)]
+    found = []
+    panels = [("MLPerf panel", section.mlperf, True)] + [(f"own panel, table {k}", t, False)
+                                                         for k, t in enumerate(section.own, 1)]
+    if not section.own:
+        found.append(finding("empty-selection", where, "the own panel holds no table"))
+    for label, table, mlperf in panels:
+        results = [f.result for _, _, f in table.figures()]
+        if not results or any(r.conditions.identity.mlperf != mlperf for r in results):
+            found.append(finding("mlperf-vs-non-mlperf", f"{where}, {label}", f"the {label} must hold "
+                                 f"{'MLPerf figures' if mlperf else 'own runs'} only"))
+            continue
+        found += _validate_table(table, f"{where}, {label}")
+    if not any(f.severity == ERROR for f in found) and section.shape != ShapePanel.of(section.mlperf, section.own):
+        found.append(finding("bare-figure", where, "the shape panel does not state the shapes of the figures beside it"))
+    return found
+
+
+def one_axis_refusal(where: str, chart: bool = False) -> Finding:
+    way_out = ('a section of kind "beside" with mlperf = { ... } and own = { ... } filters' if chart else
+               'leave axis out (or axis = "separate")')
+    return finding("one-axis-for-mlperf-and-own", where,
+                   "MLPerf figures and own measurements cannot share one axis: they are measured at different shapes "
+                   f"and loads, and one scale makes them read as one comparison. Way out: {way_out}: the beside "
+                   "section draws two panels, each with its own axis, band and notes, and a shape panel that states "
+                   "both shapes.")
 
 
 def refuse_on_errors(findings: Iterable[Finding]) -> tuple[Finding, ...]:

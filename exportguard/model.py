@@ -17,7 +17,10 @@ DIVISIONS = ("closed", "open", "n/a")  # n/a: not an MLPerf result
 AVAILABILITIES = ("available", "preview", "rdi", "n/a")
 SUITES = ("datacenter", "edge", "n/a")
 VERIFIED = ("verified", "unverified")
-SOURCE_KINDS = ("mlperf_tree", "mlperf_summary", "csv")
+# Own load-test result files, one kind per tool family (ingest/own_*.py).
+OWN_SOURCE_KINDS = ("aiperf", "genai_perf", "guidellm", "vllm_bench", "sglang_bench", "llmperf")
+SOURCE_KINDS = ("mlperf_tree", "mlperf_summary", "csv") + OWN_SOURCE_KINDS
+ORIGINS = ("mlcommons", "csv", "own")
 
 # Result ID states: MLCommons assigns IDs when a round is published.
 RESULT_ID_OFFICIAL = "official"
@@ -31,17 +34,39 @@ TPS_SUMMARY = "summary table"
 TPS_DERIVED = "derived: tokens/s / samples/s"
 TPS_CSV = "stated in CSV"
 TPS_NOT_REPORTED = "not reported"
-TPS_BASES = (TPS_ACCURACY_LOG, TPS_SUMMARY, TPS_DERIVED, TPS_CSV, TPS_NOT_REPORTED)
+TPS_OWN = "measured: mean output tokens per request"  # an own run's shape, from the tool's totals
+TPS_BASES = (TPS_ACCURACY_LOG, TPS_SUMMARY, TPS_DERIVED, TPS_CSV, TPS_NOT_REPORTED, TPS_OWN)
+# Measured tokens per sample: the only kind a slack is computed from. A derived one (tokens/s over
+# samples/s of the performance run, another run over another sample mix) is shown, labelled derived,
+# and never widens or narrows a band: on the v5.1 llama2-70b logs it reads -0.2 % to +1.2 % off the
+# measured value, on one real system of another round 256.2 against 271.0 measured. (An own run's
+# band comes from its repeated runs, never from tokens per sample: own_slack.)
+TPS_MEASURED = (TPS_ACCURACY_LOG, TPS_SUMMARY, TPS_CSV)
 
 # Where the load parameters came from.
 LOAD_RUN_LOG = "run log"
 LOAD_REFERENCE = "reference"
 LOAD_CSV = "csv"
-LOAD_BASES = (LOAD_RUN_LOG, LOAD_REFERENCE, LOAD_CSV)
+LOAD_TOOL = "load-test tool"  # an own run's load, as its tool recorded it
+LOAD_BASES = (LOAD_RUN_LOG, LOAD_REFERENCE, LOAD_CSV, LOAD_TOOL)
 
 ARRIVAL_CLOSED_LOOP = "closed-loop drain"
 ARRIVAL_POISSON = "Poisson"
 ARRIVAL_PROCESSES = (ARRIVAL_CLOSED_LOOP, ARRIVAL_POISSON, "other")
+
+# How an own load test sent its requests, as the tool really ran it. An own run is never named with
+# an MLPerf scenario, even when its arrivals look alike (Poisson is not "Server"): the store keeps
+# one of these in the scenario column of an own run, and the same in its arrival process.
+OWN_CLOSED_LOOP = "closed loop"  # N requests in flight, the next sent when one completes
+OWN_POISSON = "Poisson"  # exponential gaps at a target rate
+OWN_GAMMA = "Gamma"  # gamma-distributed gaps at a target rate, burstiness k (k = 1 is Poisson)
+OWN_CONSTANT = "constant rate"  # equal gaps at a target rate
+OWN_BURST = "burst"  # every request sent at once, no cap on how many are in flight
+OWN_TRACE = "trace replay"  # send times taken from a recorded trace
+OWN_OTHER = "other"  # anything else, described in the run's load detail
+OWN_LOAD_KINDS = (OWN_CLOSED_LOOP, OWN_POISSON, OWN_GAMMA, OWN_CONSTANT, OWN_BURST, OWN_TRACE, OWN_OTHER)
+UNKNOWN = "unknown"  # what no file records and the user did not state (--system): never guessed
+NOT_RECORDED = "not recorded by the tool"
 
 
 def arrival_for(scenario: str) -> str:
@@ -74,11 +99,11 @@ class Benchmark:
 
 @dataclass(frozen=True)
 class Shape:
-    tokens_per_sample: float | None
+    tokens_per_sample: float | None  # an own run: its measured mean output tokens per request
     tokens_per_sample_basis: str
-    reference_max_output_tokens: int
+    reference_max_output_tokens: int | None  # None for an own run: no reference applies
     dataset: str
-    dataset_samples: int
+    dataset_samples: int | None  # None for an own run (its requests are counted in OwnRun)
 
 
 @dataclass(frozen=True)
@@ -89,16 +114,16 @@ class Load:
     tpot_bound_ms: float | None
     p99_ttft_ms: float | None
     p99_tpot_ms: float | None
-    min_duration_ms: int
+    min_duration_ms: int | None  # None for an own run: its measured duration is in OwnRun
     basis: str
 
 
 @dataclass(frozen=True)
 class Configuration:
     accelerator: str  # "none (CPU only)" when there is none
-    accelerators_per_node: int
-    nodes: int
-    accelerators_total: int
+    accelerators_per_node: int | None  # None: unknown (an own run whose system was not described)
+    nodes: int | None
+    accelerators_total: int | None
     framework: str
     host_processor: str
 
@@ -115,6 +140,41 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class OwnRun:
+    """What an own load test adds to the conditions: the tool, the load as it really ran, the
+    measured shape's spread and duration, and the system settings the user stated. Empty for an
+    MLPerf result (``NO_OWN_RUN``)."""
+
+    tool: str = ""  # "vllm bench serve", "AIPerf", ...
+    tool_version: str = ""  # as the file records it, or NOT_RECORDED
+    run_id: str = ""  # one stored row per run: the tool's id, or a digest of the run's record
+    run_date: str = ""  # as the file records it ("2026-12-01 09:43:31, local time"), or NOT_RECORDED
+    concurrency: int | None = None  # closed loop: requests in flight; a rate: the cap, if any
+    burstiness: float | None = None  # Gamma's k (1 = Poisson), where the tool records it
+    load_detail: str = ""  # what else the load was: a sweep point, warmup, a ramp, the tool's own words
+    mean_input_tokens: float | None = None
+    input_tokens_std: float | None = None  # population standard deviation over requests, where the file has it
+    output_tokens_std: float | None = None
+    requests: int | None = None  # completed requests the figures are measured over
+    failed_requests: int | None = None
+    duration_s: float | None = None
+    duration_basis: str = ""  # "measured", "derived: ...", or NOT_RECORDED
+    p50_ttft_ms: float | None = None
+    p50_tpot_ms: float | None = None
+    latency_definitions: str = ""  # what the tool's TTFT and TPOT measure
+    total_tokens_per_s: float | None = None  # (input + output) tokens/s: its own figure, never the value
+    server_settings: str = ""
+    # Its shape class ("~545 in / 250 out tokens per request") and own cohort ("<tool>; <load>; <shape
+    # class>"), set at ingest (ingest/own_cohort.py): a run joins the shape class of the stored runs
+    # of its model, tool and load whose founding run it is within OWN_SHAPE_TOLERANCE of.
+    shape_class: str = ""
+    cohort: str = ""
+
+
+NO_OWN_RUN = OwnRun()
+
+
+@dataclass(frozen=True)
 class Conditions:
     identity: Identity
     benchmark: Benchmark
@@ -122,6 +182,7 @@ class Conditions:
     load: Load
     configuration: Configuration
     provenance: Provenance
+    run: OwnRun = NO_OWN_RUN
 
 
 @dataclass(frozen=True)
@@ -136,19 +197,27 @@ class Result:
     @property
     def origin(self) -> str:
         """'mlcommons' for MLCommons publications (trees and summaries, which describe one run and
-        merge), 'csv' for rows a user supplied (which never merge into a publication)."""
+        merge), 'csv' for MLPerf rows a user supplied (which never merge into a publication), 'own'
+        for the user's own load tests (tool files and mlperf=no CSV rows: one stored row per run)."""
+        if not self.conditions.identity.mlperf:
+            return "own"
         return "csv" if self.conditions.provenance.source_kind == "csv" else "mlcommons"
+
+    @property
+    def own(self) -> bool:
+        return not self.conditions.identity.mlperf
 
     @functools.cached_property  # computed once per result (frozen: nothing it reads can change)
     def natural_key(self) -> tuple[str, ...]:
         i, b = self.conditions.identity, self.conditions.benchmark
-        return (self.origin, i.round, i.division, i.submitter_key, i.system_id, b.benchmark, b.scenario)
+        return (self.origin, i.round, i.division, i.submitter_key, i.system_id, b.benchmark, b.scenario,
+                self.conditions.run.run_id)
 
     @functools.cached_property
     def cohort_key(self) -> "CohortKey":
         i, b = self.conditions.identity, self.conditions.benchmark
         return CohortKey(i.mlperf, i.round, i.division, b.model, b.accuracy_track, b.scenario, self.unit,
-                         b.benchmark)
+                         b.benchmark, self.conditions.run.cohort)
 
     def with_conditions(self, **parts) -> "Result":
         return replace(self, conditions=replace(self.conditions, **parts))
@@ -167,11 +236,14 @@ class CohortKey:
     unit: str
 
     benchmark: str = field(default="", compare=False)  # display name: model and track as published
+    # An own cohort also shares its tool, its load's parameters and its shape class (OwnRun.cohort):
+    # "vllm bench serve; Poisson arrivals, target rate 4 per second; ~550 in / 250 out tokens per request".
+    own: str = ""
 
     def label(self) -> str:
         if self.mlperf:
             return f"MLPerf® {self.round} {self.division} {self.benchmark} {self.scenario} ({self.unit})"
-        return f"non-MLPerf {self.benchmark} {self.scenario} ({self.unit})"
+        return f"Own runs: {self.benchmark}; {self.own} ({self.unit})"
 
 
 @dataclass(frozen=True)
@@ -179,13 +251,16 @@ class Slack:
     """A cohort's generation-length spread, or the reason it cannot be estimated. wording.py writes
     it in words (band_words, slack_words)."""
 
-    fraction: float | None  # (max - min) / min of tokens per sample
-    tps_min: float | None
+    fraction: float | None  # (max - min) / min of measured tokens per sample
+    tps_min: float | None  # of the measured ones
     tps_max: float | None
-    with_tps: int
+    with_tps: int  # results with a measured tokens per sample
     count: int
     reason: str = ""  # set exactly when fraction is None
     unverified_only: bool = False  # the cohort has no verified result: its band comes from unverified rows
+    # "shape": an MLPerf cohort's spread of tokens per sample; "repeats": an own cohort's run-to-run
+    # spread of its figures (own_slack), where tps_min/tps_max hold the figures of those runs.
+    basis: str = "shape"
 
     @property
     def estimable(self) -> bool:
@@ -196,12 +271,19 @@ class Slack:
         return None if self.fraction is None else self.fraction / 2
 
 
+def measured_tokens_per_sample(shape: Shape) -> float | None:
+    """A shape's tokens per sample if it was measured (and is a usable number), else None."""
+    t = shape.tokens_per_sample
+    if shape.tokens_per_sample_basis in TPS_MEASURED and t is not None and math.isfinite(t) and t > 0:
+        return t
+    return None
+
+
 def estimate_slack(results: Iterable[Result]) -> Slack:
-    """The spread of tokens per sample over exactly these results. Callers pass a whole cohort as
-    stored (Store.cohort_slack), never the rows a filter happens to select."""
+    """The spread of measured tokens per sample over exactly these results. Callers pass a whole
+    cohort as stored (Store.cohort_slack), never the rows a filter happens to select."""
     results = list(results)
-    tps = [r.conditions.shape.tokens_per_sample for r in results]
-    known = [t for t in tps if t is not None and math.isfinite(t) and t > 0]
+    known = [t for r in results if (t := measured_tokens_per_sample(r.conditions.shape)) is not None]
     if not results:
         return Slack(None, None, None, 0, 0, "no results")
     if len(results) == 1:
@@ -209,7 +291,7 @@ def estimate_slack(results: Iterable[Result]) -> Slack:
         return Slack(None, only, only, len(known), 1, "1 result")
     if len(known) < 2 or 2 * len(known) < len(results):
         # A spread seen in a minority of the cohort does not bound the rest of it.
-        why = "no tokens/sample" if not known else f"tokens/sample for {len(known)} of {len(results)} only"
+        why = f"tokens/sample measured for {len(known)} of {len(results)} results"
         return Slack(None, min(known, default=None), max(known, default=None), len(known), len(results), why)
     lo, hi = min(known), max(known)
     if hi == lo:
@@ -218,10 +300,58 @@ def estimate_slack(results: Iterable[Result]) -> Slack:
     return Slack((hi - lo) / lo, lo, hi, len(known), len(results))
 
 
+# -- own runs: a band only from repeated runs of one configuration -----------------------------------
+#
+# Runs of an own cohort (same model, tool, load and shape class) are *repeated runs of one
+# configuration* when they also share the system they ran on (system ID, accelerator, accelerator
+# count, nodes, serving framework, server settings) and the tool's version. A run whose system was
+# not described (system ID "unknown") is never taken for a repeat of another: nothing says they ran
+# on the same machine. The cohort's run-to-run spread is the largest (max - min) / min of the output
+# tokens/s over the repeated runs of any one configuration, and a figure's band is +/- half of it, as
+# the MLPerf band is half the shape slack. With no repeated runs there is no band, in words.
+
+# Two runs of one model, tool and load have the same shape when the later one's mean input and mean
+# output tokens per request are each within this fraction of the run that founded the shape class
+# (ingest/own_cohort.py): measured means of repeated runs differ by a few tokens, and a class is
+# anchored at its founder so that no chain of near neighbours stretches it.
+OWN_SHAPE_TOLERANCE = 0.10
+
+
+def own_configuration(r: Result) -> tuple:
+    c, i, run = r.conditions.configuration, r.conditions.identity, r.conditions.run
+    return (i.system_id, c.accelerator, c.accelerators_total, c.nodes, c.framework, run.server_settings,
+            run.tool_version)
+
+
+def own_slack(results: Iterable[Result]) -> Slack:
+    """An own cohort's run-to-run spread (see above), or why it has none."""
+    results = list(results)
+    if not results:
+        return Slack(None, None, None, 0, 0, "no results", basis="repeats")
+    if len(results) == 1:
+        return Slack(None, None, None, 0, 1, "single run", basis="repeats")
+    configurations: dict[tuple, list[float]] = {}
+    for r in results:
+        if r.conditions.identity.system_id != UNKNOWN:
+            configurations.setdefault(own_configuration(r), []).append(r.value)
+    repeated = [sorted(v) for v in configurations.values() if len(v) > 1]
+    if not repeated:
+        return Slack(None, None, None, 0, len(results), "no repeated runs", basis="repeats")
+    widest = max(repeated, key=lambda v: ((v[-1] - v[0]) / v[0], len(v)))
+    lo, hi = widest[0], widest[-1]
+    runs = sum(len(v) for v in repeated)
+    if hi == lo:
+        return Slack(None, lo, hi, runs, len(results), "repeated runs agree exactly", basis="repeats")
+    return Slack((hi - lo) / lo, lo, hi, len(widest), len(results), basis="repeats")
+
+
 def cohort_slack(results: Iterable[Result]) -> Slack:
     """A whole stored cohort's slack: from its verified results wherever it has any, so that an
-    unverified row is shown against the verified band and never widens it."""
+    unverified row is shown against the verified band and never widens it. An own cohort's band
+    comes from its repeated runs (own_slack), never from MLPerf figures."""
     results = list(results)
+    if results and results[0].own:
+        return own_slack(results)
     verified = [r for r in results if r.conditions.identity.verified == "verified"]
     if verified:
         return estimate_slack(verified)

@@ -24,6 +24,9 @@ class ModelReference:
     bounds_ms: dict  # scenario -> (ttft_ms, tpot_ms); Offline has none
     source: str
     min_duration_ms: int
+    # True where the accuracy log gives no tokens per sample, so a tree result's is derived as
+    # tokens/s / samples/s (labelled derived, never in a slack); elsewhere a missing one stays missing.
+    derive_tokens_per_sample: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ def model_references() -> dict[str, ModelReference]:
             bounds_ms=bounds,
             source=data["source"],
             min_duration_ms=data["min_duration_ms"],
+            derive_tokens_per_sample=bool(m.get("derive_tokens_per_sample", False)),
         )
     return refs
 
@@ -67,6 +71,12 @@ def model_references() -> dict[str, ModelReference]:
 def tokens_per_sample_tolerance() -> float:
     """How far above its max output tokens a result's tokens per sample may be (reference_conditions.toml)."""
     return float(_load("reference_conditions.toml")["tokens_per_sample_tolerance"])
+
+
+@cache
+def max_throughput_per_system() -> float:
+    """The highest throughput a system can plausibly report, in any unit (reference_conditions.toml)."""
+    return float(_load("reference_conditions.toml")["max_throughput_per_system"])
 
 
 @cache

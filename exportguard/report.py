@@ -12,7 +12,7 @@ from typing import Iterator, Union
 
 from .citation import Note, TableNote
 from .model import CohortKey, Result, Slack
-from .wording import band_edge_words, binding_words, decimals_for, edge_binding_words, figure_words, unit_words
+from .wording import band_edge_words, binding_words, decimals_for, edge_binding_words, figure_words, rank_words, unit_words
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,11 @@ class BoundFigure:
         return self.result.conditions.identity.verified == "verified"
 
     @property
+    def own(self) -> bool:
+        """An own measurement: its text says so next to the number ('own measurement, unverified')."""
+        return self.result.own
+
+    @property
     def notes(self) -> tuple[Note, ...]:
         """The notes its marks resolve to, in mark order: the result's, then a derivation's basis."""
         return (self.note, self.derivation.note) if self.derivation else (self.note,)
@@ -59,15 +64,16 @@ class BoundFigure:
     def text(self, marks: str = "") -> str:
         """'101,527 tok/s ±5.4% [a]'; without marks, the terminal's form of the same figure."""
         return figure_words(self.magnitude, self.unit_text, self.slack, marks, decimals=self.decimals,
-                            derived=self.derivation is not None, verified=self.verified)
+                            derived=self.derivation is not None, verified=self.verified, own=self.own)
 
     def binding(self, marks: str = "") -> str:
         """What follows the number in ``text``: 'tok/s ±5.4% [a]' (a number format's literal)."""
-        return binding_words(self.unit_text, self.slack, marks, self.derivation is not None, self.verified)
+        return binding_words(self.unit_text, self.slack, marks, self.derivation is not None, self.verified, self.own)
 
     def edge_binding(self, low: bool, marks: str = "") -> str:
         """What follows a band edge's number in ``edge_text``: 'tok/s, low edge of ±5.4% [a]'."""
-        return edge_binding_words(self.unit_text, self.slack, low, marks, self.derivation is not None, self.verified)
+        return edge_binding_words(self.unit_text, self.slack, low, marks, self.derivation is not None, self.verified,
+                                  self.own)
 
     def band_edges(self) -> tuple[float, float] | None:
         frac = self.slack.band_fraction
@@ -79,10 +85,43 @@ class BoundFigure:
         if edges is None:
             return self.text(marks)
         return band_edge_words(edges[0] if low else edges[1], self.unit_text, self.slack, low, marks,
-                               decimals=self.decimals, derived=self.derivation is not None, verified=self.verified)
+                               decimals=self.decimals, derived=self.derivation is not None, verified=self.verified,
+                               own=self.own)
 
 
 Cell = Union[str, BoundFigure]
+
+
+@dataclass(frozen=True)
+class RankSpan:
+    """Where a row stands in its ranking: its position by value (from 1) and the ranks it is tied
+    with (``tie_from`` to ``tie_to``, itself included: every figure within slack of it, and no other).
+    Both are None where the cohort's slack is not estimable: the rows are in order of value, unranked.
+    The numbers are for formats that hold numbers; ``words`` is the rank cell every format shows."""
+
+    position: int
+    tie_from: int | None
+    tie_to: int | None
+
+    @property
+    def ranked(self) -> bool:
+        return self.tie_from is not None
+
+    @property
+    def tied(self) -> bool:
+        return self.ranked and self.tie_from < self.tie_to
+
+    def words(self) -> str:
+        return rank_words(self.position, self.tie_from, self.tie_to)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A statement the guard puts beside a comparison, on the same slide, page or sheet (a rule of
+    warning severity that the reader must see, e.g. EG020: systems of different scale)."""
+
+    rule_id: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -101,6 +140,8 @@ class BoundTable:
     rows: tuple[tuple[Cell, ...], ...]
     table_note: TableNote  # the conditions every row shares, stated once
     ranked: bool = False
+    ranks: tuple[RankSpan, ...] = ()  # one per row when ranked; the rank cells are their words
+    notices: tuple[Notice, ...] = ()  # shown with the table, on each slide, page or sheet it spans
 
     def figures(self) -> Iterator[tuple[int, int, BoundFigure]]:
         for r, row in enumerate(self.rows):
@@ -130,6 +171,8 @@ class KpiSection:
     inline_conditions: str  # scenario and shape stated next to the headline number
     table_note: TableNote
     kind: str = "kpi"
+    rank: RankSpan | None = None  # the headline figure among those it was picked from
+    notices: tuple[Notice, ...] = ()  # shown with the headline, on its slide or page
 
 
 @dataclass(frozen=True)
@@ -139,7 +182,61 @@ class TextSection:
     kind: str = "text"
 
 
-Section = Union[TableSection, ChartSection, KpiSection, TextSection]
+@dataclass(frozen=True)
+class ShapeRow:
+    """One line of a shape panel: whose shape, in numbers, and under which load."""
+
+    label: str  # "MLPerf® v5.1 closed llama2-70b-99 Offline", "lab-h100-01, run of 2026-12-01"
+    shape: str  # "272.6 to 302.0 generated tokens per sample (max 1,024 output tokens), OpenOrca"
+    load: str
+
+
+@dataclass(frozen=True)
+class ShapePanel:
+    """Both shapes stated in numbers, beside the two figure panels, and the one sentence on why a
+    throughput does not carry over from one shape to another (wording.SHAPES_DO_NOT_TRANSFER)."""
+
+    mlperf: ShapeRow
+    own: tuple[ShapeRow, ...]  # one per own run shown
+    sentence: str
+
+    @classmethod
+    def of(cls, mlperf: BoundTable, own: tuple[BoundTable, ...]) -> "ShapePanel":
+        """The panel of two bound tables: the guard builds it with this and checks a report's against it."""
+        from .wording import (SHAPES_DO_NOT_TRANSFER, mlperf_cohort_shape_words, own_load_of, own_run_label,
+                              own_shape_row_words)
+
+        any_mlperf = next(f for _, _, f in mlperf.figures())
+        row = ShapeRow(mlperf.cohort.label(), mlperf_cohort_shape_words(any_mlperf.result, mlperf.slack),
+                       mlperf.table_note.load)
+        runs, seen = [], set()
+        for _, _, fig in (f for table in own for f in table.figures()):
+            if fig.result.natural_key not in seen:
+                seen.add(fig.result.natural_key)
+                runs.append(ShapeRow(own_run_label(fig.result), own_shape_row_words(fig.result),
+                                     own_load_of(fig.result)))
+        return cls(row, tuple(runs), SHAPES_DO_NOT_TRANSFER)
+
+
+@dataclass(frozen=True)
+class BesideSection:
+    """An MLPerf cohort and the user's own runs shown side by side, never in one comparison: two
+    panels, each with its own axis, band rule and notes, and a shape panel that states both shapes
+    in numbers. The own panel holds one table per own cohort (runs of another shape or load are
+    never one comparison either). ``axis`` is "separate"; one axis for both is refused (rules.py EG021)."""
+
+    title: str
+    mlperf: BoundTable
+    own: tuple[BoundTable, ...]
+    shape: ShapePanel
+    axis: str = "separate"
+    kind: str = "beside"
+
+    def tables(self) -> tuple[BoundTable, ...]:
+        return (self.mlperf, *self.own)
+
+
+Section = Union[TableSection, ChartSection, KpiSection, TextSection, BesideSection]
 
 
 @dataclass(frozen=True)
@@ -161,3 +258,7 @@ class Report:
                     yield i, f
             elif isinstance(s, KpiSection):
                 yield i, s.figure
+            elif isinstance(s, BesideSection):
+                for table in s.tables():
+                    for _, _, f in table.figures():
+                        yield i, f

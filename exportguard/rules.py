@@ -27,8 +27,9 @@ RULES = {r.id: r for r in (
          "A table column, chart series or ranking holds figures of different round, division, model, "
          "accuracy track, scenario or unit: different shape or load, never one comparison. Split by cohort."),
     Rule("EG004", "lead-within-slack", ERROR, "A lead inside shape slack shown as an order",
-         "A ranking orders two neighbouring figures of one cohort whose ratio is inside 1 + the cohort's "
-         "slack; it must show them as a tie within slack."),
+         "A ranking (a rank column, a headline) shows an order between two figures of one cohort whose ratio "
+         "is inside 1 + the cohort's slack, or a tie between two whose ratio is not, or ranks figures whose "
+         "cohort has no estimable slack. Each rank names the ranks it is tied with: \"3 (tie 2-5)\"."),
     Rule("EG005", "missing-citation-field", ERROR, "Footnote lacks a required citation field",
          "MLCommons' messaging rules require, for each result: suite, version and division; benchmark and "
          "scenario; retrieval date and source; result ID; verified status; and the trademark legend."),
@@ -70,7 +71,22 @@ RULES = {r.id: r for r in (
     Rule("EG019", "figure-added", ERROR, "Figure added after export",
          "An exportguard artifact shows a throughput figure that its manifest does not list: it was added after "
          "export, and nothing vouches for its conditions."),
-    Rule("EG020", "unread-value", WARNING, "Could not read the value",
+    # The guard's, after the checker's (IDs are never renumbered).
+    Rule("EG020", "mixed-scale", WARNING, "Comparison across system scales",
+         "The compared systems differ in accelerator count, so a total throughput reflects the size of each "
+         "system as well as its hardware. The guard states the scales on the same slide, page or sheet as the "
+         "comparison; compare at one scale (an accelerator_count filter) or per accelerator (derived)."),
+    Rule("EG021", "one-axis-for-mlperf-and-own", ERROR, "MLPerf figures and own measurements on one axis",
+         "A chart, table column or axis would put MLPerf figures and the user's own load-test runs on one scale, "
+         "as if they were one comparison. Show them beside each other (a section of kind \"beside\": two panels, "
+         "each with its own axis, band and notes, and a shape panel that states both shapes)."),
+    Rule("EG022", "own-measurement-not-labelled", ERROR, "Own measurement not labelled as such",
+         "A figure from the user's own load test must say \"own measurement\" next to the number, and its note must "
+         "say so and give who measured it, when, with which tool and version, on which system, at which shape and "
+         "load, and from which source; an own measurement's note never carries an MLPerf citation, so an own figure "
+         "can never pass as an MLPerf one."),
+    # The checker's own, for documents made by anyone.
+    Rule("EG023", "unread-value", WARNING, "Could not read the value",
          "A place where a reader sees a throughput figure holds a value the file does not carry: a formula "
          "that was never calculated (saved without its cached result) under a throughput heading, after a "
          "throughput label or with a unit in its number format. What a reader sees depends on the application "

@@ -7,6 +7,10 @@ passes here before any renderer sees it, so that no format has to guess what it 
 - Line breaks and tabs become spaces: a name is one line.
 - Over-long text is shortened visibly, with a marker that says how much was cut, so a footnote
   never grows past what a cell, a slide or a page can hold and the citation after it survives.
+- A provenance path or URL that reads like a figure or a mark (vLLM names its result files
+  "openai-4.0qps-....json") is defused (detect.defuse: its unit in quotes, a mark in parentheses):
+  names that read like figures are refused at ingest and by the guard, but a file's path is its
+  tool's choice, and a real file is never refused for its name.
 
 Format-specific escaping (a spreadsheet's formula prefix, Markdown syntax, XML) stays in each
 renderer, on top of this.
@@ -17,6 +21,7 @@ import functools
 import re
 from dataclasses import fields, replace
 
+from .detect import defuse, reads_like_a_figure
 from .model import Conditions, Result
 
 SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
@@ -52,13 +57,19 @@ def source_text(value: str, limit: int = SOURCE_TEXT_LIMIT) -> str:
     return shorten(visible(value), limit)
 
 
+def _path_text(value: str) -> str:
+    text = source_text(value)
+    return defuse(text) if reads_like_a_figure(text) or "[" in text else text
+
+
 def presentable(result: Result) -> Result:
     """The result with every text condition passed through ``source_text``: what a report shows."""
     c = result.conditions
     parts = {}
     for name in _PARTS:
         part = getattr(c, name)
-        changed = {k: source_text(v) for k, v in vars(part).items() if isinstance(v, str) and source_text(v) != v}
+        shown = _path_text if name == "provenance" else source_text
+        changed = {k: shown(v) for k, v in vars(part).items() if isinstance(v, str) and shown(v) != v}
         if changed:
             parts[name] = replace(part, **changed)
     corrections = tuple(source_text(x) for x in result.corrections)

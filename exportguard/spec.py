@@ -1,10 +1,13 @@
 """Report specs (TOML) -> Report. A spec error names the line and the key.
 
     title = "..."            audience = "..."
-    [filters]                # defaults for every section: round, division, model, accuracy_track,
-                             # scenario, submitter, availability, verified, benchmark, mlperf
-    [[section]]              # kind = "table" | "chart" | "kpi" | "text"
+    [filters]                # defaults for every section: round, division, model, track (accuracy_track),
+                             # scenario, submitter, accelerator (part of its name), accelerator_count
+                             # (whole numbers), availability, verified, benchmark, unit, mlperf
+                             # (for own runs also: tool; scenario is their load kind)
+    [[section]]              # kind = "table" | "chart" | "kpi" | "text" | "beside"
     title, filters, columns, sort, limit, split_by_cohort, derived, pick, text
+                             # beside: mlperf = {filters}, own = {filters}, own_columns, axis
     [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml"
 """
 from __future__ import annotations
@@ -19,8 +22,10 @@ from typing import Any
 
 from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .errors import ExportguardError
-from .guard import DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort, kpi
-from .wording import shape_title
+from .guard import (DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort,
+                    default_columns, kpi)
+from .rules import finding
+from .wording import scale_range_words, shape_title
 from .report import ChartSection, Report, TableSection, TextSection
 from .store import FILTERABLE, Store
 
@@ -29,8 +34,10 @@ class SpecError(ExportguardError):
     pass
 
 
-SECTION_KINDS = ("table", "chart", "kpi", "text")
-SECTION_KEYS = {"kind", "title", "filters", "columns", "sort", "limit", "split_by_cohort", "derived", "pick", "text"}
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
+SECTION_KEYS = {"kind", "title", "filters", "columns", "sort", "limit", "split_by_cohort", "derived", "pick", "text",
+                "mlperf", "own", "own_columns", "axis"}
+BESIDE_KEYS = {"mlperf", "own", "own_columns", "axis"}
 TOP_KEYS = {"title", "audience", "filters", "section", "outputs"}
 FILTER_KEYS = set(FILTERABLE) | {"mlperf"}
 DERIVED = ("per_accelerator", "cost_per_million_tokens")
@@ -47,6 +54,11 @@ class SectionSpec:
     split_by_cohort: bool = False
     pick: str = "top"
     text: str = ""
+    # kind = "beside": the MLPerf panel's filters (with the section's and the spec's), the own panel's
+    # (on their own: an own run has no round or division), its columns, and the axis ("separate")
+    own_filters: dict = field(default_factory=dict)
+    own_columns: tuple[str, ...] = DEFAULT_COLUMNS
+    axis: str = "separate"
 
 
 @dataclass(frozen=True)
@@ -153,6 +165,13 @@ def _filters(raw: Any, where: _Locator, section) -> dict:
                 raise where.error(key, section, "mlperf must be true or false")
             out[name] = value
             continue
+        if name == "accelerator_count":
+            counts = [value] if not isinstance(value, list) else value
+            if not counts or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts):
+                raise where.error(key, section, "accelerator_count is a whole number (the system's total accelerators) "
+                                  "or a list of them, e.g. accelerator_count = 8")
+            out[name] = tuple(counts)
+            continue
         values = [value] if isinstance(value, str) else value
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise where.error(key, section, "a filter is a text or a list of texts")
@@ -172,12 +191,7 @@ def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
     title = _str(raw, "title", where, i, required=True)
     if kind == "text":
         return SectionSpec(kind, title, {}, text=_str(raw, "text", where, i, required=True))
-    columns = raw.get("columns", list(DEFAULT_COLUMNS))
-    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
-        raise where.error("columns", i, "columns must be a list of column names")
-    unknown = [c for c in columns if c not in KNOWN_COLUMNS]
-    if unknown:
-        raise where.error("columns", i, f"unknown column(s) {', '.join(unknown)}; known: {', '.join(KNOWN_COLUMNS)}")
+    columns = _columns(raw, "columns", i, where)
     derived = raw.get("derived", [])
     if not isinstance(derived, list) or any(d not in DERIVED for d in derived):
         raise where.error("derived", i, f"derived must be a list of {', '.join(DERIVED)}")
@@ -195,7 +209,41 @@ def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
     if pick != "top":
         raise where.error("pick", i, "pick must be \"top\" (the highest figure of one cohort)")
     filters = {**defaults, **_filters(raw.get("filters", {}), where, i)}
+    stray = sorted(k for k in BESIDE_KEYS if k in raw and kind != "beside")
+    if stray:
+        raise where.error(stray[0], i, "only a section of kind \"beside\" takes mlperf, own, own_columns and axis")
+    if kind == "beside":
+        return _beside(raw, i, where, title, filters, tuple(columns), limit)
     return SectionSpec(kind, title, filters, tuple(columns), sort, limit, split, pick)
+
+
+def _columns(raw: dict, key: str, i: int, where: "_Locator") -> list[str]:
+    """A section's list of known column names (``columns``, ``own_columns``), the defaults if absent."""
+    columns = raw.get(key, list(DEFAULT_COLUMNS))
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise where.error(key, i, f"{key} must be a list of column names")
+    unknown = [c for c in columns if c not in KNOWN_COLUMNS]
+    if unknown:
+        raise where.error(key, i, f"unknown column(s) {', '.join(unknown)}; known: {', '.join(KNOWN_COLUMNS)}")
+    return columns
+
+
+def _beside(raw: dict, i: int, where: "_Locator", title: str, filters: dict, columns: tuple, limit) -> SectionSpec:
+    from .beside import AXES
+
+    for key in ("split_by_cohort", "derived", "pick"):
+        if key in raw:
+            raise where.error(key, i, f"a beside section shows one MLPerf cohort and one own cohort; {key} does not apply")
+    if "own" not in raw:
+        raise where.error("kind", i, "a beside section needs own = { ... } filters that select your runs")
+    own_columns = _columns(raw, "own_columns", i, where)
+    axis = raw.get("axis", "separate")
+    if axis not in AXES:
+        raise where.error("axis", i, "axis must be \"separate\"")
+    mlperf = {**filters, **_filters(raw.get("mlperf", {}), where, i), "mlperf": True}
+    own = {**_filters(raw["own"], where, i), "mlperf": False}
+    return SectionSpec("beside", title, mlperf, columns, limit=limit, own_filters=own, own_columns=tuple(own_columns),
+                       axis=axis)
 
 
 def load_prices(path: str | Path) -> PriceTable:
@@ -236,8 +284,15 @@ def load_prices(path: str | Path) -> PriceTable:
 
 
 def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = None) -> Report:
-    """Query, bind and assemble. Raises GuardError naming the rows and the way out. Every band is
-    the whole stored cohort's (Store.cohorts), whatever a section's filters or limit select."""
+    """Query, bind and assemble, every section from one snapshot of the store (Store.reading): an
+    ingest committing meanwhile changes no section's rows or bands. Raises GuardError naming the
+    rows and the way out. Every band is the whole stored cohort's (Store.cohorts), whatever a
+    section's filters or limit select."""
+    with store.reading():
+        return _build_report(store, spec, prices)
+
+
+def _build_report(store: Store, spec: ReportSpec, prices: PriceTable | None) -> Report:
     if prices is None and spec.prices:
         prices = load_prices(spec.base_dir / spec.prices)
     sections = []
@@ -247,44 +302,116 @@ def build_report(store: Store, spec: ReportSpec, prices: PriceTable | None = Non
         if s.kind == "text":
             sections.append(TextSection(s.title, tuple(p.strip() for p in s.text.split("\n\n") if p.strip())))
             continue
+        if s.kind == "beside":
+            section = _beside_section(store, s, where)
+            if isinstance(section, list):
+                problems += section
+            else:
+                sections.append(section)
+            continue
         cohorts = store.cohorts(**s.filters)
         if not cohorts:
-            problems += [_no_results(where, s.filters)]
+            problems.append(finding("empty-selection", where, no_match_words(store, s.filters)))
             continue
         if len(cohorts) > 1 and (not s.split_by_cohort or s.kind == "kpi"):
-            problems += check_one_cohort([r for c in cohorts for r in c.results], where)
+            if s.kind == "chart" and len({c.key.mlperf for c in cohorts}) > 1:
+                from .guard import one_axis_refusal
+
+                problems.append(one_axis_refusal(where, chart=True))  # one chart is one axis
+                continue
+            problems += check_one_cohort([r for c in cohorts for r in c.results], where, can_split=s.kind != "kpi")
             continue
         for cohort in cohorts:
             title = s.title if len(cohorts) == 1 else f"{s.title}: {cohort.key.label()}"
             rows = sorted(cohort.results, key=lambda r: -r.value)
             if s.kind == "kpi":
-                sections.append(kpi(rows[0], cohort.slack, title))
+                sections.append(kpi(rows, cohort.slack, title))
                 continue
             try:
-                table = bind_table(rows[: s.limit], title=title, slack=cohort.slack, columns=s.columns,
-                                   prices=prices, where=where)
+                table = bind_table(rows, title=title, slack=cohort.slack,
+                                   columns=default_columns(s.columns, own=not cohort.key.mlperf), prices=prices,
+                                   where=where, limit=s.limit)
             except GuardError as e:
                 problems += e.findings
                 continue
+            shown = rows[: s.limit]
             sections.append(TableSection(title, table) if s.kind == "table" else
-                            ChartSection(f"{title} ({shape_title(rows[0])})", table))
+                            ChartSection(f"{title} ({shape_title(rows[0])}; {scale_range_words(shown)})", table))
     if problems:
         raise GuardError(problems)
     return Report(spec.title, spec.audience, tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
                   spec_name=spec.name, generated_on=dt.date.today().isoformat())
 
 
-def _no_results(where: str, filters: dict):
-    from .rules import finding
+def _beside_section(store: Store, s: SectionSpec, where: str):
+    """The section, or the findings that refuse it: each panel must select exactly one cohort."""
+    from .beside import beside_section
 
-    shown = ", ".join(f"{k}={'/'.join(v) if isinstance(v, tuple) else v}" for k, v in filters.items())
-    return finding("empty-selection", where, f"no stored results match {shown or 'the filters'}; ingest them or widen the filters")
+    if s.axis != "separate":
+        from .guard import one_axis_refusal
+
+        return [one_axis_refusal(where)]
+    picked = []
+    for label, filters in (("MLPerf panel", s.filters), ("own panel", s.own_filters)):
+        cohorts = store.cohorts(**filters)
+        if not cohorts:
+            return [finding("empty-selection", f"{where}, {label}", no_match_words(store, filters))]
+        if len(cohorts) > 1 and label == "MLPerf panel":
+            listing = "; ".join(c.key.label() for c in cohorts[:6]) + (" ..." if len(cohorts) > 6 else "")
+            return [finding("mixed-cohort", f"{where}, {label}", f"the MLPerf filters select {len(cohorts)} cohorts "
+                            f"({listing}); the MLPerf panel shows one. Way out: narrow the mlperf filters of the section")]
+        picked.append(cohorts)
+    try:
+        return beside_section(picked[0][0], picked[1], title=s.title, columns=s.columns, own_columns=s.own_columns,
+                              limit=s.limit, axis=s.axis, where=where)
+    except GuardError as e:
+        return list(e.findings)
+
+
+VALUES_SHOWN = 40  # stored values a no-match message lists for one filter
+
+
+def no_match_words(store: Store, filters: dict) -> str:
+    """Why a selection is empty, with the stored values that the failing filter could take: the
+    filters that match nothing on their own, or else each filter against the others."""
+    given = {k: v for k, v in filters.items() if v not in (None, (), [])}
+    if not given:
+        return "the store holds no results yet (exportguard ingest PATH, or exportguard demo)"
+    lines = [f"no stored result matches {_filter_words(given)}"]
+    listed = {k: v for k, v in given.items() if k != "mlperf"}
+    alone = [k for k, v in listed.items() if not store.stored_values(k, **{k: v})]
+    if alone:
+        for k in alone:
+            lines.append(f"  {k} {_filter_words({k: given[k]}, name=False)} matches no stored result; stored "
+                         f"{k} values: {_values_words(store.stored_values(k))}")
+    else:
+        lines.append("  each filter matches on its own, not all together; with the other filters, stored values are:")
+        for k in listed:
+            others = {o: v for o, v in given.items() if o != k}
+            lines.append(f"  {k}: {_values_words(store.stored_values(k, **others))}")
+    return "\n".join(lines)
+
+
+def _filter_words(filters: dict, name: bool = True) -> str:
+    def one(v):
+        return "/".join(map(str, v)) if isinstance(v, (tuple, list)) else str(v)
+    return ", ".join(f"{k}={one(v)}" if name else one(v) for k, v in filters.items())
+
+
+def _values_words(values: list) -> str:
+    if not values:
+        return "none"
+    shown = ", ".join(str(v) for v in values[:VALUES_SHOWN])
+    return shown + (f" and {len(values) - VALUES_SHOWN} more" if len(values) > VALUES_SHOWN else "")
 
 
 def spec_from_filters(filters: dict, split_by_cohort: bool, columns=DEFAULT_COLUMNS, title: str = "") -> ReportSpec:
     """The command line's filters as a one-table spec."""
-    shown = " ".join(v if isinstance(v, str) else "/".join(v) for v in filters.values() if v)
-    return ReportSpec(title or f"MLPerf® Inference LLM results {shown}".strip(), "general",
-                      (SectionSpec("table", "Results", {k: v for k, v in filters.items() if v}, tuple(columns),
-                                   split_by_cohort=split_by_cohort),))
+    given = {k: v for k, v in filters.items() if v not in (None, (), [])}
+    shown = " ".join(_filter_words({k: v}, name=False) + (" accelerators" if k == "accelerator_count" else "")
+                     for k, v in given.items() if k != "mlperf")
+    kind = {True: "MLPerf® Inference LLM results", False: "non-MLPerf LLM results"}.get(given.get("mlperf"),
+                                                                                      "MLPerf® Inference LLM results")
+    return ReportSpec(title or f"{kind} {shown}".strip(), "general",
+                      (SectionSpec("table", "Results", given, tuple(columns), split_by_cohort=split_by_cohort),))
 

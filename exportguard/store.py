@@ -3,36 +3,51 @@
 The schema makes an unbound figure impossible to store: every condition is a NOT NULL column or an
 explicit state checked against its value (a pending result ID is the state "pending" with an empty
 ID, never a NULL). Writers are serialised (SQLite: BEGIN IMMEDIATE in WAL mode; PostgreSQL: a
-transaction-scoped advisory lock) so that concurrent ingests neither fail with "database is
-locked" nor insert duplicates.
+transaction-scoped advisory lock), and wait for each other up to a bound, saying so, so that
+concurrent ingests neither fail with "database is locked" nor insert duplicates. Everything one
+command or one report reads comes from one snapshot (``Store.reading``). A fault of the database
+(a full disk, a read-only file, a server that ended the connection) is a StoreError in one line.
 """
 from __future__ import annotations
 
 import os
+import threading
+import time
 from contextlib import contextmanager
 from urllib.parse import parse_qsl, urlsplit
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, NamedTuple, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy import event
 
 from .errors import StoreError
+from .signals import held
 from .model import (
     ARRIVAL_PROCESSES,
     AVAILABILITIES,
     DIVISIONS,
     LOAD_BASES,
+    LOAD_CSV,
     LOAD_RUN_LOG,
+    LOAD_TOOL,
+    NO_OWN_RUN,
+    ORIGINS,
+    OWN_LOAD_KINDS,
+    OWN_SOURCE_KINDS,
     RESULT_ID_OFFICIAL,
     RESULT_ID_STATES,
     SCENARIOS,
     SOURCE_KINDS,
     SUITES,
+    TPS_ACCURACY_LOG,
     TPS_BASES,
+    TPS_CSV,
     TPS_DERIVED,
+    TPS_OWN,
     TPS_NOT_REPORTED,
+    TPS_SUMMARY,
     UNITS,
     VERIFIED,
     Benchmark,
@@ -42,6 +57,7 @@ from .model import (
     Configuration,
     Identity,
     Load,
+    OwnRun,
     Provenance,
     Result,
     Shape,
@@ -51,8 +67,11 @@ from .model import (
     same_at_published_precision,
 )
 
-SCHEMA_VERSION = 2  # 2: user-supplied rows and MLCommons publications never share a natural key
+# 2: user-supplied rows and MLCommons publications never share a natural key
+# 3: own load-test runs (origin 'own'): one row per run, their load, measured shape and tool
+SCHEMA_VERSION = 3
 _ADVISORY_LOCK_ID = 0x6578_706F  # "expo": serialises exportguard writers on one PostgreSQL database
+DEFAULT_WAIT_S = 300.0  # how long a writer waits for another one (--wait): queued ingests of real sources fit
 
 
 def _in(column: str, allowed) -> str:
@@ -73,7 +92,7 @@ results_table = sa.Table(
     "results",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("origin", sa.String(16), nullable=False),  # mlcommons / csv: see Result.origin
+    sa.Column("origin", sa.String(16), nullable=False),  # mlcommons / csv / own: see Result.origin
     # identity
     sa.Column("round", sa.String(16), nullable=False),
     sa.Column("division", sa.String(16), nullable=False),
@@ -99,9 +118,9 @@ results_table = sa.Table(
     # shape
     sa.Column("tokens_per_sample", sa.Float, nullable=True),
     sa.Column("tokens_per_sample_basis", sa.String(40), nullable=False),
-    sa.Column("reference_max_output_tokens", sa.Integer, nullable=False),
+    sa.Column("reference_max_output_tokens", sa.Integer, nullable=True),  # NULL exactly for own runs
     sa.Column("dataset", sa.Text, nullable=False),
-    sa.Column("dataset_samples", sa.Integer, nullable=False),
+    sa.Column("dataset_samples", sa.Integer, nullable=True),  # NULL exactly for own runs
     # load
     sa.Column("arrival_process", sa.String(32), nullable=False),
     sa.Column("target_qps", sa.Float, nullable=True),
@@ -109,13 +128,13 @@ results_table = sa.Table(
     sa.Column("tpot_bound_ms", sa.Float, nullable=True),
     sa.Column("p99_ttft_ms", sa.Float, nullable=True),
     sa.Column("p99_tpot_ms", sa.Float, nullable=True),
-    sa.Column("min_duration_ms", sa.Integer, nullable=False),
+    sa.Column("min_duration_ms", sa.Integer, nullable=True),  # NULL exactly for own runs
     sa.Column("load_basis", sa.String(16), nullable=False),
     # configuration
     sa.Column("accelerator", sa.Text, nullable=False),
-    sa.Column("accelerators_per_node", sa.Integer, nullable=False),
-    sa.Column("nodes", sa.Integer, nullable=False),
-    sa.Column("accelerators_total", sa.Integer, nullable=False),
+    sa.Column("accelerators_per_node", sa.Integer, nullable=True),  # NULL: unknown, only for own runs
+    sa.Column("nodes", sa.Integer, nullable=True),
+    sa.Column("accelerators_total", sa.Integer, nullable=True),
     sa.Column("framework", sa.Text, nullable=False),
     sa.Column("host_processor", sa.Text, nullable=False),
     sa.Column("raw_system", sa.Text, nullable=False),
@@ -128,15 +147,47 @@ results_table = sa.Table(
     sa.Column("retrieved_on", sa.String(10), nullable=False),
     sa.Column("ingested_at", sa.String(32), nullable=False),
     sa.Column("corrections", sa.Text, nullable=False),
+    # own load-test runs (model.OwnRun); '' or NULL for MLPerf rows
+    sa.Column("tool", sa.Text, nullable=False),
+    sa.Column("tool_version", sa.Text, nullable=False),
+    sa.Column("run_id", sa.String(64), nullable=False),
+    sa.Column("run_date", sa.String(64), nullable=False),
+    sa.Column("concurrency", sa.Integer, nullable=True),
+    sa.Column("burstiness", sa.Float, nullable=True),
+    sa.Column("load_detail", sa.Text, nullable=False),
+    sa.Column("mean_input_tokens", sa.Float, nullable=True),
+    sa.Column("input_tokens_std", sa.Float, nullable=True),
+    sa.Column("output_tokens_std", sa.Float, nullable=True),
+    sa.Column("requests", sa.Integer, nullable=True),
+    sa.Column("failed_requests", sa.Integer, nullable=True),
+    sa.Column("duration_s", sa.Float, nullable=True),
+    sa.Column("duration_basis", sa.String(64), nullable=False),
+    sa.Column("p50_ttft_ms", sa.Float, nullable=True),
+    sa.Column("p50_tpot_ms", sa.Float, nullable=True),
+    sa.Column("latency_definitions", sa.Text, nullable=False),
+    sa.Column("total_tokens_per_s", sa.Float, nullable=True),  # a second figure, never the value
+    sa.Column("server_settings", sa.Text, nullable=False),
+    sa.Column("shape_class", sa.Text, nullable=False),
+    sa.Column("cohort", sa.Text, nullable=False),
     # The natural key; its index leads with the system, so a batch's rows are found by system_id IN (...).
+    # An own run's ID is part of it (repeated runs of one configuration are rows of their own), and
+    # is unique among own runs whatever system a later ingest describes (own_run_once).
     sa.UniqueConstraint("system_id", "submitter_key", "benchmark", "scenario", "round", "division", "origin",
-                        name="results_natural_key"),
-    sa.CheckConstraint("origin IN ('mlcommons', 'csv')", name="origin_known"),
-    sa.CheckConstraint("(origin = 'csv') = (source_kind = 'csv')", name="origin_matches_source"),
+                        "run_id", name="results_natural_key"),
+    sa.Index("own_run_once", "run_id", unique=True, sqlite_where=sa.text("origin = 'own'"),
+             postgresql_where=sa.text("origin = 'own'")),
+    sa.CheckConstraint(_in("origin", ORIGINS), name="origin_known"),
+    sa.CheckConstraint("(origin = 'mlcommons') = (source_kind IN ('mlperf_tree', 'mlperf_summary'))",
+                       name="origin_matches_source"),
+    sa.CheckConstraint("(origin = 'own') = (NOT mlperf)", name="own_is_not_mlperf"),
+    sa.CheckConstraint(f"origin = 'own' OR source_kind NOT IN ({', '.join(repr(k) for k in OWN_SOURCE_KINDS)})",
+                       name="tool_files_are_own"),
     sa.CheckConstraint("origin = 'mlcommons' OR verified = 'unverified'", name="user_rows_unverified"),
     sa.CheckConstraint("value > 0", name="value_positive"),
     sa.CheckConstraint(_in("unit", UNITS), name="unit_known"),
-    sa.CheckConstraint(_in("scenario", SCENARIOS), name="scenario_known"),
+    # An own run is never named with an MLPerf scenario: its scenario column holds its load's kind.
+    sa.CheckConstraint(f"(mlperf AND {_in('scenario', SCENARIOS)}) OR (NOT mlperf AND {_in('scenario', OWN_LOAD_KINDS)})",
+                       name="scenario_known"),
     sa.CheckConstraint(_in("division", DIVISIONS), name="division_known"),
     sa.CheckConstraint(_in("availability", AVAILABILITIES), name="availability_known"),
     sa.CheckConstraint(_in("suite", SUITES), name="suite_known"),
@@ -153,17 +204,45 @@ results_table = sa.Table(
     sa.CheckConstraint(f"(tokens_per_sample_basis = '{TPS_NOT_REPORTED}') = (tokens_per_sample IS NULL)",
                        name="tps_matches_basis"),
     sa.CheckConstraint("tokens_per_sample IS NULL OR tokens_per_sample > 0", name="tps_positive"),
-    sa.CheckConstraint("reference_max_output_tokens > 0", name="max_tokens_positive"),
-    sa.CheckConstraint("dataset_samples > 0 AND dataset <> ''", name="dataset_named"),
-    sa.CheckConstraint(_in("arrival_process", ARRIVAL_PROCESSES), name="arrival_known"),
+    sa.CheckConstraint("(mlperf AND reference_max_output_tokens > 0) OR (NOT mlperf AND reference_max_output_tokens "
+                       "IS NULL)", name="max_tokens_positive"),
+    sa.CheckConstraint("dataset <> '' AND ((mlperf AND dataset_samples > 0) OR (NOT mlperf AND dataset_samples IS NULL))",
+                       name="dataset_named"),
+    sa.CheckConstraint(f"(mlperf AND {_in('arrival_process', ARRIVAL_PROCESSES)}) OR (NOT mlperf AND "
+                       "arrival_process = scenario)", name="arrival_known"),
     sa.CheckConstraint(_in("load_basis", LOAD_BASES), name="load_basis_known"),
-    sa.CheckConstraint("scenario = 'Offline' OR (ttft_bound_ms IS NOT NULL AND tpot_bound_ms IS NOT NULL"
+    sa.CheckConstraint("NOT mlperf OR scenario = 'Offline' OR (ttft_bound_ms IS NOT NULL AND tpot_bound_ms IS NOT NULL"
                        " AND ttft_bound_ms > 0 AND tpot_bound_ms > 0)",
                        name="latency_bounds_outside_offline"),
+    # No load tool records a latency bound: an own run never carries an invented one.
+    sa.CheckConstraint("mlperf OR (ttft_bound_ms IS NULL AND tpot_bound_ms IS NULL)", name="own_run_has_no_bounds"),
     sa.CheckConstraint("target_qps IS NULL OR target_qps > 0", name="target_qps_positive"),
-    sa.CheckConstraint("min_duration_ms > 0", name="min_duration_positive"),
+    sa.CheckConstraint("(mlperf AND min_duration_ms > 0) OR (NOT mlperf AND min_duration_ms IS NULL)",
+                       name="min_duration_positive"),
     sa.CheckConstraint("accelerators_per_node >= 0 AND nodes >= 1 AND accelerators_total >= 0",
                        name="counts_sane"),
+    sa.CheckConstraint("NOT mlperf OR (accelerators_per_node IS NOT NULL AND nodes IS NOT NULL AND "
+                       "accelerators_total IS NOT NULL)", name="mlperf_counts_known"),
+    # An own run: its tool, its ID, its measured shape (mean output tokens as tokens per sample, and
+    # mean input tokens), its load basis; an MLPerf row has none of these.
+    sa.CheckConstraint(f"(NOT mlperf AND tool <> '' AND tool_version <> '' AND run_id <> '' AND run_date <> '' AND "
+                       f"cohort <> '' AND shape_class <> '' AND duration_basis <> '' AND latency_definitions <> '' AND server_settings <> '' "
+                       f"AND tokens_per_sample_basis = '{TPS_OWN}' AND mean_input_tokens IS NOT NULL AND mean_input_tokens > 0 AND "
+                       f"load_basis IN ('{LOAD_TOOL}', '{LOAD_CSV}')) OR "
+                       f"(mlperf AND tool = '' AND run_id = '' AND cohort = '' AND mean_input_tokens IS NULL AND "
+                       f"tokens_per_sample_basis <> '{TPS_OWN}' AND load_basis <> '{LOAD_TOOL}')",
+                       name="own_run_complete"),
+    sa.CheckConstraint("(concurrency IS NULL OR concurrency > 0) AND (burstiness IS NULL OR burstiness > 0) AND "
+                       "(requests IS NULL OR requests > 0) AND (failed_requests IS NULL OR failed_requests >= 0) AND "
+                       "(duration_s IS NULL OR duration_s > 0) AND (total_tokens_per_s IS NULL OR total_tokens_per_s > 0)"
+                       " AND (input_tokens_std IS NULL OR input_tokens_std >= 0) AND (output_tokens_std IS NULL OR "
+                       "output_tokens_std >= 0) AND (p50_ttft_ms IS NULL OR p50_ttft_ms > 0) AND "
+                       "(p50_tpot_ms IS NULL OR p50_tpot_ms > 0)", name="own_run_measures_sane"),
+    # A closed loop names how many requests it keeps in flight; a rate names its rate; Gamma its k.
+    sa.CheckConstraint("scenario <> 'closed loop' OR concurrency IS NOT NULL", name="closed_loop_has_concurrency"),
+    sa.CheckConstraint("NOT (NOT mlperf AND scenario IN ('Poisson', 'Gamma', 'constant rate')) OR target_qps IS NOT NULL",
+                       name="rate_load_has_rate"),
+    sa.CheckConstraint("scenario <> 'Gamma' OR burstiness IS NOT NULL", name="gamma_has_burstiness"),
     sa.CheckConstraint("submitter <> '' AND submitter_key <> '' AND system_id <> '' AND system_name <> ''",
                        name="identity_named"),
     sa.CheckConstraint("accelerator <> '' AND framework <> ''", name="configuration_named"),
@@ -239,15 +318,34 @@ class Outcome:
     message: str = ""
 
 
+# Faults of the database rather than of a statement: a full disk, a read-only file, a lock, a server
+# that ended the connection. A statement's own errors (a constraint) go to the caller as they are.
+_FAULTS = (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.InternalError)
+
+
+class _WritePolicy(NamedTuple):
+    """How a writer takes the store's write lock: how long it may wait, and whom to tell."""
+    wait_s: float
+    tell: Callable[[str], None]
+    shown: str
+
+
 class Store:
     """An open store. Reads take no lock (SQLite: a deferred transaction in WAL mode, which never
-    waits for a writer; PostgreSQL: plain reads); writes go through ``writing()``, one transaction
-    each, serialised between processes."""
+    waits for a writer; PostgreSQL: a REPEATABLE READ, READ ONLY transaction), and what one
+    ``reading()`` block reads comes from one snapshot; writes go through ``writing()``, one
+    transaction each, serialised between processes, waiting up to ``wait_s`` for another writer."""
 
-    def __init__(self, engine: sa.Engine, url: str, read_only: bool = False):
+    def __init__(self, engine: sa.Engine, url: str, read_only: bool = False, *, path: Path | None = None,
+                 wait_s: float = DEFAULT_WAIT_S, tell: Callable[[str], None] | None = None):
         self.engine = engine
         self.url = url
         self.read_only = read_only
+        self.path = path  # the SQLite file; None for PostgreSQL and in-memory stores
+        self.wait_s = wait_s
+        self.tell = tell or (lambda _text: None)
+        self.commits = 0  # write transactions committed through this object
+        self._local = threading.local()
 
     @property
     def display_url(self) -> str:
@@ -267,16 +365,70 @@ class Store:
         self.close()
 
     @contextmanager
+    def reading(self) -> Iterator[sa.Connection]:
+        """One read transaction: every read inside the block (by any method of this store, nested
+        blocks included) sees the same committed state, whatever other processes commit meanwhile."""
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        try:
+            with self.engine.connect() as conn:
+                if not self.is_sqlite:
+                    conn = conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+                self._refuse_another_file(conn, "read")
+                with conn.begin():
+                    self._local.conn = conn
+                    try:
+                        yield conn
+                    finally:
+                        self._local.conn = None
+        except _FAULTS as e:
+            raise StoreError(f"{self.display_url}: could not be read: {_cause(e, self.url)}") from None
+
+    @contextmanager
     def writing(self) -> Iterator[sa.Connection]:
+        """One write transaction, under the store's write lock. Raises StoreError (in one line,
+        with the transaction rolled back: nothing of it stored) for a lock not had within
+        ``wait_s``, a store file deleted or replaced meanwhile, or a fault of the database."""
         if self.read_only:
             raise StoreError(f"the store at {self.display_url} is read-only (the file or its folder cannot be "
                              "written): reading works, ingesting needs write access")
-        with self.engine.connect() as conn:
-            conn = conn.execution_options(exportguard_write=True)  # SQLite: BEGIN IMMEDIATE (see _on_begin)
-            with conn.begin():
-                if not self.is_sqlite:
-                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _ADVISORY_LOCK_ID})
-                yield conn
+        policy = _WritePolicy(self.wait_s, self.tell, self.display_url)
+        try:
+            with self.engine.connect() as conn:
+                self._refuse_another_file(conn, "write")
+                conn = conn.execution_options(exportguard_write=policy)  # SQLite: BEGIN IMMEDIATE (_on_begin)
+                with conn.begin() as transaction:
+                    if not self.is_sqlite:
+                        _pg_write_lock(conn, policy)
+                    yield conn
+                    self._refuse_another_file(conn, "write")  # before the commit: else it lands in a lost file
+                    with held():  # a stop (SIGINT, SIGTERM) comes before the commit or after it is counted
+                        transaction.commit()
+                        self.commits += 1
+        except _FAULTS as e:
+            raise StoreError(f"{self.display_url}: could not be written: {_cause(e, self.url)}; the write was "
+                             "rolled back, nothing of it was stored") from None
+
+    def _refuse_another_file(self, conn: sa.Connection, doing: str) -> None:
+        """An SQLite file deleted or replaced at its path after this store opened it: writing on
+        would land in a file nobody can find again, reading on would show what is no longer there."""
+        opened = conn.info.get("file_id")
+        if self.path is None or opened is None:
+            return
+        try:
+            now = _file_id(self.path)
+        except FileNotFoundError:
+            what = "was deleted"
+        else:
+            if now == opened:
+                return
+            what = "was replaced by another file"
+        outcome = ("nothing was stored (the transaction was rolled back)" if doing == "write"
+                   else "nothing was read")
+        raise StoreError(f"the store file {self.path} {what} after it was opened; {outcome}. Run the command "
+                         "again to use what is at that path now")
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -290,6 +442,10 @@ class Store:
         """
         row = _result_to_row(result)
         _check_text(row)
+        if result.origin == "own":
+            elsewhere = _own_run_stored_apart(conn, result)
+            if elsewhere:
+                return Outcome("changed", elsewhere)
         key = {f"k_{n}": v for n, v in zip(_KEY_COLUMNS[1:], result.natural_key[1:])}
         existing = twin = None
         for found in conn.execute(_SELECT_BOTH_ORIGINS, key).mappings():  # this row's key, and its twin's
@@ -368,7 +524,8 @@ class Store:
             conn.execute(_INSERT_SOURCE, _source_row(pk, result, role))
 
     def put_quarantine(self, conn, *, source_kind, source_path, source_sha256, locator, raw, reason,
-                       message, ingested_at) -> None:
+                       message, ingested_at) -> bool:
+        """Record a quarantined row once per (source digest, locator, reason); True if this added it."""
         values = dict(source_kind=source_kind, source_path=source_path, source_sha256=source_sha256,
                       locator=locator, raw=_printable(raw)[:RAW_LIMIT], reason=reason, message=message,
                       ingested_at=ingested_at)
@@ -377,9 +534,24 @@ class Store:
             quarantine_table.c.reason == reason)).first()
         if exists is None:
             conn.execute(quarantine_table.insert().values(**values))
+        return exists is None
+
+    def own_shape_classes(self, conn, model: str, tool: str, scenario: str) -> list[tuple[str, str]]:
+        """(cohort, shape class) of the own runs stored for this model, tool and load kind: what a new
+        run's shape class is chosen among (ingest/own_cohort.py)."""
+        c = results_table.c
+        query = sa.select(c.cohort, c.shape_class).distinct().where(
+            c.origin == "own", c.benchmark == model, c.tool == tool, c.scenario == scenario).order_by(c.cohort)
+        return [(row[0], row[1]) for row in conn.execute(query)]
 
     def put_ingest_run(self, conn, **counts) -> None:
         conn.execute(ingest_runs_table.insert().values(**counts))
+
+    def has_ingest_run(self, conn, *, source_kind, source_path, source_sha256) -> bool:
+        """Whether this source (its path and content digest) has been ingested before."""
+        t = ingest_runs_table.c
+        return conn.execute(sa.select(t.id).where(t.source_kind == source_kind, t.source_path == source_path,
+                                                  t.source_sha256 == source_sha256).limit(1)).first() is not None
 
     # -- reads ----------------------------------------------------------------------------------
 
@@ -387,7 +559,7 @@ class Store:
         query = sa.select(results_table).where(*_filter_clauses(filters)).order_by(
             results_table.c.round, results_table.c.division, results_table.c.benchmark,
             results_table.c.scenario, results_table.c.value.desc(), results_table.c.id)
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return [_row_to_result(r) for r in conn.execute(query).mappings()]
 
     def cohort_slack(self, key: CohortKey) -> Slack:
@@ -396,8 +568,11 @@ class Store:
         return self._cohort_stats(key)[0]
 
     def cohorts(self, **filters) -> list[Cohort]:
-        """The selected results grouped by cohort, each with its whole stored cohort's slack and size."""
-        return [Cohort(key, rows, *self._cohort_stats(key)) for key, rows in group_by_cohort(self.results(**filters))]
+        """The selected results grouped by cohort, each with its whole stored cohort's slack and size,
+        all read in one snapshot."""
+        with self.reading():
+            return [Cohort(key, rows, *self._cohort_stats(key))
+                    for key, rows in group_by_cohort(self.results(**filters))]
 
     def _cohort_stats(self, key: CohortKey) -> tuple[Slack, int]:
         members = [r for r in self.results(round=key.round, division=key.division, model=key.model,
@@ -406,24 +581,41 @@ class Store:
                    if r.cohort_key == key]
         return cohort_slack(members), len(members)
 
-    def count(self, table: sa.Table = results_table) -> int:
+    def stored_values(self, name: str, **filters) -> list:
+        """The distinct values of filter ``name`` among the results that ``filters`` select: what a
+        no-match message offers instead."""
+        if name == "mlperf" or name not in FILTERABLE:
+            raise ValueError(f"no stored values for filter {name!r}")
+        column = results_table.c[_FILTER_COLUMN.get(name, name)]
+        query = sa.select(column).where(*_filter_clauses(filters)).distinct().order_by(column)
         with self.engine.connect() as conn:
+            return list(conn.execute(query).scalars())
+
+    def count(self, table: sa.Table = results_table) -> int:
+        with self.reading() as conn:
             return conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
 
     def quarantined(self) -> list[Mapping]:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return [dict(r) for r in conn.execute(sa.select(quarantine_table).order_by(quarantine_table.c.id)).mappings()]
 
     def ingest_runs(self) -> list[Mapping]:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return [dict(r) for r in conn.execute(sa.select(ingest_runs_table).order_by(ingest_runs_table.c.id)).mappings()]
 
 
 FILTERABLE = ("round", "division", "model", "accuracy_track", "scenario", "submitter", "availability",
-              "verified", "benchmark", "unit", "system_id", "suite")
+              "verified", "benchmark", "unit", "system_id", "suite", "accelerator", "accelerator_count", "tool")
+MAX_ACCELERATOR_COUNT = 1_000_000  # a count beyond it matches nothing (and fits every backend's integer)
+# Matched without regard to case: what people type ("offline", "NVIDIA", "Llama2-70B").
+_ANY_CASE = {"submitter", "model", "scenario", "division", "benchmark"}
+# Filters that are not a column of their own name.
+_FILTER_COLUMN = {"accelerator_count": "accelerators_total"}
 
 
 def _filter_clauses(filters: Mapping) -> list:
+    """``accelerator`` matches a part of the accelerator's name (any case); ``accelerator_count`` the
+    total accelerator count; the others match whole values. Values of one filter are alternatives."""
     clauses = []
     for name, wanted in filters.items():
         if wanted is None or wanted == () or wanted == []:
@@ -433,26 +625,43 @@ def _filter_clauses(filters: Mapping) -> list:
             continue
         if name not in FILTERABLE:
             raise ValueError(f"unknown filter {name!r}; known: {', '.join(FILTERABLE + ('mlperf',))}")
-        values = [wanted] if isinstance(wanted, str) else list(wanted)
-        column = results_table.c[name]
-        if name == "submitter":
-            clauses.append(sa.func.lower(column).in_([v.lower() for v in values]))
+        values = [wanted] if isinstance(wanted, (str, int)) else list(wanted)
+        # No stored value holds a NUL (PostgreSQL cannot): such a value matches nothing, never an error.
+        values = [v for v in values if not (isinstance(v, str) and "\x00" in v)]
+        if not values:
+            clauses.append(sa.false())
+            continue
+        column = results_table.c[_FILTER_COLUMN.get(name, name)]
+        # Both sides through the database's lower(), so that "any case" means the same on each backend.
+        if name == "accelerator":
+            clauses.append(sa.or_(*(sa.func.lower(column).like(sa.func.lower(sa.literal(f"%{_like_literal(v)}%")),
+                                                               escape="\\") for v in values)))
+        elif name == "accelerator_count":
+            counts = [int(v) for v in values if 0 <= int(v) <= MAX_ACCELERATOR_COUNT]
+            clauses.append(column.in_(counts) if counts else sa.false())
+        elif name in _ANY_CASE:
+            clauses.append(sa.func.lower(column).in_([sa.func.lower(sa.literal(v)) for v in values]))
         else:
             clauses.append(column.in_(values))
     return clauses
 
 
+def _like_literal(text: str) -> str:
+    """A LIKE pattern that matches ``text`` itself: its wildcards and the escape character escaped."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 # Statements built once, with bound parameters: SQLAlchemy compiles each once and caches it, where a
 # statement built per row (insert().values(**row)) costs more to build than the database takes to run.
-_KEY_COLUMNS = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario")
+_KEY_COLUMNS = ("origin", "round", "division", "submitter_key", "system_id", "benchmark", "scenario", "run_id")
 # Both origins at once (origin IN both: the natural-key index serves it): the row with this key, and
 # the twin of the other origin that it must be kept apart from.
 _SELECT_BOTH_ORIGINS = sa.select(results_table).where(
-    results_table.c.origin.in_(("mlcommons", "csv")), *[results_table.c[n] == sa.bindparam(f"k_{n}")
+    results_table.c.origin.in_(ORIGINS), *[results_table.c[n] == sa.bindparam(f"k_{n}")
                                                         for n in _KEY_COLUMNS[1:]])
 _SELECT_BY_SYSTEMS = sa.select(results_table).where(results_table.c.system_id.in_(sa.bindparam("systems", expanding=True)))
 _INSERT_RESULT = results_table.insert()
-_OTHER_ORIGIN = {"csv": "mlcommons", "mlcommons": "csv"}
+_OTHER_ORIGIN = {"csv": "mlcommons", "mlcommons": "csv", "own": "own"}  # an own run has no twin of another origin
 # What the store refuses a row with (a constraint, a value a backend cannot hold): the row is
 # quarantined in the constraint's words, the rest of its source is stored.
 REFUSALS = (sa.exc.IntegrityError, sa.exc.DataError, UnicodeEncodeError, OverflowError)
@@ -468,6 +677,21 @@ def _ids_by_key(conn, keys: Sequence[tuple]) -> dict[tuple, int]:
         results_table.c.system_id.in_(sa.bindparam("systems", expanding=True)))
     found = conn.execute(query, {"systems": list({k[_KEY_COLUMNS.index("system_id")] for k in keys})})
     return {key: row[0] for row in found if (key := tuple(row[1:])) in wanted}
+
+
+_SELECT_OWN_RUN = sa.select(results_table).where(results_table.c.origin == "own",
+                                                 results_table.c.run_id == sa.bindparam("run_id"))
+
+
+def _own_run_stored_apart(conn, result: Result) -> str:
+    """An own run is stored once: if an earlier ingest stored it with other conditions (another
+    system description, another measurer), say so; the stored row is kept."""
+    found = conn.execute(_SELECT_OWN_RUN, {"run_id": result.conditions.run.run_id}).mappings().first()
+    if found is None or tuple(found[n] for n in _KEY_COLUMNS) == result.natural_key:
+        return ""
+    i = result.conditions.identity
+    return (f"this run is stored already, measured by {found['submitter']!r} on system {found['system_name']!r}; "
+            f"this ingest says {i.submitter!r} on {i.system_name!r}. A run is stored once: kept the stored row")
 
 
 def _source_row(pk: int, result: Result, role: str) -> dict:
@@ -502,6 +726,8 @@ def _enrichment(existing: Mapping, new: Mapping) -> dict:
     if _tps_rank(new) > _tps_rank(existing):
         updates.update(tokens_per_sample=new["tokens_per_sample"],
                        tokens_per_sample_basis=new["tokens_per_sample_basis"])
+    if not existing["raw_system"] and new["raw_system"]:
+        updates["raw_system"] = new["raw_system"]
     if existing["load_basis"] != LOAD_RUN_LOG and new["load_basis"] == LOAD_RUN_LOG:
         for name in ("target_qps", "ttft_bound_ms", "tpot_bound_ms", "p99_ttft_ms", "p99_tpot_ms",
                      "min_duration_ms", "load_basis"):
@@ -511,9 +737,19 @@ def _enrichment(existing: Mapping, new: Mapping) -> dict:
             updates["value"] = new["value"]
         if existing["samples_per_s"] is None and new["samples_per_s"] is not None:
             updates["samples_per_s"] = new["samples_per_s"]
-    if new["corrections"] and new["corrections"] not in existing["corrections"]:
-        updates["corrections"] = "; ".join(filter(None, [existing["corrections"], new["corrections"]]))
+    corrections = _corrections_text(_corrections(existing["corrections"]) + _corrections(new["corrections"]))
+    if corrections != existing["corrections"]:
+        updates["corrections"] = corrections
     return updates
+
+
+def _corrections(text: str) -> tuple[str, ...]:
+    return tuple(x for x in text.split("; ") if x)
+
+
+def _corrections_text(corrections) -> str:
+    """Corrections as stored: each once, in one order whatever order the sources came in."""
+    return "; ".join(sorted(set(corrections)))
 
 
 _TWIN_FIELDS = ("value", "unit", "system_name", "accelerator", "accelerators_total", "tokens_per_sample")
@@ -533,9 +769,14 @@ def _twin_differences(twin: Mapping | None, row: Mapping) -> str:
             f"({'; '.join(f'{f}: {twin[f]!r} there, {row[f]!r} here' for f in differ)}); both are kept, apart")
 
 
+# How directly a tokens-per-sample was measured, least first: the run's own accuracy log beats the
+# summary table that publishes it, which beats a quotient of two throughputs. A source of higher rank
+# replaces the stored basis whatever order the sources are ingested in; an equal rank keeps the first.
+_TPS_PRECISION = (TPS_NOT_REPORTED, TPS_DERIVED, TPS_CSV, TPS_SUMMARY, TPS_ACCURACY_LOG)
+
+
 def _tps_rank(row: Mapping) -> int:
-    basis = row["tokens_per_sample_basis"]
-    return 0 if basis == TPS_NOT_REPORTED else 1 if basis == TPS_DERIVED else 2
+    return _TPS_PRECISION.index(row["tokens_per_sample_basis"])
 
 
 def _result_to_row(r: Result) -> dict:
@@ -547,8 +788,9 @@ def _result_to_row(r: Result) -> dict:
     load["load_basis"] = load.pop("basis")
     row.update(load)
     row.update(vars(c.provenance))
+    row.update(vars(c.run))
     row.update(origin=r.origin, value=r.value, unit=r.unit, samples_per_s=r.samples_per_s,
-               corrections="; ".join(r.corrections), raw_system=r.raw_system)
+               corrections=_corrections_text(r.corrections), raw_system=r.raw_system)
     return row
 
 
@@ -561,8 +803,9 @@ def _row_to_result(row: Mapping) -> Result:
         load=pick(Load, basis="load_basis"),
         configuration=pick(Configuration),
         provenance=pick(Provenance),
+        run=pick(OwnRun) if not row["mlperf"] else NO_OWN_RUN,
     )
-    corrections = tuple(x for x in row["corrections"].split("; ") if x)
+    corrections = _corrections(row["corrections"])
     return Result(conditions, row["value"], row["unit"], row["samples_per_s"], corrections, row["raw_system"])
 
 
@@ -603,11 +846,15 @@ def _scrub(message: str, url: str) -> str:
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def open_store(url: str | None = None, *, create: bool = True) -> Store:
-    """Open (and create, on first use) the store at ``url``; default: see ``default_url``.
+def open_store(url: str | None = None, *, create: bool = True, wait_s: float = DEFAULT_WAIT_S,
+               tell: Callable[[str], None] | None = None) -> Store:
+    """Open the store at ``url`` (default: see ``default_url``), creating it on first use when
+    ``create``; without it (the read commands) a missing store is an error and nothing is made.
 
-    A file or database that is not an exportguard store is refused, never extended. A SQLite file
-    that cannot be written is opened read-only. No message shows a password or query parameter."""
+    A file or database that is not an exportguard store is refused, never extended. An SQLite file
+    that cannot be written is opened read-only, with its write-ahead log. A writer waits up to
+    ``wait_s`` seconds for another, telling ``tell`` that it waits. No message shows a password or
+    query parameter."""
     url = url or default_url()
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
@@ -618,14 +865,14 @@ def open_store(url: str | None = None, *, create: bool = True) -> Store:
         _ = sa_url.port  # a port that is not a number fails here, not deep in a driver
     except (sa.exc.ArgumentError, ValueError) as e:
         raise StoreError(f"not a database URL: {shown} ({_scrub(str(e), url)})") from None
-    read_only = False
+    read_only, path = False, None
     if backend == "sqlite":
-        engine, read_only = _sqlite_engine(sa_url, shown)
+        engine, read_only, path = _sqlite_engine(sa_url, shown, create, wait_s)
     elif backend == "postgresql":
         engine = sa.create_engine(sa_url, pool_pre_ping=True)
     else:
         raise StoreError(f"unsupported database {backend!r} in {shown}: use sqlite:/// or postgresql://")
-    store = Store(engine, url, read_only)
+    store = Store(engine, url, read_only, path=path, wait_s=wait_s, tell=tell)
     try:
         _ensure_schema(store, create)
     except StoreError:
@@ -637,9 +884,21 @@ def open_store(url: str | None = None, *, create: bool = True) -> Store:
     return store
 
 
-def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
+def _cause(err: sa.exc.DBAPIError, url: str) -> str:
+    """A driver's error in one line, without the URL's secrets."""
+    text = str(getattr(err, "orig", None) or err).strip().splitlines()
+    return _scrub(text[0] if text else type(err).__name__, url)
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def _sqlite_engine(sa_url, shown: str, create: bool, wait_s: float) -> tuple[sa.Engine, bool, Path | None]:
     database = sa_url.database
     read_only = False
+    path = None
     if database and database != ":memory:" and not database.startswith("file:"):
         path = Path(database).expanduser()
         if path.exists():
@@ -650,26 +909,38 @@ def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
             if head and head != _SQLITE_MAGIC:
                 raise StoreError(f"the store at {shown} is not an SQLite database (it starts with {head[:8]!r}); "
                                  "point --db at an exportguard store or a new file")
+            if not head and not create:
+                raise StoreError(f"no exportguard store at {path}: the file is empty. Ingest into it first "
+                                 "(exportguard ingest PATH), or point --db / EXPORTGUARD_DB at your store")
             read_only = not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK))
+        elif not create:
+            raise StoreError(f"no exportguard store at {path}: nothing is there. Ingest into it first "
+                             "(exportguard ingest PATH, or exportguard demo), or point --db / EXPORTGUARD_DB at "
+                             "your store")
         else:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 raise StoreError(f"cannot create the store at {shown}: {e.strerror}") from None
         if read_only:
-            # immutable: no -wal/-shm files to create in a folder we may not write
-            sa_url = sa_url.set(database=f"file:{path}?mode=ro&immutable=1", query={"uri": "true"})
-    engine = sa.create_engine(sa_url, connect_args={"timeout": 60})
+            sa_url = sa_url.set(database=_read_only_uri(path, shown), query={"uri": "true"})
+    busy_ms = int(max(wait_s, 0.0) * 1000)
+    engine = sa.create_engine(sa_url, connect_args={"timeout": max(wait_s, 0.0)})
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record):
+    def _on_connect(dbapi_conn, record):
         # We issue BEGIN ourselves (see _on_begin): pysqlite's implicit BEGIN cannot tell a reader
         # from a writer.
         dbapi_conn.isolation_level = None
+        if path is not None:
+            try:  # the file this connection has open, to notice when the path comes to name another one
+                record.info["file_id"] = _file_id(path)
+            except OSError:
+                pass
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA busy_timeout = 60000")
-        if not read_only:
-            _wal(cur)
+        cur.execute(f"PRAGMA busy_timeout = {busy_ms}")
+        if not read_only and create:
+            _wal(cur, wait_s)
         cur.execute("PRAGMA foreign_keys = ON")
         cur.close()
 
@@ -677,17 +948,109 @@ def _sqlite_engine(sa_url, shown: str) -> tuple[sa.Engine, bool]:
     def _on_begin(conn):
         # A writer takes the write lock up front (a deferred reader that later writes is what fails
         # with "database is locked" under concurrency); a reader takes no lock at all in WAL mode.
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("exportguard_write") else "BEGIN")
+        policy = conn.get_execution_options().get("exportguard_write")
+        if policy:
+            _sqlite_write_lock(conn, policy, busy_ms)
+        else:
+            conn.exec_driver_sql("BEGIN")
 
-    return engine, read_only
+    return engine, read_only, path
 
 
-def _wal(cur, patience_s: float = 60.0) -> None:
+def _read_only_uri(path: Path, shown: str) -> str:
+    """How to open a store we may not write: read-only but with its write-ahead log (whose -shm
+    index SQLite must be able to find or make). Where it cannot, and the log is empty or absent
+    (the last writer closed cleanly: everything is in the main file), as an immutable file; where
+    committed results wait in a log we cannot read, refuse, saying why and what to do."""
+    import sqlite3
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        probe = sqlite3.connect(uri, uri=True)
+        try:
+            probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return uri
+        finally:
+            probe.close()
+    except sqlite3.Error as e:
+        problem = str(e)
+    wal = Path(f"{path}-wal")
+    try:
+        logged = wal.stat().st_size
+    except FileNotFoundError:
+        logged = 0
+    if not logged:
+        return uri + "&immutable=1"
+    raise StoreError(
+        f"the store at {shown} cannot be read without write access: its write-ahead log {wal} holds "
+        f"{logged:,} bytes of committed changes, which SQLite reads only where it may make {path}-shm in "
+        f"{path.parent} ({problem}). Open the store once with write access (any exportguard ingest, or "
+        f"`sqlite3 {path} 'PRAGMA wal_checkpoint(TRUNCATE)'`), or copy {path.name} with {wal.name} to a "
+        "folder you can write and read it there")
+
+
+def _sqlite_write_lock(conn, policy: _WritePolicy, busy_ms: int) -> None:
+    """BEGIN IMMEDIATE: at once if no other writer holds the store; else say so and wait up to the
+    bound, then refuse in one line."""
+    import sqlite3
+
+    def busy(e: sa.exc.OperationalError) -> bool:
+        return getattr(e.orig, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY or "locked" in str(e.orig)
+
+    conn.exec_driver_sql("PRAGMA busy_timeout = 0")  # the first try answers at once: free, or held
+    try:
+        for patience_ms in (0, int(policy.wait_s * 1000)):
+            if patience_ms:  # held by another writer: say so, then wait up to the bound
+                policy.tell(_waiting(policy))
+                conn.exec_driver_sql(f"PRAGMA busy_timeout = {patience_ms}")
+            try:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                return
+            except sa.exc.OperationalError as e:
+                if not busy(e):
+                    raise
+            if not patience_ms and policy.wait_s <= 0:
+                break
+        raise StoreError(_still_busy(policy))
+    finally:
+        conn.exec_driver_sql(f"PRAGMA busy_timeout = {busy_ms}")
+
+
+def _pg_write_lock(conn, policy: _WritePolicy) -> None:
+    """The same on PostgreSQL, with a transaction-scoped advisory lock and lock_timeout."""
+    key = {"k": _ADVISORY_LOCK_ID}
+    if conn.execute(sa.text("SELECT pg_try_advisory_xact_lock(:k)"), key).scalar():
+        return
+    if policy.wait_s > 0:
+        policy.tell(_waiting(policy))
+        conn.execute(sa.text(f"SET LOCAL lock_timeout = {max(1, int(policy.wait_s * 1000))}"))
+        try:
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), key)
+            conn.execute(sa.text("SET LOCAL lock_timeout = DEFAULT"))
+            return
+        except sa.exc.OperationalError as e:
+            if getattr(e.orig, "sqlstate", None) != "55P03":  # lock_not_available
+                raise
+    raise StoreError(_still_busy(policy))
+
+
+def _waiting(policy: _WritePolicy) -> str:
+    return (f"waiting for another writer of {policy.shown} (another exportguard ingest?) to finish: up to "
+            f"{policy.wait_s:g} s (--wait SECONDS to change)")
+
+
+def _still_busy(policy: _WritePolicy) -> str:
+    waited = f"for {policy.wait_s:g} s" if policy.wait_s > 0 else "and --wait 0 says not to wait"
+    return (f"{policy.shown}: another writer (another exportguard ingest?) holds the store, waited {waited}; "
+            "nothing was stored. Run again when it is done, or give a longer --wait SECONDS")
+
+
+def _wal(cur, patience_s: float = DEFAULT_WAIT_S) -> None:
     """WAL mode (it persists in the file): switching needs a moment alone with the database, and
     SQLite answers "locked" at once rather than waiting when another process has it open, as when
     two ingests open a new store together; so ask again until it is done or the patience is gone."""
     import sqlite3
-    import time
 
     if cur.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
         return
@@ -710,7 +1073,8 @@ def _ensure_schema(store: Store, create: bool) -> None:
     if state == "ours":
         return
     if not create:
-        raise StoreError(f"no exportguard store at {store.display_url}")
+        raise StoreError(f"no exportguard store at {store.display_url}: the database holds no exportguard tables. "
+                         "Ingest into it first (exportguard ingest PATH), or point --db / EXPORTGUARD_DB at your store")
     with store.writing() as conn:
         if _schema_state(store, conn) == "ours":  # another process created it meanwhile
             return

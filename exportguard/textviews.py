@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from .citation import result_id_words
-from .guard import bound_figure, rank_cells
+from .citation import result_id_words, system_words
+from .guard import bound_figure, rank_spans
 from .model import Cohort, Result
-from .wording import band_words, load_text, number, slack_words, tps_words
+from .report import RankSpan
+from .wording import NOT_RANKED_SENTENCE, band_words, load_text, number, own_tool_words, slack_words, tps_words
 
 
 def figure_text(result: Result, cohort: Cohort) -> str:
@@ -23,6 +24,11 @@ def showing_words(cohort: Cohort) -> str:
 
 def cohort_header(cohort: Cohort) -> str:
     s = cohort.slack
+    if s.basis == "repeats":  # an own cohort: its band comes from repeated runs, not from shapes
+        spread = (f"output tokens/s of {s.with_tps} repeated runs of one configuration {number(s.tps_min, 1)} to "
+                  f"{number(s.tps_max, 1)}, run-to-run spread {slack_words(s)}, band {band_words(s)}"
+                  if s.estimable else band_words(s))
+        return f"{cohort.key.label()}: {showing_words(cohort)}; {spread}"
     basis = "unverified" if s.unverified_only else "verified"
     spread = (f"tokens/sample {number(s.tps_min, 1)} to {number(s.tps_max, 1)} over {s.with_tps} {basis} of "
               f"{cohort.total}, slack {slack_words(s)}, band {band_words(s)}" if s.estimable else band_words(s))
@@ -31,37 +37,52 @@ def cohort_header(cohort: Cohort) -> str:
 
 def cohort_row(cohort: Cohort) -> dict:
     s = cohort.slack
-    return {"cohort": cohort.key.label(), **dataclasses.asdict(cohort.key), "count": cohort.total,
-            "shown": len(cohort.results), "tokens_per_sample_min": s.tps_min, "tokens_per_sample_max": s.tps_max,
-            "with_tokens_per_sample": s.with_tps, "slack_basis": "unverified" if s.unverified_only else "verified",
-            "slack": s.fraction, "band": s.band_fraction, "slack_text": slack_words(s), "band_text": band_words(s),
-            "not_estimable_reason": s.reason or None}
+    row = {"cohort": cohort.key.label(), **dataclasses.asdict(cohort.key), "count": cohort.total,
+           "shown": len(cohort.results), "tokens_per_sample_min": s.tps_min, "tokens_per_sample_max": s.tps_max,
+           "with_tokens_per_sample": s.with_tps, "slack_basis": "unverified" if s.unverified_only else "verified",
+           "slack": s.fraction, "band": s.band_fraction, "slack_text": slack_words(s), "band_text": band_words(s),
+           "not_estimable_reason": s.reason or None}
+    if s.basis == "repeats":  # an own cohort: the spread of its repeated runs' figures, not of shapes
+        row.update(tokens_per_sample_min=None, tokens_per_sample_max=None, with_tokens_per_sample=None,
+                   slack_basis="repeated runs", repeated_runs=s.with_tps, repeated_runs_min=s.tps_min,
+                   repeated_runs_max=s.tps_max)
+    return row
 
 
-def _ranked(cohort: Cohort) -> list[tuple[str, Result]]:
+def _ranked(cohort: Cohort) -> list[tuple[RankSpan, Result]]:
+    """The shown results, highest first, each with its rank among them (guard.rank_spans)."""
     results = sorted(cohort.results, key=lambda r: -r.value)
-    return list(zip(rank_cells([r.value for r in results], cohort.slack), results))
+    return list(zip(rank_spans([r.value for r in results], cohort.slack), results))
 
 
 def figure_records(cohort: Cohort) -> list[dict]:
     """Figures for machine consumers: a value never appears without unit, band and conditions."""
-    return [{"figure": figure_text(r, cohort), "rank_among_shown": rank, "value": r.value, "unit": r.unit,
+    return [{"figure": figure_text(r, cohort), "rank_among_shown": span.words(), "rank_from": span.tie_from,
+             "rank_to": span.tie_to, "value": r.value, "unit": r.unit,
              "band": cohort.slack.band_fraction, "band_text": band_words(cohort.slack), "cohort": cohort.key.label(),
              "cohort_results": cohort.total, "result_id": result_id_words(r), "corrections": list(r.corrections),
-             "conditions": dataclasses.asdict(r.conditions)} for rank, r in _ranked(cohort)]
+             "conditions": dataclasses.asdict(r.conditions)} for span, r in _ranked(cohort)]
 
 
 def listing_lines(cohorts: list[Cohort]) -> list[str]:
     lines = []
     for cohort in cohorts:
         lines.append(cohort_header(cohort))
-        ranked = _ranked(cohort)
+        if not cohort.slack.estimable:
+            lines.append(f"  {NOT_RANKED_SENTENCE}")
+        ranked = [(span.words(), r) for span, r in _ranked(cohort)]
         w = max(len(rank) for rank, _ in ranked)
         for rank, r in ranked:
             i, c = r.conditions.identity, r.conditions.configuration
-            lines.append(f"  {rank:<{w}}  {figure_text(r, cohort):<34} {i.submitter} | {i.system_name} | "
-                         f"{c.accelerators_total} x {c.accelerator} | {i.availability} | {result_id_words(r)} | "
-                         f"{tps_words(r.conditions.shape)}")
+            if r.own:
+                lines.append(f"  {rank:<{w}}  {figure_text(r, cohort):<34} | measured by {i.submitter} | "
+                             f"{system_words(r)} | {own_tool_words(r)} | "
+                             f"mean {number(r.conditions.run.mean_input_tokens, 1)} input tokens per request, "
+                             f"{tps_words(r.conditions.shape)} | run on {r.conditions.run.run_date}")
+            else:
+                lines.append(f"  {rank:<{w}}  {figure_text(r, cohort):<34} {i.submitter} | {i.system_name} | "
+                             f"{c.accelerators_total} x {c.accelerator} | {i.availability} | {result_id_words(r)} | "
+                             f"{tps_words(r.conditions.shape)}")
             lines.append(f"  {'':<{w}}  {'':<34} {load_text(r)}")
             if r.corrections:
                 lines.append(f"  {'':<{w}}  {'':<34} corrected: {'; '.join(r.corrections)}")

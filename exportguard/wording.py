@@ -6,9 +6,11 @@ spreadsheet's number format does), with 0 decimals from 100 up, 2 from 1 and 4 b
 """
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+import math
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
-from .model import Result, Shape, Slack
+from .model import (OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON, OWN_TRACE,
+                    TPS_OWN, Result, Shape, Slack)
 from .reference import model_references
 
 UNIT_SHORT = {"tokens/s": "tok/s", "samples/s": "samples/s", "queries/s": "queries/s"}
@@ -25,9 +27,17 @@ def decimals_for(magnitude: float) -> int:
 
 
 def number(value: float, decimals: int | None = None) -> str:
-    """'101,527' for 101527.4, '33,763' for 33762.5: half away from zero, thousands separated."""
+    """'101,527' for 101527.4, '33,763' for 33762.5: half away from zero, thousands separated.
+
+    Any float: a store written by another tool may hold 1e300 or inf, and printing it must not fail."""
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)  # 'inf', '-inf', 'nan': shown as what it is, never a crash
     places = decimals_for(value) if decimals is None else decimals
-    exact = Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+    exact = Decimal(repr(value))
+    # Enough digits for the whole number at these places (the default context has 28: 1e300 needs 301).
+    with localcontext(prec=max(28, exact.adjusted() + places + 2)):
+        exact = exact.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
     return f"{exact:,}"
 
 
@@ -38,45 +48,125 @@ def percent(fraction: float) -> str:
 
 
 def slack_words(slack: Slack) -> str:
-    """'10.8%', or why the cohort's slack cannot be estimated."""
-    return percent(slack.fraction) if slack.estimable else f"slack not estimable: {slack.reason}"
+    """'10.8%', or why the cohort's slack cannot be estimated (an own cohort: why it has no band)."""
+    if slack.estimable:
+        return percent(slack.fraction)
+    return f"{slack.reason}: no band" if slack.basis == "repeats" else f"slack not estimable: {slack.reason}"
 
 
 def band_words(slack: Slack) -> str:
-    """'±5.4%', or why there is no band; never '±0%'."""
-    return f"±{percent(slack.band_fraction)}" if slack.estimable else f"slack not estimable: {slack.reason}"
+    """'±5.4%', or why there is no band ('slack not estimable: 1 result', an own cohort's
+    'single run: no band'); never '±0%'."""
+    return f"±{percent(slack.band_fraction)}" if slack.estimable else slack_words(slack)
 
 
-def binding_words(unit_text: str, slack: Slack, marks: str = "", derived: bool = False, verified: bool = True) -> str:
+# The label an own measurement's figure carries after its marks, so that a copied figure says what it
+# is and can never pass as an MLPerf one (detect.py reads it back).
+OWN_LABEL = "own measurement,"
+
+
+def _labels(derived: bool, verified: bool, own: bool) -> list[str]:
+    return (["derived"] if derived else []) + ([OWN_LABEL] if own else []) + ([] if verified else ["unverified"])
+
+
+def binding_words(unit_text: str, slack: Slack, marks: str = "", derived: bool = False, verified: bool = True,
+                  own: bool = False) -> str:
     """Everything a figure's number carries after it: unit, band (or why none), marks, labels."""
     band = band_words(slack) if slack.estimable else f"({band_words(slack)})"
-    parts = [unit_text, band]
-    if marks:
-        parts.append(marks)
-    if derived:
-        parts.append("derived")
-    if not verified:
-        parts.append("unverified")
-    return " ".join(parts)
+    return " ".join([unit_text, band] + ([marks] if marks else []) + _labels(derived, verified, own))
 
 
 def figure_words(value: float, unit_text: str, slack: Slack, marks: str = "", *, decimals: int | None = None,
-                 derived: bool = False, verified: bool = True) -> str:
-    """'101,527 tok/s ±5.4% [a]'; without marks, what the terminal prints for the same figure."""
-    return f"{number(value, decimals)} {binding_words(unit_text, slack, marks, derived, verified)}"
+                 derived: bool = False, verified: bool = True, own: bool = False) -> str:
+    """'101,527 tok/s ±5.4% [a]'; without marks, what the terminal prints for the same figure; an own
+    run's: '779 tok/s (single run: no band) [a] own measurement, unverified'."""
+    return f"{number(value, decimals)} {binding_words(unit_text, slack, marks, derived, verified, own)}"
 
 
 def edge_binding_words(unit_text: str, slack: Slack, low: bool, marks: str = "", derived: bool = False,
-                       verified: bool = True) -> str:
+                       verified: bool = True, own: bool = False) -> str:
     """What a band edge's number carries after it: 'tok/s, low edge of ±5.4% [a]'."""
-    tail = " ".join(x for x in (marks, "derived" if derived else "", "" if verified else "unverified") if x)
+    tail = " ".join(([marks] if marks else []) + _labels(derived, verified, own))
     return f"{unit_text}, {'low' if low else 'high'} edge of {band_words(slack)}" + (f" {tail}" if tail else "")
 
 
 def band_edge_words(edge: float, unit_text: str, slack: Slack, low: bool, marks: str = "", *,
-                    decimals: int | None = None, derived: bool = False, verified: bool = True) -> str:
+                    decimals: int | None = None, derived: bool = False, verified: bool = True,
+                    own: bool = False) -> str:
     """'96,045 tok/s, low edge of ±5.4% [a]': a band edge says what it is, so it never reads as a figure."""
-    return f"{number(edge, decimals)} {edge_binding_words(unit_text, slack, low, marks, derived, verified)}"
+    return f"{number(edge, decimals)} {edge_binding_words(unit_text, slack, low, marks, derived, verified, own)}"
+
+
+# -- ranks and ties ----------------------------------------------------------------------------
+
+# The one statement of what a tie is and how a rank reads. The caveat, the "How to read" texts of
+# the shipped specs, the README and docs/ quote it word for word (a test holds them to it).
+TIE_RULE = ("Two figures of one cohort are tied when the higher lies no more than the cohort's shape slack above "
+            "the lower, and a rank such as \"3 (tie 2-5)\" names every rank its figure is tied with (here 2 to 5; "
+            "ranks 2 and 5 need not be tied with each other).")
+NOT_RANKED = "not ranked"
+
+
+def rank_words(position: int, tie_from: int | None, tie_to: int | None) -> str:
+    """'3', '3 (tie 2-5)', or 'not ranked' where no slack tells a lead from a tie."""
+    if tie_from is None or tie_to is None:
+        return NOT_RANKED
+    return f"{position}" if tie_from == tie_to else f"{position} (tie {tie_from}-{tie_to})"
+
+
+# What a table whose slack is not estimable says, once, about its order (after the words for why).
+NOT_RANKED_SENTENCE = "Not ranked: without a band no lead can be told from a tie, so the rows are only in order of value."
+
+
+# -- scale ------------------------------------------------------------------------------------
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def scale_words(configuration) -> str:
+    """'48 accelerators in 6 nodes', '8 accelerators in 1 node', 'CPUs only (no accelerator) in 1 node';
+    an own run whose system nobody described: 'an unknown number of accelerators in unknown nodes'."""
+    c = configuration
+    what = ("an unknown number of accelerators" if c.accelerators_total is None else
+            "CPUs only (no accelerator)" if c.accelerators_total == 0 else _plural(c.accelerators_total, "accelerator"))
+    return f"{what} in {'unknown nodes' if c.nodes is None else _plural(c.nodes, 'node')}"
+
+
+def headline_words(result: Result) -> str:
+    """Who and at what scale, as a headline names them: 'MangoBoost on 48 accelerators in 6 nodes
+    (MangoBoost Heterogeneous Cluster ...)'. The scale comes before the system's name, which can be long."""
+    i = result.conditions.identity
+    return f"{i.submitter} on {scale_words(result.conditions.configuration)} ({i.system_name})"
+
+
+def _span(values, unit: str) -> str:
+    lo, hi = min(values), max(values)
+    return _plural(lo, unit) if lo == hi else f"{lo:,} to {hi:,} {unit}s"
+
+
+def scale_range_words(results) -> str:
+    """The scales a comparison spans: 'systems of 4 to 48 accelerators in 1 to 6 nodes', or
+    'every system on 8 accelerators in 1 node'."""
+    configs = [r.conditions.configuration for r in results]
+    unknown = [c for c in configs if c.accelerators_total is None or c.nodes is None]
+    if unknown:  # own runs on systems nobody described
+        known = [r for r in results if r.conditions.configuration not in unknown]
+        return (f"{scale_range_words(known)}, and " if known else "") + "systems of unknown size"
+    accelerators = {c.accelerators_total for c in configs}
+    nodes = {c.nodes for c in configs}
+    if len(accelerators) == 1 and len(nodes) == 1:
+        return f"every system on {scale_words(configs[0])}"
+    if len(nodes) == 1:
+        return f"systems of {_span(accelerators, 'accelerator')}, each in {_span(nodes, 'node')}"
+    return f"systems of {_span(accelerators, 'accelerator')} in {_span(nodes, 'node')}"
+
+
+def mixed_scale_words(results, per_accelerator_shown: bool = False) -> str:
+    """What a comparison across scales says on its slide, page or sheet (rule EG020)."""
+    per = "by the per accelerator column (derived)" if per_accelerator_shown else "per accelerator (derived)"
+    return (f"Different scales: {scale_range_words(results)}. A total throughput reflects the size of a system "
+            f"as well as its hardware: compare systems of one scale, or {per}.")
 
 
 def marks_words(letters) -> str:
@@ -97,28 +187,173 @@ def mark_name(i: int) -> str:
 # -- shape ------------------------------------------------------------------------------------
 
 def shape_words(shape: Shape) -> str:
-    """'OpenOrca (24,576 samples), reference max output 1,024 tokens'."""
+    """'OpenOrca (24,576 samples), reference max output 1,024 tokens'; an own run's measured shape
+    in short (own_shape_words has all of it)."""
+    if shape.tokens_per_sample_basis == TPS_OWN:
+        return f"{tps_words(shape)}; dataset {shape.dataset}"
     return (f"{shape.dataset} ({shape.dataset_samples:,} samples), reference max output "
             f"{shape.reference_max_output_tokens:,} tokens")
 
 
 def tps_words(shape: Shape) -> str:
-    """'300.9 tokens/sample (accuracy log)', or 'tokens per sample not reported'."""
+    """'300.9 tokens/sample (accuracy log)', 'mean 250.0 output tokens per request (measured)' for an
+    own run, or 'tokens per sample not reported'."""
     if shape.tokens_per_sample is None:
         return "tokens per sample not reported"
+    if shape.tokens_per_sample_basis == TPS_OWN:
+        return f"mean {number(shape.tokens_per_sample, 1)} output tokens per request (measured)"
     return f"{shape.tokens_per_sample:.1f} tokens/sample ({shape.tokens_per_sample_basis})"
 
 
 def shape_title(result: Result) -> str:
-    """A chart or KPI title's shape: 'llama2-70b-99 Offline, OpenOrca, max 1,024 output tokens'."""
+    """A chart or KPI title's shape: 'llama2-70b-99 Offline, OpenOrca, max 1,024 output tokens'; an
+    own run's: 'mock-llm closed loop, ~550 in / 250 out tokens per request'."""
     b, s = result.conditions.benchmark, result.conditions.shape
+    if result.own:
+        return f"{b.benchmark} {b.scenario}, {own_shape_class_words(result.conditions.run.mean_input_tokens, s.tokens_per_sample)}"
     return f"{b.benchmark} {b.scenario}, {s.dataset}, max {s.reference_max_output_tokens:,} output tokens"
+
+
+def own_shape_class_words(mean_input: float, mean_output: float) -> str:
+    """An own shape class, named after the run that founded it: '~545 in / 250 out tokens per request'."""
+    return f"~{_sig3(mean_input)} in / {_sig3(mean_output)} out tokens per request"
+
+
+def _sig3(value: float) -> str:
+    """Three significant digits, written out in full: 545, 4,160, 12.3."""
+    from math import floor, log10
+
+    if not value:
+        return "0"
+    exponent = floor(log10(abs(value)))
+    rounded = Decimal(repr(float(value))).quantize(Decimal(1).scaleb(exponent - 2), ROUND_HALF_UP)
+    return number(float(rounded), max(0, 2 - exponent))
+
+
+# -- the shape panel beside an MLPerf cohort and own runs ---------------------------------------
+
+SHAPES_DO_NOT_TRANSFER = (
+    "Throughput does not carry over from one shape to another: a tokens/s figure holds only for the generation "
+    "length, input length and load it was measured at, because longer outputs keep each request's cache resident "
+    "longer and shift the balance between prefill and decode, so read each panel on its own axis and compare "
+    "figures only within a panel.")
+
+
+def mlperf_cohort_shape_words(sample: Result, slack: Slack) -> str:
+    """An MLPerf cohort's shape in numbers: '272.6 to 302.0 generated tokens per sample over 14 verified
+    results (reference max 1,024 output tokens); dataset OpenOrca (24,576 samples)'."""
+    s = sample.conditions.shape
+    over = "unverified" if slack.unverified_only else "verified"
+    if slack.tps_min is not None and slack.tps_max is not None and slack.tps_min != slack.tps_max:
+        spread = (f"{number(slack.tps_min, 1)} to {number(slack.tps_max, 1)} generated tokens per sample over "
+                  f"{slack.with_tps} {over} results")
+    elif slack.tps_min is not None:
+        spread = f"{number(slack.tps_min, 1)} generated tokens per sample ({slack.reason or 'one value'})"
+    else:
+        spread = "generated tokens per sample not reported"
+    return (f"{spread} (reference max {s.reference_max_output_tokens:,} output tokens); dataset {s.dataset} "
+            f"({s.dataset_samples:,} samples)")
+
+
+def own_shape_row_words(result: Result) -> str:
+    """An own run's shape in numbers: 'mean 250.0 generated and 544.7 input tokens per request
+    (standard deviation 0.0 and 52.4)'."""
+    run, s = result.conditions.run, result.conditions.shape
+    text = (f"mean {number(s.tokens_per_sample, 1)} generated and {number(run.mean_input_tokens, 1)} input tokens "
+            "per request")
+    if run.output_tokens_std is not None and run.input_tokens_std is not None:
+        text += f" (standard deviation {number(run.output_tokens_std, 1)} and {number(run.input_tokens_std, 1)})"
+    return text
+
+
+def own_tool_words(result: Result) -> str:
+    """'AIPerf 0.13.0', 'vllm bench serve (version not recorded by the tool)'."""
+    run = result.conditions.run
+    version = run.tool_version
+    return f"{run.tool} {version}" if version[:1].isdigit() else f"{run.tool} (version {version})"
+
+
+def own_run_label(result: Result) -> str:
+    """'lab-h100-01, vllm bench serve, run on 2026-12-01 09:43:31, local time (no time zone)'."""
+    i, run = result.conditions.identity, result.conditions.run
+    return f"{i.system_name}, {run.tool}, run on {run.run_date}"
+
+
+def own_shape_words(result: Result) -> str:
+    """An own run's measured shape: 'mean 544.7 input and 250.0 output tokens per request (standard
+    deviation 52.4 and 0.0), over 64 requests; dataset synthetic (random token ids)'."""
+    run, s = result.conditions.run, result.conditions.shape
+    text = (f"mean {number(run.mean_input_tokens, 1)} input and {number(s.tokens_per_sample, 1)} output tokens "
+            "per request")
+    if run.input_tokens_std is not None or run.output_tokens_std is not None:
+        sd = lambda v: "not recorded" if v is None else number(v, 1)  # noqa: E731
+        text += f" (standard deviation {sd(run.input_tokens_std)} and {sd(run.output_tokens_std)})"
+    else:
+        text += " (spread not recorded: no per-request data)"
+    text += f", over {run.requests:,} requests" if run.requests else ", request count not recorded"
+    return f"{text}; dataset {s.dataset}"
 
 
 # -- load -------------------------------------------------------------------------------------
 
+def own_load_words(kind: str, concurrency: int | None, rate: float | None, burstiness: float | None) -> str:
+    """An own run's load as its tool ran it: 'closed loop, 8 requests in flight', 'Poisson arrivals,
+    target rate 4 per second, at most 32 in flight', 'Gamma arrivals, target rate 4 per second,
+    burstiness 0.5'. A rate of requests is written "N per second", never "N req/s": it is a load
+    setting, and must never read as a throughput figure (detect.py), wherever a line breaks."""
+    cap = f", at most {concurrency:,} in flight" if concurrency else ""
+    target = f"target rate {rate:g} per second" if rate else "target rate not recorded"
+    if kind == OWN_CLOSED_LOOP:
+        return f"closed loop, {concurrency:,} request{'s' if concurrency != 1 else ''} in flight"
+    if kind == OWN_POISSON:
+        return f"Poisson arrivals, {target}{cap}"
+    if kind == OWN_GAMMA:
+        return f"Gamma arrivals, {target}, burstiness {burstiness:g}{cap}"
+    if kind == OWN_CONSTANT:
+        return f"constant spacing, {target}{cap}"
+    if kind == OWN_BURST:
+        return "burst: every request sent at once, no cap"
+    if kind == OWN_TRACE:
+        return f"trace replay{cap}"
+    assert kind == OWN_OTHER, kind
+    return f"other load{cap}"
+
+
+def own_load_of(result: Result) -> str:
+    """The load an own cohort shares (own_load_words of the run's kind and parameters)."""
+    run = result.conditions.run
+    return own_load_words(result.conditions.benchmark.scenario, run.concurrency, result.conditions.load.target_qps,
+                          run.burstiness)
+
+
+def own_run_load_words(result: Result) -> str:
+    """An own run's whole load: kind and parameters, the tool's detail, and how long it ran."""
+    load, run = result.conditions.load, result.conditions.run
+    text = own_load_words(result.conditions.benchmark.scenario, run.concurrency, load.target_qps, run.burstiness)
+    if run.load_detail:
+        text += f" ({run.load_detail})"
+    if run.duration_s:
+        text += f"; ran {number(run.duration_s, 1)} s ({run.duration_basis})"
+    else:
+        text += f"; duration {run.duration_basis}"
+    return text
+
+
+def own_latency_words(result: Result) -> str:
+    """Measured TTFT and TPOT percentiles, with the tool's own definition of each."""
+    load, run = result.conditions.load, result.conditions.run
+    measured = []
+    for name, p50, p99, places in (("TTFT", run.p50_ttft_ms, load.p99_ttft_ms, 0),
+                                   ("TPOT", run.p50_tpot_ms, load.p99_tpot_ms, 1)):
+        got = [f"p{p} {number(v, places)} ms" for p, v in (("50", p50), ("99", p99)) if v is not None]
+        measured.append(f"{name} {' and '.join(got)}" if got else f"{name} not reported")
+    return f"measured {'; '.join(measured)} ({run.latency_definitions})"
+
+
 def load_words(result: Result) -> str:
     """The load a whole cohort shares: arrival process, latency bounds and minimum run length."""
+    if result.own:
+        return own_run_load_words(result)
     load, scenario = result.conditions.load, result.conditions.benchmark.scenario
     if scenario == "Offline":
         text = "Offline: every query issued at once and drained (closed-loop), no latency bound"
@@ -134,6 +369,8 @@ def load_words(result: Result) -> str:
 def row_load_words(result: Result) -> str:
     """The load of one result: its target rate and measured p99 latencies ('' for Offline)."""
     load = result.conditions.load
+    if result.own:
+        return own_latency_words(result)
     if result.conditions.benchmark.scenario == "Offline":
         return ""
     qps = f"target {load.target_qps:g} QPS" if load.target_qps else "target QPS not published by the source"

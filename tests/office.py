@@ -26,12 +26,15 @@ def tool(*names: str) -> str:
     pytest.skip(f"{names[0]} is needed here (LibreOffice, poppler-utils, qpdf)")
 
 
-def convert(paths: list[Path], outdir: Path, to: str = "pdf", timeout: int = 300) -> list[Path]:
-    """LibreOffice headless, with a profile of its own (concurrent conversions do not collide)."""
+def convert(paths: list[Path], outdir: Path, to: str = "pdf", timeout: int = 300, infilter: str | None = None) -> list[Path]:
+    """LibreOffice headless, with a profile of its own (concurrent conversions do not collide).
+    ``infilter``: the import filter and its options, as the import dialog would set them
+    ("CSV:44,34,76,1": comma, double quote, UTF-8, from line 1)."""
     exe = tool("soffice", "libreoffice")
     profile = Path("/tmp") / f"eg-lo-{uuid.uuid4().hex[:10]}"
+    extra = [f"--infilter={infilter}"] if infilter else []
     try:
-        done = subprocess.run([exe, f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", to,
+        done = subprocess.run([exe, f"-env:UserInstallation=file://{profile}", "--headless", *extra, "--convert-to", to,
                                "--outdir", str(outdir), *map(str, paths)], capture_output=True, text=True,
                               timeout=timeout)
     finally:

@@ -134,12 +134,12 @@ def mlperf_row(r: dict) -> dict:
 def csv_slice() -> list[dict]:
     interactive, offline, server = summary_slice()[:3]
 
-    # An in-house re-run of the same system (not an MLPerf result): it must state its own shape and load.
+    # An in-house re-run of the same system, an own run (not an MLPerf result): it states the load it ran and
+    # its measured shape, and no MLPerf scenario, round or bounds.
     own = mlperf_row(server) | {"mlperf": "no", "submitter": "AMD (in-house re-run)", "round": "", "division": "",
-                                "availability": "", "accuracy_track": "", "dataset": "OpenOrca",
-                                "dataset_samples": "24576", "reference_max_output_tokens": "1024",
-                                "arrival_process": "Poisson", "min_duration_ms": "600000", "target_qps": "80",
-                                "ttft_bound_ms": "2000", "tpot_bound_ms": "200"}
+                                "availability": "", "accuracy_track": "", "scenario": "", "system_id": "",
+                                "dataset": "OpenOrca", "tool": "vllm bench serve", "load": "Poisson",
+                                "request_rate": "80", "mean_input_tokens": "620.4", "mean_output_tokens": "294.1"}
     return [mlperf_row(offline), own, mlperf_row(interactive)]
 
 
@@ -312,7 +312,7 @@ def test_summary_row_naming_a_key_twice_is_quarantined_and_its_neighbours_stored
     assert (report.added, report.quarantined) == (3, 1)
     q = only_quarantined(db)
     assert (q["reason"], q["locator"]) == ("duplicate_key", summary_locator(path, BAD) + ", field Performance_Result")
-    assert_actionable(q["message"], "'Performance_Result'", "more than once")
+    assert_actionable(q["message"], "'Performance_Result'", "different values", "reads this field")
 
 
 def test_summary_tokens_per_sample_with_an_exponent_is_read_whole_never_as_its_prefix(db, tmp_path):
@@ -355,7 +355,7 @@ def _nested_too_deep(tmp_path):
 @pytest.mark.parametrize("make, reason, words", [
     pytest.param(_truncated, "invalid_json", ["line", "column", "truncated"], id="truncated_json"),
     pytest.param(_object_not_list, "not_a_summary_table", ["JSON list", "{"], id="object_not_list"),
-    pytest.param(_csv_named_json, "not_a_summary_table", ["JSON list", "mlperf,submitter"], id="csv_text_named_json"),
+    pytest.param(_csv_named_json, "not_a_summary_table", ["JSON list", "mlperf,model"], id="csv_text_named_json"),
     pytest.param(_nested_too_deep, "invalid_json", ["nested"], id="nested_200000_deep"),
 ])
 def test_summary_file_that_is_not_a_table_is_quarantined_whole_as_one_row(db, tmp_path, make, reason, words):
@@ -571,7 +571,8 @@ def _folder(path: Path) -> None:
     pytest.param(_system_json_says(b'"accelerators_per_node": 8', b'"accelerators_per_node": "1,6"'),
                  "bad_number", "", ["accelerators_per_node", "'1,6'"], id="accelerators_with_separator"),
     pytest.param(_system_json_says(b'"number_of_nodes": 1', b'"number_of_nodes": 1, "number_of_nodes": 2'),
-                 "duplicate_key", "", ["'number_of_nodes'", "more than once"], id="nodes_twice"),
+                 "duplicate_key", "", ["'number_of_nodes'", "different values (1, 2)", "reads this field"],
+                 id="nodes_twice"),
     pytest.param(_system_json_says(b'"cooling": "Air-cooled"', b'"cooling": -Infinity'), "bad_number", "",
                  ["cooling", "-Infinity"], id="infinity_in_a_field_not_read"),
     pytest.param(_folder, "not_a_regular_file", "", ["folder", "not a file"], id="folder"),
@@ -694,14 +695,22 @@ CSV_CASES = [
     ("text_value", BAD, {"value": "fast"}, "bad_number", "value", ["'fast'", "not a number"]),
     ("bad_unit", BAD, {"unit": "tok/sec"}, "unknown_unit", "unit", ["'tok/sec'", "tokens/s"]),
     ("mlperf_maybe", BAD, {"mlperf": "maybe"}, "bad_field", "mlperf", ["yes or no", "'maybe'"]),
-    ("server_row_without_latency_bounds", BAD, {"ttft_bound_ms": "", "tpot_bound_ms": ""}, "missing_field",
+    ("interactive_row_with_a_rate_but_no_latency_bounds", 2, {"target_qps": "80"}, "missing_field",
      "ttft_bound_ms", ["ttft_bound_ms", "tpot_bound_ms"]),
-    ("non_mlperf_row_without_dataset", BAD, {"dataset": ""}, "missing_field", "dataset", ["dataset", "non-MLPerf"]),
-    ("zero_dataset_samples", BAD, {"dataset_samples": "0"}, "non_positive_value", "dataset_samples",
-     ["dataset_samples", "at least 1"]),
-    ("zero_min_duration", BAD, {"min_duration_ms": "0"}, "non_positive_value", "min_duration_ms",
-     ["min_duration_ms", "at least 1"]),
-    ("unknown_scenario", BAD, {"scenario": "Batch"}, "unknown_scenario", "scenario", ["'Batch'"]),
+    ("own_row_without_its_load", BAD, {"load": ""}, "missing_field", "load", ["load", "own run"]),
+    ("own_row_named_with_an_mlperf_scenario", BAD, {"scenario": "Server"}, "bad_field", "scenario",
+     ["scenario", "MLPerf rows", "closed loop"]),
+    ("own_load_named_as_an_mlperf_scenario", BAD, {"load": "Server"}, "bad_field", "load",
+     ["'Server'", "MLPerf scenario", "closed loop"]),
+    ("own_row_with_latency_bounds", BAD, {"ttft_bound_ms": "2000"}, "bad_field", "ttft_bound_ms", ["MLPerf rows"]),
+    ("own_row_with_zero_mean_output", BAD, {"mean_output_tokens": "0"}, "non_positive_value", "mean_output_tokens",
+     ["mean_output_tokens", "positive"]),
+    ("own_closed_loop_without_concurrency", BAD, {"load": "closed loop", "request_rate": ""}, "missing_field",
+     "concurrency", ["closed loop", "in flight"]),
+    ("own_value_in_samples_per_second", BAD, {"unit": "samples/s"}, "unknown_unit", "unit",
+     ["output tokens/s", "total_tokens_per_s"]),
+    ("mlperf_row_with_an_own_column", 0, {"tool": "vllm bench serve"}, "bad_field", "tool", ["own runs"]),
+    ("unknown_scenario", 0, {"scenario": "Batch"}, "unknown_scenario", "scenario", ["'Batch'"]),
     ("unknown_division", 0, {"division": "closedd"}, "bad_field", "division", ["'closedd'", "closed, open"]),
     ("unknown_availability", 0, {"availability": "released"}, "bad_field", "availability",
      ["'released'", "available"]),
@@ -724,14 +733,13 @@ CSV_CASES = [
     ("nodes_fraction", BAD, {"nodes": "1.0"}, "bad_number", "nodes", ["nodes", "decimal point"]),
     ("accelerators_arabic_indic", BAD, {"accelerators_per_node": "\u0668"}, "bad_number", "accelerators_per_node",
      ["ASCII 0-9"]),
-    ("target_qps_full_width", BAD, {"target_qps": "\uff18\uff10"}, "bad_number", "target_qps", ["ASCII 0-9"]),
-    ("tokens_per_sample_decimal_comma", BAD, {"tokens_per_sample": "301,1"}, "bad_number", "tokens_per_sample",
+    ("target_qps_full_width", 0, {"target_qps": "\uff18\uff10"}, "bad_number", "target_qps", ["ASCII 0-9"]),
+    ("request_rate_full_width", BAD, {"request_rate": "\uff18\uff10"}, "bad_number", "request_rate", ["ASCII 0-9"]),
+    ("mean_output_decimal_comma", BAD, {"mean_output_tokens": "301,1"}, "bad_number", "mean_output_tokens",
      ["'301,1'"]),
-    # Plausibility: tokens per sample against the cap (an MLPerf row: the benchmark's; an own test: its own).
-    ("tokens_per_sample_zero", BAD, {"tokens_per_sample": "0"}, "implausible_tokens_per_sample", "tokens_per_sample",
+    # Plausibility: tokens per sample against the cap of the MLPerf row's benchmark.
+    ("tokens_per_sample_zero", 0, {"tokens_per_sample": "0"}, "implausible_tokens_per_sample", "tokens_per_sample",
      ["above 0"]),
-    ("own_test_tokens_per_sample_over_its_cap", BAD, {"tokens_per_sample": "2000"}, "implausible_tokens_per_sample",
-     "tokens_per_sample", ["2000", "1024 max output tokens"]),
     ("mlperf_row_tokens_per_sample_over_the_cap", 0, {"tokens_per_sample": "1100"}, "implausible_tokens_per_sample",
      "tokens_per_sample", ["1100", "1024 max output tokens"]),
     ("retrieved_on_not_a_date", BAD, {"retrieved_on": "yesterday"}, "bad_field", "retrieved_on", ["YYYY-MM-DD"]),
@@ -776,7 +784,10 @@ def test_csv_rows_as_written_are_all_stored(db, tmp_path):
     report = ingest_path(db, write_csv(tmp_path, rows))
     assert report.added == len(rows) and report.reconciles and db.quarantined() == []
     own = next(r for r in db.results() if not r.conditions.identity.mlperf)
-    assert own.conditions.load.ttft_bound_ms == 2000 and own.conditions.shape.dataset == "OpenOrca"
+    assert own.origin == "own" and own.conditions.benchmark.scenario == "Poisson"
+    assert (own.conditions.load.target_qps, own.conditions.load.ttft_bound_ms) == (80, None)
+    assert (own.conditions.shape.tokens_per_sample, own.conditions.run.mean_input_tokens) == (294.1, 620.4)
+    assert own.conditions.shape.dataset == "OpenOrca" and own.conditions.run.tool == "vllm bench serve"
 
 
 # --------------------------------------------------------------------------- the same bad file twice
@@ -822,4 +833,5 @@ def test_ingesting_the_same_bad_source_twice_adds_no_duplicate_quarantine_rows(s
     assert again.added == 0 and again.unchanged == first.added
     assert store.quarantined() == quarantined
     assert store.count() == stored
-    assert [r["rows_read"] for r in store.ingest_runs()] == [rows_in_input, rows_in_input]
+    # The second ingest changed nothing, so it leaves no trace either.
+    assert [r["rows_read"] for r in store.ingest_runs()] == [rows_in_input] and not again.recorded

@@ -196,9 +196,35 @@ def test_csv_edits_and_stripped_bindings(artifacts, tmp_path):
     assert any(h.rule_id == "EG001" and h.location.startswith("row 5,") for h in r.hits)
 
 
+def test_csv_an_edited_value_column_is_an_edited_figure(artifacts, tmp_path):
+    """The numeric value column is what people compute with: an edit there is found like an edit of the text."""
+    path = _copy(artifacts / "executive-deck.csv", tmp_path / "value-edited.csv")
+    rows = list(csv.reader(open(path, newline="", encoding="utf-8-sig")))
+    col, value = rows[0].index("figure"), rows[0].index("value")
+    exported = float(rows[3][value])
+    rows[3][value] = repr(exported * 1.1)
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:
+        csv.writer(f).writerows(rows)
+    (r,) = check([path])
+    (hit,) = r.hits
+    assert hit.rule_id == "EG017" and hit.location == f"row 4, column {col + 1} ('figure'), line 4"
+    assert "now" in hit.message and str(round(exported)) in hit.message
+
+
+def test_markdown_keeps_its_manifest_beside_it_and_a_pointer_at_its_end(artifacts):
+    from exportguard.check.manifests import MD_POINTER
+
+    for name in SPECS:
+        text = (artifacts / f"{name}.md").read_text("utf-8")
+        assert text.endswith("\n" + MD_POINTER + "\n") and "exportguard-manifest" not in text
+        side = artifacts / f"{name}.md.manifest.json"
+        assert read_manifest(artifacts / f"{name}.md") == json.loads(side.read_text("utf-8"))
+        assert len(text) < side.stat().st_size  # the reader's file is the smaller one
+
+
 def test_markdown_edits_and_removed_notes(artifacts, tmp_path):
-    path = tmp_path / "edited.md"
-    lines = (artifacts / "executive-deck.md").read_text("utf-8").split("\n")
+    path = _copy(artifacts / "executive-deck.md", tmp_path / "edited.md")
+    lines = path.read_text("utf-8").split("\n")
     row = next(i for i, line in enumerate(lines) if line.startswith("| 2 |"))
     cells = lines[row].split(" | ")
     old = cells[-1].split(" ")[0]
@@ -216,16 +242,16 @@ def test_markdown_edits_and_removed_notes(artifacts, tmp_path):
 
 
 def test_an_edited_manifest_and_a_signature_from_another_key(v51_store, artifacts, tmp_path, monkeypatch):
-    path = tmp_path / "manifest-edited.md"
-    text = (artifacts / "briefing.md").read_text("utf-8")
-    path.write_text(text.replace('"format":"markdown"', '"format":"md"', 1), "utf-8")
+    path = _copy(artifacts / "briefing.md", tmp_path / "manifest-edited.md")
+    side = path.with_name(path.name + ".manifest.json")
+    side.write_text(side.read_text("utf-8").replace('"format":"markdown"', '"format":"md"', 1), "utf-8")
     (r,) = check([path])
     assert [(h.rule_id, h.location) for h in r.hits] == [("EG016", "manifest")]
     assert "the manifest was edited" in r.hits[0].message
 
     monkeypatch.setenv("EXPORTGUARD_SIGNING_KEY", "team-key")
     report = build_report(v51_store, load_spec(EXAMPLES / "briefing.toml"))
-    [signed] = export(report, [tmp_path / "signed.md"])
+    signed, _side = export(report, [tmp_path / "signed.md"])
     (ok,) = check([signed])
     assert ok.hits == [] and ok.manifest["signed"] and ok.manifest["signature_ok"]
     monkeypatch.setenv("EXPORTGUARD_SIGNING_KEY", "someone-elses-key")
@@ -252,13 +278,13 @@ def test_json_carries_exported_and_now(artifacts, tmp_path):
 def test_a_removed_figure_is_not_masked_by_the_same_text_elsewhere(artifacts, tmp_path):
     """The executive deck shows its top figure twice (the headline and table row 1): removing one is
     still a removal, however the other reads."""
-    text = (artifacts / "executive-deck.md").read_text("utf-8")
+    path = _copy(artifacts / "executive-deck.md", tmp_path / "removed.md")
+    text = path.read_text("utf-8")
     headline = next(line for line in text.split("\n") if line.startswith("**"))
     top = headline[2:headline.index("**", 2)]
     lines = text.split("\n")
     row = next(i for i, line in enumerate(lines) if line.startswith("| 1 |") and line.endswith(f"| {top} |"))
     lines[row] = lines[row].replace(f"| {top} |", "| n/a |")
-    path = tmp_path / "removed.md"
     path.write_text("\n".join(lines), "utf-8")
     (r,) = check([path])
     (hit,) = r.hits

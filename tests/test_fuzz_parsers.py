@@ -16,16 +16,17 @@ import json
 import math
 import os
 from functools import cache
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exportguard.errors import SourceError
-from exportguard.ingest import Quarantined, Skipped, Source, csv_rows, mlperf_summary
+from exportguard.ingest import Quarantined, Skipped, Source, Warned, csv_rows, mlperf_summary
 from exportguard.ingest.mlperf_logs import parse_accuracy, parse_performance_summary, parse_system_description
 from exportguard.ingest.numbers import COUNT, CSV, JSON, LOG, SUMMARY_TEXT, parse_count, parse_number
-from exportguard.model import SCENARIOS, UNITS, Result
+from exportguard.model import OWN_LOAD_KINDS, SCENARIOS, UNITS, Result
 from tests.conftest import MLPERF, SUMMARY_V51, TREE_V51
 from tests.real_data import require_real_data
 from tests.test_bad_input import csv_slice, csv_text
@@ -164,23 +165,34 @@ def count_or_none(x) -> bool:
 def check_result(r: Result) -> None:
     c = r.conditions
     assert isinstance(r.value, float) and math.isfinite(r.value) and r.value > 0
-    assert r.unit in UNITS and c.benchmark.scenario in SCENARIOS
     assert r.samples_per_s is None or (math.isfinite(r.samples_per_s) and r.samples_per_s > 0)
     tps = c.shape.tokens_per_sample
-    assert tps is None or (math.isfinite(tps) and 0 < tps <= c.shape.reference_max_output_tokens * 1.02)
     for x in (c.load.target_qps, c.load.ttft_bound_ms, c.load.tpot_bound_ms, c.load.p99_ttft_ms, c.load.p99_tpot_ms):
         assert x is None or math.isfinite(x)
+    for text in (c.identity.system_name, c.identity.submitter, c.configuration.framework):
+        assert isinstance(text, str) and text.strip()
+    if r.own:  # an own run: never an MLPerf scenario, a measured shape, counts that may be unknown
+        assert r.unit == "tokens/s" and c.benchmark.scenario in OWN_LOAD_KINDS
+        assert math.isfinite(tps) and tps > 0 and c.run.mean_input_tokens > 0
+        assert c.load.ttft_bound_ms is None and c.load.tpot_bound_ms is None and c.load.min_duration_ms is None
+        for n in (c.configuration.accelerators_per_node, c.configuration.nodes, c.configuration.accelerators_total,
+                  c.run.concurrency, c.run.requests):
+            assert n is None or (isinstance(n, int) and not isinstance(n, bool) and n >= 0)
+        return
+    assert r.unit in UNITS and c.benchmark.scenario in SCENARIOS
+    assert tps is None or (math.isfinite(tps) and 0 < tps <= c.shape.reference_max_output_tokens * 1.02)
     for n in (c.configuration.accelerators_per_node, c.configuration.nodes, c.configuration.accelerators_total,
               c.load.min_duration_ms, c.shape.dataset_samples):
         assert isinstance(n, int) and not isinstance(n, bool) and n >= 0
     assert c.configuration.nodes >= 1
-    for text in (c.identity.system_name, c.identity.submitter, c.configuration.framework):
-        assert isinstance(text, str) and text.strip()
 
 
 def check_items(items) -> None:
     for item in items:
-        assert isinstance(item, (Result, Quarantined, Skipped)), item
+        assert isinstance(item, (Result, Warned, Quarantined, Skipped)), item
+        if isinstance(item, Warned):  # a result stored with a warning about a field that is not read
+            assert item.warnings and all(isinstance(w, str) and w for w in item.warnings)
+            item = item.result
         if isinstance(item, Quarantined):
             assert item.reason != "unexpected_error", item.message
             assert item.reason and item.message and item.locator
@@ -288,3 +300,66 @@ def test_number_parser_returns_a_finite_number_of_ascii_text_or_refuses(text, sy
         return
     assert text.isascii() and text == text.strip() and "," not in text
     assert math.isfinite(value) and value == (int(text) if syntax is COUNT else float(text))
+
+
+# --------------------------------------------------------------------------- own load-test files
+
+OWN_SOURCE = Source("vllm_bench", "fuzz-own.json", "0" * 64, "2026-12-01", "2026-12-01T00:00:00+00:00")
+
+
+@cache
+def own_records() -> tuple[str, ...]:
+    """One run record of each load-test tool as written (JSON text; SGLang's with its bare Infinity)."""
+    own = MLPERF.parent / "own-traffic"
+    picks = ["vllm/concurrency8_isl550_osl250/own-traffic-infqps-concurrency8-mock-llm-20261201-094403.json",
+             "aiperf/concurrency8_isl550_osl4000/profile_export_aiperf.json",
+             "genai-perf/0.0.16/rate3_isl550_osl250/mock-llm-openai-chat-request_rate3.0/profile_export_genai_perf.json",
+             "llmperf/concurrency8_isl550_osl250/mock-llm_550_250_summary.json"]
+    texts = [(own / p).read_text() for p in picks]
+    texts += (own / "sglang/concurrency8/sglang_concurrency8.jsonl").read_text().splitlines()
+    fixture = Path(__file__).resolve().parent / "fixtures" / "own-traffic"
+    texts.append((fixture / "genai-perf-0.0.8_concurrency8_isl550_osl250_profile_export_genai_perf.json").read_text())
+    guidellm = json.loads((fixture / "guidellm-0.8.1_sweep_isl550_osl250_benchmarks.json").read_text())
+    guidellm["benchmarks"] = guidellm["benchmarks"][:2]
+    texts.append(json.dumps(guidellm))
+    return tuple(texts)
+
+
+@st.composite
+def hostile_own(draw):
+    """A real run record with some top-level values replaced, edited inside or given twice."""
+    text = draw(st.sampled_from(own_records()))
+    row = json.loads(text.replace("Infinity", '"__inf__"'))
+    items = [(k, json.dumps(v).replace('"__inf__"', "Infinity")) for k, v in row.items()]
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(items) - 1))
+        key, value = items[i]
+        how = draw(st.sampled_from(["replace", "repeat", "drop"]))
+        if how == "replace":
+            items[i] = (key, draw(_JSON_VALUE))
+        elif how == "repeat":
+            items.append((key, draw(_JSON_VALUE)))
+        elif len(items) > 1:
+            items.pop(i)
+    return "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in items) + "}"
+
+
+@FUZZ
+@given(st.one_of(hostile_own(), mutated(own_records())), NON_UTF8)
+def test_own_result_files_are_stored_well_formed_quarantined_or_refused(text, junk):
+    """Whatever a load-test file holds, each of its runs is stored with every own-run condition, or
+    quarantined with a reason a reader meant (never unexpected_error), or the file is refused."""
+    from exportguard.ingest import own_files, own_json
+    from exportguard.ingest.own_system import NOT_DESCRIBED
+
+    data = to_bytes(text, junk)
+    try:
+        records = own_json.parse(own_json.decode(data, "fuzz-own.json"), "fuzz-own.json")
+    except SourceError:
+        return
+    values = [r.value for r in records if not isinstance(r.value, SourceError)]
+    kind = own_files.kind_of(values[0]) if values else None
+    if kind is None:
+        return
+    check_items(items_or_source_error(
+        lambda: own_files.read_own(own_files.OwnFile(kind, tuple(records)), OWN_SOURCE, NOT_DESCRIBED)))

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from openpyxl import load_workbook
 
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
+from exportguard.check.manifests import MD_POINTER
 from exportguard.cli import main
 from exportguard.guard import GuardError, bind_table
 from exportguard.ingest import ingest_path
@@ -58,8 +59,20 @@ def _report(rows, name) -> Report:
     return Report("Hostile names", "test", (TableSection("Hostile", table),), SHORT, FULL, TRADEMARK_LEGEND)
 
 
-def _check_markdown(text: str) -> None:
-    body = text[: text.rfind("<!-- exportguard-manifest")]
+# What exportguard's own Markdown makes: anything else in the rendered HTML came from data.
+OUR_TAGS = {"h1", "h2", "p", "blockquote", "table", "thead", "tbody", "tr", "th", "td", "ul", "li", "em", "strong", "sub"}
+
+
+def _check_markdown(text: str, name: str | None = None) -> None:
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    assert text.endswith(MD_POINTER + "\n")
+    body = text[: text.rfind(MD_POINTER)]
+    html = cmarkgfm.github_flavored_markdown_to_html(body, options=Options.CMARK_OPT_UNSAFE)
+    assert set(re.findall(r"<([a-z0-9]+)", html)) <= OUR_TAGS, set(re.findall(r"<([a-z0-9]+)", html)) - OUR_TAGS
+    if name is not None and "\\" not in name:
+        assert "\\" not in html  # every escape was one CommonMark resolves: no stray backslash shows
     assert not CONTROL.search(body)
     assert "<" not in body.replace("<sub>", "").replace("</sub>", "")
     assert not re.search(r"(?<!\\)!(?<!\\)\[", body) and not re.search(r"(?<!\\)\]\(", body)
@@ -67,11 +80,11 @@ def _check_markdown(text: str) -> None:
     widths = {len(re.findall(r"(?<!\\)\|", line)) for line in table}
     assert widths == {7}, widths  # 6 columns: no cell boundary came from data
     assert not [line for line in body.splitlines() if line.startswith(("# ", "> ")) and "Hostile" not in line
-                and "MLPerf" not in line]
+                and "MLPerf" not in line and not line.startswith("> **Note:** ")]
 
 
 def _check_csv(path: Path) -> None:
-    for row in csv.DictReader(path.open(encoding="utf-8", newline="")):
+    for row in csv.DictReader(path.open(encoding="utf-8-sig", newline="")):
         for value in row.values():
             assert not value.startswith(("=", "+", "-", "@", "\t", "\r", "|", "%")), value[:40]
             assert not CONTROL.search(value)
@@ -91,9 +104,9 @@ def _check_xlsx(path: Path) -> None:
 @pytest.mark.parametrize("name", HOSTILE, ids=[repr(h[:20]) for h in HOSTILE])
 def test_a_hostile_name_goes_out_as_plain_visible_text_everywhere(rows, tmp_path, name):
     paths = export(_report(rows, name), [tmp_path / "h.md", tmp_path / "h.csv", tmp_path / "h.xlsx"])
-    _check_markdown(paths[0].read_text(encoding="utf-8"))
-    _check_csv(paths[1])
-    _check_xlsx(paths[3])
+    _check_markdown((tmp_path / "h.md").read_text(encoding="utf-8"), name)
+    _check_csv(tmp_path / "h.csv")
+    _check_xlsx(tmp_path / "h.xlsx")
 
 
 def test_a_name_of_forty_thousand_characters_is_shortened_visibly_and_the_citation_survives(rows, tmp_path):
@@ -115,12 +128,12 @@ def test_a_name_that_reads_like_a_figure_is_refused_by_the_guard(rows):
 
 def test_the_terminal_never_receives_a_control_sequence_from_data(tmp_path):
     url = f"sqlite:///{tmp_path / 's.db'}"
-    header = (Path(__file__).resolve().parents[1] / "templates" / "results.csv").read_text().strip().split(",")
+    header = (Path(__file__).resolve().parents[1] / "templates" / "results.csv").read_text().splitlines()[0].split(",")
     row = dict(mlperf="no", submitter="esc\x1b[2J\x1b[31mred\u202eevil", system_name="box\x1b[1Afake\x7f",
-               model="llama2-70b", scenario="Offline", value="20000", unit="tokens/s", accelerator="GPU\x07",
+               model="llama2-70b", value="20000", unit="tokens/s", accelerator="GPU\x07",
                accelerators_per_node="8", nodes="1", framework="vLLM", source_url="file:///lab", dataset="chat",
-               dataset_samples="5000", reference_max_output_tokens="4096", arrival_process="closed-loop drain",
-               min_duration_ms="900000")
+               tool="vllm bench serve\x1b[0m", load="closed loop", concurrency="8", mean_input_tokens="550",
+               mean_output_tokens="250")
     path = tmp_path / "own.csv"
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -142,12 +155,12 @@ NAMES = st.text(alphabet=st.sampled_from(list("ab1 |[]()!<>-=+@#*_`~\\&%\r\n\t\x
 def test_property_no_name_becomes_markup_formula_or_control_in_markdown_and_csv(rows, name):
     with tempfile.TemporaryDirectory() as folder:
         try:
-            paths = export(_report(rows, name), [Path(folder) / "p.md", Path(folder) / "p.csv"])
+            export(_report(rows, name), [Path(folder) / "p.md", Path(folder) / "p.csv"])
         except GuardError as e:  # only a name that reads like a figure may be refused, and only so
             assert {f.rule_id for f in e.value.findings} == {"EG001"}
             return
-        _check_markdown(paths[0].read_text(encoding="utf-8"))
-        _check_csv(paths[1])
+        _check_markdown((Path(folder) / "p.md").read_text(encoding="utf-8"), name)
+        _check_csv(Path(folder) / "p.csv")
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -20,7 +20,7 @@ KEY = dict(round="v5.1", division="closed", submitter="AMD", system_id="8xMI300X
 def _made_up_csv(tmp_path: Path, tokens_per_sample: str = "1000", system_name: str = "AMD made-up box") -> Path:
     """A not-yet-published MLPerf row claiming the key of AMD's published 5.1-0001, with its own
     system, accelerator and an extreme tokens per sample."""
-    header = TEMPLATE.read_text().strip().split(",")
+    header = TEMPLATE.read_text().splitlines()[0].split(",")
     row = dict(mlperf="yes", submitter="AMD", system_name=system_name, system_id=KEY["system_id"],
                model="llama2-70b", accuracy_track="99", scenario="Offline", value="40000", unit="tokens/s",
                accelerator="AMD imaginary X1", accelerators_per_node="8", nodes="1", framework="vLLM",
@@ -67,3 +67,45 @@ def test_a_name_that_reads_like_a_figure_is_quarantined_at_ingest(store, tmp_pat
     assert (report.added, report.quarantined, report.quarantine_reasons) == (0, 1, {"name_reads_like_a_figure": 1})
     (q,) = store.quarantined()
     assert "system_name" in q["locator"] + q["message"] and "reads like a throughput figure" in q["message"]
+
+
+FIRST_SOURCE_ONLY = {"id", "ingested_at", "source_kind", "source_path", "source_sha256", "source_locator"}
+
+
+def _rows_and_notes(folder: Path, order) -> tuple[dict, str]:
+    import sqlalchemy as sa
+
+    from exportguard.render import export
+    from exportguard.spec import build_report, spec_from_filters
+    from exportguard.store import open_store, results_table
+
+    folder.mkdir()
+    with open_store(f"sqlite:///{folder / 'store.db'}") as store:
+        for source in order:
+            ingest_path(store, source, retrieved_on="2025-09-09")
+        with store.reading() as conn:
+            rows = {tuple(r[k] for k in ("origin", "round", "division", "submitter_key", "system_id", "benchmark",
+                                         "scenario")): {k: v for k, v in r.items() if k not in FIRST_SOURCE_ONLY}
+                    for r in conn.execute(sa.select(results_table)).mappings()}
+        report = build_report(store, spec_from_filters({"round": ("v5.1",)}, split_by_cohort=True))
+    (md,) = export(report, [folder / "all.md"])
+    return rows, md.read_text(encoding="utf-8").split("<!--")[0]  # the manifest names each row's first source
+
+
+def test_two_stores_of_the_same_files_hold_and_export_the_same_whatever_the_ingest_order(tmp_path):
+    """The accuracy log is a more precise basis of tokens per sample than the summary table that
+    publishes it, and wins whichever comes first; corrections are stored in one order; the
+    systems JSON of a tree is kept whether the tree comes first or second."""
+    from tests.conftest import TREE_V51
+
+    tree_first, tree_notes = _rows_and_notes(tmp_path / "tree-first", [TREE_V51, SUMMARY_V51])
+    summary_first, summary_notes = _rows_and_notes(tmp_path / "summary-first", [SUMMARY_V51, TREE_V51])
+    assert tree_first.keys() == summary_first.keys() and len(tree_first) == 351
+    differ = {k: sorted(f for f in row if row[f] != summary_first[k][f]) for k, row in tree_first.items()
+              if row != summary_first[k]}
+    assert differ == {}
+    assert tree_notes == summary_notes
+    from collections import Counter
+
+    bases = Counter(row["tokens_per_sample_basis"] for row in tree_first.values() if row["raw_system"])
+    assert bases == {"accuracy log": 36, "derived: tokens/s / samples/s": 15}  # llama3.1-8b: the summary gives none

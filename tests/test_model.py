@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from exportguard.ingest import ingest_path
-from exportguard.model import cohort_slack, estimate_slack, same_at_published_precision
+from exportguard.model import TPS_DERIVED, cohort_slack, estimate_slack, same_at_published_precision
 from exportguard.wording import band_words, percent, slack_words
 from tests.conftest import TREE_V51
 
@@ -21,10 +21,14 @@ def real_result(store):
     return store.results(benchmark="llama2-70b-99", scenario="Offline")[0]
 
 
-def _with_tps(result, tps):
+def _with_tps(result, tps, basis="accuracy log"):
     shape = replace(result.conditions.shape, tokens_per_sample=tps,
-                    tokens_per_sample_basis="not reported" if tps is None else "accuracy log")
+                    tokens_per_sample_basis="not reported" if tps is None else basis)
     return result.with_conditions(shape=shape)
+
+
+def _derived(result, tps):
+    return _with_tps(result, tps, TPS_DERIVED)
 
 
 def test_slack_is_the_relative_spread_and_the_band_half_of_it(real_result):
@@ -35,14 +39,28 @@ def test_slack_is_the_relative_spread_and_the_band_half_of_it(real_result):
 
 @pytest.mark.parametrize("tps, reason", [
     ([301.1], "1 result"),
-    ([None, None], "no tokens/sample"),
-    ([300.0, None, None, None], "tokens/sample for 1 of 4 only"),
-    ([128.0, 129.0, None, None, None], "tokens/sample for 2 of 5 only"),
+    ([None, None], "tokens/sample measured for 0 of 2 results"),
+    ([300.0, None, None, None], "tokens/sample measured for 1 of 4 results"),
+    ([128.0, 129.0, None, None, None], "tokens/sample measured for 2 of 5 results"),
     ([301.1, 301.1], "equal tokens/sample"),
 ])
 def test_slack_not_estimable_says_why_in_words(real_result, tps, reason):
     s = estimate_slack([_with_tps(real_result, t) for t in tps])
     assert not s.estimable and band_words(s) == f"slack not estimable: {reason}"
+
+
+def test_derived_tokens_per_sample_never_enters_a_slack(real_result):
+    measured = [_with_tps(real_result, t) for t in (271.0, 272.0, 290.0)]
+    # One real v5.1-class system: 256.2 derived (tokens/s / samples/s) against 271.0 and 272.0 measured.
+    s = estimate_slack(measured + [_derived(real_result, 256.2)])
+    assert (s.tps_min, s.tps_max, s.with_tps, s.count) == (271.0, 290.0, 3, 4)
+    assert s.fraction == pytest.approx((290.0 - 271.0) / 271.0)
+
+
+def test_a_cohort_of_derived_tokens_per_sample_has_no_slack_and_says_so(real_result):
+    s = estimate_slack([_derived(real_result, t) for t in (128.0, 128.5, 129.0)] + [_with_tps(real_result, 128.2)])
+    assert not s.estimable and (s.tps_min, s.tps_max) == (128.2, 128.2)
+    assert band_words(s) == "slack not estimable: tokens/sample measured for 1 of 4 results"
 
 
 @given(st.floats(min_value=1e-9, max_value=10))

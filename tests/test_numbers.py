@@ -144,8 +144,6 @@ def test_json_counts_refuse_everything_else(value):
     ('{"a": 1e309}', "a", "finite"),
     ('{"a": -1e309}', "a", "finite"),
     ('{"a": ' + "9" * 5000 + "}", "a", "5,000 characters"),
-    ('{"a": 1, "a": 2}', "a", "more than once"),
-    ('[{"x": {"a": 1, "b": 2, "a": 3}}]', "[0].x.a", "more than once"),
 ])
 def test_strict_json_marks_what_the_standard_refuses_in_place(text, path, words):
     found = strict_json.refusal_in(strict_json.loads(text))
@@ -161,9 +159,38 @@ def test_strict_json_reads_standard_json_as_json_loads_does():
     assert strict_json.refusal_in(doc) is None
 
 
+@pytest.mark.parametrize("text, found", [
+    ('{"a": 1, "a": 2}', [("a", ("1", "2"))]),
+    ('[{"x": {"a": 1, "b": 2, "a": 3}}]', [("[0].x.a", ("1", "3"))]),
+    ('{"a": 1, "a": true, "a": "1"}', [("a", ("1", "true", '"1"'))]),  # equal to Python, not to a JSON reader
+    ('{"a": 1, "a": 1, "b": {"c": [1], "c": [1]}, "d": "", "d": ""}', []),  # the same value twice is no ambiguity
+])
+def test_strict_json_finds_keys_repeated_with_different_values_only(text, found):
+    doc = strict_json.loads(text)
+    assert [(r.path, r.values) for r in strict_json.repeats_in(doc)] == found
+    assert strict_json.refusal_in(doc) is None  # a repeat is judged by the caller, by the field it is in
+
+
+def test_strict_json_check_refuses_a_repeat_in_a_field_read_and_warns_of_one_in_another():
+    doc = strict_json.loads('{"number_of_nodes": 1, "number_of_nodes": 2, "notes": "a", "notes": "b", '
+                            '"status": "available", "status": "available"}')
+    with pytest.raises(SourceError) as info:
+        strict_json.check(doc, "the system description", "systems/x.json", read=("number_of_nodes", "status"))
+    assert (info.value.reason, info.value.locator) == ("duplicate_key", "systems/x.json")
+    assert info.value.message == ("the system description: key 'number_of_nodes' is given twice with different "
+                                  "values (1, 2); exportguard reads this field and cannot tell which value the "
+                                  "source means")
+    assert strict_json.check(doc, "the system description", read=("status",)) == (
+        "the system description: key 'number_of_nodes' is given twice with different values (1, 2), in a field "
+        "exportguard does not read: a warning, not a reason to refuse the row",
+        "the system description: key 'notes' is given twice with different values (\"a\", \"b\"), in a field "
+        "exportguard does not read: a warning, not a reason to refuse the row")
+
+
 def test_strict_json_check_names_the_document_and_the_key():
     with pytest.raises(SourceError) as info:
-        strict_json.check(strict_json.loads('{"number_of_nodes": NaN}'), "the system description", "systems/x.json")
+        strict_json.check(strict_json.loads('{"number_of_nodes": NaN}'), "the system description", "systems/x.json",
+                          read=("number_of_nodes",))
     assert info.value.reason == "bad_number"
     assert info.value.message == "the system description, key number_of_nodes: NaN is not a number JSON allows"
     assert info.value.locator == "systems/x.json"

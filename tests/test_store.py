@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from exportguard.errors import StoreError
 from exportguard.ingest import ingest_path
-from exportguard.store import _result_to_row, meta_table, open_store, results_table
+from exportguard.store import SCHEMA_VERSION, _result_to_row, meta_table, open_store, results_table
 from tests.conftest import SUMMARY_V51, TREE_V51
 
 pytestmark = pytest.mark.real_data
@@ -64,7 +64,7 @@ def test_a_store_of_another_schema_version_is_a_clear_error(store_url):
     with s.writing() as conn:
         conn.execute(meta_table.update().values(value="99"))
     s.close()
-    with pytest.raises(StoreError, match="schema version 99.*uses version 2"):
+    with pytest.raises(StoreError, match=f"schema version 99.*uses version {SCHEMA_VERSION}"):
         open_store(store_url)
 
 

@@ -45,7 +45,14 @@ def _row(*, origin, round_, division, availability, submitter, system_name, syst
                 nodes=nodes, accelerators_total=per_node * nodes, framework=framework or "not stated",
                 host_processor="", raw_system="", source_kind=source_kind, source_path=source_path,
                 source_sha256="0" * 64, source_locator=locator, source_url=url, retrieved_on="2025-09-09",
-                ingested_at=NOW, corrections="")
+                ingested_at=NOW, corrections="", **_NO_OWN_RUN)
+
+
+# An MLPerf row's own-run columns (store schema 3): empty.
+_NO_OWN_RUN = dict(tool="", tool_version="", run_id="", run_date="", concurrency=None, burstiness=None, load_detail="",
+                   mean_input_tokens=None, input_tokens_std=None, output_tokens_std=None, requests=None,
+                   failed_requests=None, duration_s=None, duration_basis="", p50_ttft_ms=None, p50_tpot_ms=None,
+                   latency_definitions="", total_tokens_per_s=None, server_settings="", shape_class="", cohort="")
 
 
 def _insert(url: str, rows: list[dict]) -> None:

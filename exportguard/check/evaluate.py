@@ -16,6 +16,10 @@ applies the rules:
   without the trademark legend.
 - EG006 unverified-not-labelled, EG007 derived-not-labelled, EG011 mlperf-without-mark (the first
   mention in the document).
+- An own measurement (a figure labelled "own measurement", or whose note opens with
+  citation.OWN_NOTE_MARK) is held to its own citation fields instead of MLPerf's (EG005: who measured,
+  when, tool, system, shape, load, source) and must be labelled as one on both sides (EG022), so that an
+  own figure never passes as an MLPerf one and an MLPerf note never covers an own figure.
 
 A mark resolves, in this order, to the note with that mark in the same block (a table, a CSV
 row, a cell's own comment, a Markdown section), else the first such note after the figure, else
@@ -27,6 +31,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from ..citation import OWN_FIELDS, OWN_NOTE_MARK
 from ..detect import MARK, Detected, column_figure, find_figures
 from ..rules import Finding, finding
 
@@ -85,6 +90,17 @@ _NOTE_END = re.compile(r"\n[ \t]*\n")
 _LINE = re.compile(r"\bline \d+")
 _FIELD_CACHE: dict[str, frozenset] = {}
 DOCUMENT = "document"  # the scope of a file without slides, sheets or pages (CSV, Markdown)
+
+
+_OWN_MARK = OWN_NOTE_MARK.lower()
+_OWN_LABELS = {name: label.lower() for name, label in OWN_FIELDS.items()}
+_OWN_FIELD_NAMES = frozenset(OWN_FIELDS)
+
+
+def own_fields_in(text: str) -> frozenset:
+    """The own-measurement citation fields a text names, under the labels exportguard writes them with."""
+    low = text.lower()
+    return frozenset(name for name, label in _OWN_LABELS.items() if label in low)
 
 
 def fields_in(text: str) -> frozenset:
@@ -312,7 +328,7 @@ class Evaluator:
                 sc.shared_texts.add(rest)
 
     def unread(self, key: str, where: str, message: str) -> None:
-        """A place where a reader would see a figure whose value the file does not carry (EG020)."""
+        """A place where a reader would see a figure whose value the file does not carry (EG023)."""
         if self._scope is None:
             self.scope(DOCUMENT)
         self.hits.append(hit("unread-value", where, message, scope=self._scope.name, key=key))
@@ -389,8 +405,13 @@ class Evaluator:
             found.append(None)
         if not notes:
             return found
-        known = frozenset().union(*(n.fields for n in notes))
         note_text = " ".join(n.text for n in notes)
+        own_note, own_label = _OWN_MARK in note_text.lower(), "own measurement" in d.labels
+        if own_note or own_label:
+            found += self._own_figure(sc, fig, shown, note_text, own_note, own_label, at)
+            # a band's edge or half-width (a chart's error bar) is a quantity of the figure's band, not the figure
+            return found if d.band_edge else found + self._labels(fig, shown, note_text, at)
+        known = frozenset().union(*(n.fields for n in notes))
         is_mlperf = fig.item_mlperf or sc.mlperf or ("MLPerf" in note_text and _names_mlperf(note_text))
         if not known >= (_ALL_FIELDS if is_mlperf else _SHAPE_FIELDS):
             known = known | sc.shared
@@ -405,6 +426,38 @@ class Evaluator:
             if absent:
                 found.append(hit("missing-citation-field", fig.where, f"{shown} is an MLPerf figure, but its note "
                                  f"{_marks(d.marks)} lacks: {', '.join(absent)}.", **at))
+        return found + self._labels(fig, shown, note_text, at)
+
+    def _own_figure(self, sc: Scope, fig: Figure, shown: str, note_text: str, own_note: bool, own_label: bool,
+                    at: dict) -> list[Hit]:
+        d, found = fig.d, []
+        if d.band_edge and own_note:
+            pass  # an error bar's "±x% band of the figure [a]" carries no labels; its figure does
+        elif own_label and not own_note:
+            found.append(hit("own-measurement-not-labelled", fig.where, f"{shown} is labelled own measurement, but its "
+                             f"note {_marks(d.marks)} is no own measurement's (it does not open with "
+                             f"\"{OWN_NOTE_MARK}\").", **at))
+        elif own_note and not own_label:
+            found.append(hit("own-measurement-not-labelled", fig.where, f"{shown}: its note {_marks(d.marks)} is an own "
+                             "measurement's, but the figure does not say \"own measurement\" next to the number: "
+                             "copied alone it could pass as an MLPerf figure.", **at))
+        low = note_text.lower()
+        if CITATION["suite"](note_text, low) or _RESULT_ID.search(note_text):
+            found.append(hit("own-measurement-not-labelled", fig.where, f"{shown}: its note {_marks(d.marks)} is an own "
+                             "measurement's but cites an MLPerf result (suite or result ID): an own figure never "
+                             "carries an MLPerf citation.", **at))
+        known = own_fields_in(note_text)
+        if not known >= _OWN_FIELD_NAMES:
+            known |= frozenset().union(*(own_fields_in(t) for t in sc.shared_texts))
+        absent = [name for name in OWN_FIELDS if name not in known]
+        if absent:
+            found.append(hit("missing-citation-field", fig.where, f"{shown} is an own measurement, but its note "
+                             f"{_marks(d.marks)} lacks: {', '.join(absent)}.", **at))
+        return found
+
+    def _labels(self, fig: Figure, shown: str, note_text: str, at: dict) -> list[Hit]:
+        """EG006 and EG007: the labels next to the number and what its notes say."""
+        d, found = fig.d, []
         says_unverified = bool(UNVERIFIED.search(note_text))
         if says_unverified and "unverified" not in d.labels:
             found.append(hit("unverified-not-labelled", fig.where, f"{shown}: its note says the result is not "

@@ -1,5 +1,5 @@
 """The manifest embedded in an artifact, read back: the very hidden sheet of a workbook, the
-closing HTML comment of a Markdown file, the sidecar file of a CSV, the custom XML part of a deck,
+sidecar file of a CSV or a Markdown file (older Markdown exports: their closing HTML comment), the custom XML part of a deck,
 the attached file of a PDF. Integrity is checked separately (exportguard.manifest.verify).
 
 Artifacts are untrusted input: every branch reads through the checker's safe-open layer
@@ -14,8 +14,14 @@ from pathlib import Path
 from ..errors import ExportguardError
 
 XLSX_SHEET = "exportguard_manifest"
-MD_OPEN, MD_CLOSE = "<!-- exportguard-manifest\n", "\nexportguard-manifest -->"
-CSV_SIDECAR = ".manifest.json"
+MD_OPEN, MD_CLOSE = "<!-- exportguard-manifest\n", "\nexportguard-manifest -->"  # older Markdown exports
+# The closing line of exportguard's Markdown now: a comment (not shown when rendered) saying where the manifest is.
+MD_POINTER = "<!-- exportguard manifest: beside this file, as <this file's name>.manifest.json -->"
+SIDECAR = ".manifest.json"  # beside a CSV, and beside a Markdown file (which keeps only a pointer to it)
+CSV_SIDECAR = SIDECAR
+# exportguard's CSV: the column of each figure's text, and the column of the number it shows (the
+# checker pairs them, so an edited number is found like an edited text)
+CSV_FIGURE_HEADER, CSV_VALUE_HEADER = "figure", "value"
 
 
 class ManifestNotFound(ExportguardError):
@@ -32,17 +38,14 @@ def read_manifest(path) -> dict:
     if suffix == ".xlsx":
         return _parse(path, _xlsx_text(path))
     if suffix == ".md":
-        return _parse(path, _markdown_text(path))
+        return _parse(path, _markdown_text(path))  # its sidecar, or the closing comment of an older export
     if suffix == ".pptx":
         from ..render.pptx_xml import read_manifest_text  # the deck's custom XML part (docs/pptx.md)
 
         _archive_within_limits(path)
         return _parse(path, read_manifest_text(path))
     if suffix == ".csv":
-        sidecar = path.with_name(path.name + CSV_SIDECAR)
-        if not sidecar.is_file():
-            raise ManifestNotFound(f"{path}: no {sidecar.name} beside it: the CSV carries no exportguard manifest")
-        return _parse(path, _text(sidecar))
+        return _parse(path, _sidecar_text(path, "the CSV"))
     if suffix == ".pdf":
         from ..render.pdf_manifest import read_text  # pypdf: the attached exportguard-manifest.json
 
@@ -81,12 +84,21 @@ def _xlsx_text(path: Path) -> str:
     return text
 
 
+def _sidecar_text(path: Path, what: str) -> str:
+    sidecar = path.with_name(path.name + SIDECAR)
+    if not sidecar.is_file():
+        raise ManifestNotFound(f"{path}: no {sidecar.name} beside it: {what} carries no exportguard manifest")
+    return _text(sidecar)
+
+
 def _markdown_text(path: Path) -> str:
+    """The manifest beside the file (exports since the manifest moved out of the reader's way), or
+    the one in the closing HTML comment of an older export."""
     text = _text(path)
     start, end = text.rfind(MD_OPEN), text.rfind(MD_CLOSE)
-    if start < 0 or end < start:
-        raise ManifestNotFound(f"{path}: no exportguard-manifest comment: the file carries no exportguard manifest")
-    return text[start + len(MD_OPEN): end]
+    if 0 <= start < end:
+        return text[start + len(MD_OPEN): end]
+    return _sidecar_text(path, "the Markdown file")
 
 
 def _parse(path: Path, text: str) -> dict:

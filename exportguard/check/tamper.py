@@ -228,16 +228,18 @@ class ManifestCheck:
         if other is not None:
             return hit("edited-figure", e.where, f"exported {e.text!r}; it is no longer in the artifact (this location "
                        f"now shows {text!r}, exported at {other.where})", exported=e.text, now=text, **at)
-        if e.value is not None:  # a numeric cell
+        old_n, new_n = _lead_number(e.text), _lead_number(text)
+        if e.value is not None:  # a numeric cell, or a CSV figure with its value column
             if value is None:
                 return hit("edited-figure", e.where, f"exported the number {_num(e.value)} (shown {e.text!r}), now the "
                            f"text {text!r}", exported=_num(e.value), now=text, **at)
             if not _same(value, e.value):
                 return hit("edited-figure", e.where, f"exported {_num(e.value)}, now {_num(value)} (shown {text!r})",
                            exported=_num(e.value), now=_num(value), **at)
-            return hit("stripped-binding", e.where, f"the number format changed: exported it showed {e.text!r}, now "
-                       f"{text!r}{_what_went(e.text, text)}", exported=e.text, now=text, **at)
-        old_n, new_n = _lead_number(e.text), _lead_number(text)
+            if old_n is None or new_n is None or new_n[1] == old_n[1]:
+                return hit("stripped-binding", e.where, f"the number format changed: exported it showed {e.text!r}, "
+                           f"now {text!r}{_what_went(e.text, text)}", exported=e.text, now=text, **at)
+            # the number kept, the text beside it edited (a CSV's figure column): compared as text below
         if new_n is None:
             return hit("edited-figure", e.where, f"exported {e.text!r}, now {text!r}", exported=e.text, now=text, **at)
         if old_n is not None and new_n[1] != old_n[1]:

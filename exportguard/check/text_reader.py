@@ -4,10 +4,11 @@ CSV: one scope (the file), split at commas (at semicolons or tabs when the heade
 saved by a German or French Excel); each cell is an item at ``row R, column C`` (R counts records from the
 header, as exportguard's manifest does; the line in the file is kept for text and SARIF output);
 a row is a block, so a row's own notes column resolves its marks first. A column whose header
-names a throughput unit makes its numbers figures.
+names a throughput unit makes its numbers figures. In exportguard's own CSV each figure's text
+comes with the number of its ``value`` column, which the manifest comparison checks too.
 
-Markdown: one scope (the file); HTML comments are not shown and are skipped (exportguard's
-manifest lives in one). Table cells are items at ``section N, table row R, column C`` (N counts
+Markdown: one scope (the file); HTML comments are not shown and are skipped (older exportguard
+files keep their manifest in one). Table cells are items at ``section N, table row R, column C`` (N counts
 ``## `` headings, R the table's body rows; a caption right over a table that names a unit, such as
 'Results (tokens/s):', gives it to the columns that name no quantity of their own), a bold lead ``**...**`` at the start of a line is
 ``section N, headline``, any other line is ``line L``. A section is a block.
@@ -16,11 +17,13 @@ from __future__ import annotations
 
 import csv
 import html
+import math
 import re
 from pathlib import Path
 
 from ..detect import caption_unit, header_unit, row_units, takes_caption_unit
 from .evaluate import DOCUMENT
+from .manifests import CSV_FIGURE_HEADER, CSV_VALUE_HEADER
 from .safety import DEFAULT_LIMITS, Limits, NotInspectable, check_file_size, read_text
 
 CSV_FIELD_LIMIT = 64 << 20
@@ -39,19 +42,23 @@ def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
         reader = csv.reader(f, delimiter=_delimiter(f))
         headers: list[str] = []
         units: dict[int, str] = {}
+        paired: tuple[int, int] | None = None  # (figure column, value column), from 0, in exportguard's CSV
         line = 1
         for r, row in enumerate(reader, 1):
             if r == 1:
                 headers = row
                 units = {c: u for c, h in enumerate(row, 1) if (u := header_unit(h))}
+                if CSV_FIGURE_HEADER in row and CSV_VALUE_HEADER in row:
+                    paired = (row.index(CSV_FIGURE_HEADER), row.index(CSV_VALUE_HEADER))
             labelled = row_units(row) if r > 1 and len(row) > 1 else ()
             for c, cell in enumerate(row, 1):
                 if not cell:
                     continue
                 name = headers[c - 1] if r > 1 and c <= len(headers) and headers[c - 1] else ""
                 where = f"row {r}, column {c}" + (f" ({name!r})" if name else "") + f", line {line}"
+                value = _paired_value(row, paired[1]) if paired and r > 1 and c - 1 == paired[0] else None
                 unit = (units.get(c, "") or (labelled[c - 1] if labelled else "")) if r > 1 else ""
-                sink.item(f"row {r}, column {c}", where, cell, None, block=f"row {r}",
+                sink.item(f"row {r}, column {c}", where, cell, value, block=f"row {r}",
                           unit=unit, kind="header" if r == 1 else "cell", line=line)
             line = reader.line_num + 1
     except csv.Error as e:
@@ -70,6 +77,16 @@ def _delimiter(f) -> str:
     counts = {d: head.count(d) for d in (",", ";", "\t")}
     best = max(counts, key=lambda d: counts[d])
     return best if counts[best] > counts[","] else ","
+
+
+def _paired_value(row: list[str], column: int) -> float | None:
+    """The number in a figure's value column, or None where it holds none (the manifest then finds
+    the figure edited if it recorded one)."""
+    try:
+        value = float(row[column])
+    except (IndexError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
 
 
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -105,13 +122,17 @@ def split_row(line: str) -> list[str]:
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # a backslash before ASCII punctuation (CommonMark)
 
 
+_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")  # CommonMark's
+
+
 def rendered(text: str) -> str:
     """What a reader of the rendered Markdown sees: backslash escapes and character references
-    resolved (exportguard's own Markdown escapes '_', '*', '[' ... and writes '&lt;')."""
+    resolved (exportguard's own Markdown escapes '*', '[', a '_' outside a word ... and writes '&lt;').
+    A reference needs its ';', as in CommonMark: '&copy 2025' shows as written."""
     if "\\" in text:
         text = _ESCAPED.sub(r"\1", text)
     if "&" in text:
-        text = html.unescape(text)
+        text = _REFERENCE.sub(lambda m: html.unescape(m.group(0)), text)
     return text
 
 

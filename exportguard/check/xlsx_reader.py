@@ -7,7 +7,7 @@ in row order, then the sheet's comments (legacy notes and threaded comments). A 
 its cached result; a formula that was never calculated (openpyxl writes formulas so) has no value
 to read, and where a reader would see a throughput figure there (under a throughput heading, after
 a throughput label, a unit in its number format or its formula's text) it is reported as "could
-not read the value" (EG020).
+not read the value" (EG023).
 
 Locations are the manifest's: ``'Sheet name'!K5`` (quotes doubled inside), shown to a person as
 ``Sheet 'Sheet name'!K5``; a comment is ``'Sheet name'!K5 (comment)``. Each sheet is a scope; a

@@ -1,4 +1,4 @@
-"""Ingest: read sources (MLCommons trees, summary tables, CSV) into the store.
+"""Ingest: read sources (MLCommons trees, summary tables, CSV, own load-test files) into the store.
 
 Each reader turns one source into a stream of items, one per input row: a Result to store, a
 Quarantined row (with the reason), or a Skipped row (outside the rules, e.g. not an LLM
@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Iterator, Union
 
 
 from ..errors import SourceError
-from ..model import Result
+from ..model import OWN_SOURCE_KINDS, Result
 from ..store import Store
 
 MAX_SOURCE_BYTES = 256 * 1024 * 1024  # a summary table is ~2 MB; anything this large is not one
@@ -32,7 +32,7 @@ MAX_SOURCE_BYTES = 256 * 1024 * 1024  # a summary table is ~2 MB; anything this 
 
 @dataclass(frozen=True)
 class Source:
-    kind: str  # mlperf_tree / mlperf_summary / csv
+    kind: str  # mlperf_tree / mlperf_summary / csv / a load-test tool's kind (model.OWN_SOURCE_KINDS)
     path: str
     sha256: str
     retrieved_on: str
@@ -58,7 +58,20 @@ class Skipped:
     reason: str
 
 
-Item = Union[Result, Quarantined, Skipped]
+@dataclass(frozen=True)
+class Warned:
+    """A result to store, with what its source said that exportguard noticed but does not read (a
+    key repeated with different values in a field it ignores): reported with the row, never a refusal."""
+    result: Result
+    warnings: tuple[str, ...]
+
+
+Item = Union[Result, Warned, Quarantined, Skipped]
+
+
+def warned(result: Result, warnings: Iterable[str]) -> Result | Warned:
+    warnings = tuple(dict.fromkeys(warnings))
+    return Warned(result, warnings) if warnings else result
 
 
 @dataclass
@@ -75,16 +88,58 @@ class IngestReport:
     quarantine_reasons: dict = field(default_factory=dict)
     changes: list = field(default_factory=list)
     apart: list = field(default_factory=list)  # stored beside a row of the other origin that disagrees
+    warnings: dict = field(default_factory=dict)  # warning -> rows it concerns: what rows said that is not read
+    last_quarantined: Quarantined | None = None
+    new_quarantine_rows: int = 0  # quarantine rows this ingest added (a re-ingest adds none)
+    recorded: bool = True  # whether this ingest was recorded in ingest_runs (a no-op re-ingest is not)
 
     @property
     def reconciles(self) -> bool:
         return self.rows_read == (self.added + self.enriched + self.unchanged + self.changed
                                   + self.quarantined + self.skipped)
 
+    @property
+    def stored(self) -> int:
+        """Rows of this source that the store holds after the ingest (new, enriched or already there)."""
+        return self.added + self.enriched + self.unchanged
+
+    @property
+    def changed_the_store(self) -> bool:
+        return bool(self.added or self.enriched or self.new_quarantine_rows)
+
+    def nothing_stored(self) -> str:
+        """Why the store holds no row of this source, in one line; '' when it holds some."""
+        if self.stored:
+            return ""
+        if self.rows_read == 0:
+            return "nothing stored: the source holds no result rows"
+        if self.quarantined == self.rows_read == 1 and self.last_quarantined is not None:
+            q = self.last_quarantined
+            return f"nothing stored: [{q.reason}] {q.message}"
+        parts = [f"{n} {what}" + (f" ({_top(reasons)})" if reasons else "") for n, what, reasons in (
+            (self.quarantined, "quarantined", self.quarantine_reasons),
+            (self.skipped, "skipped by rule", self.skip_reasons),
+            (self.changed, "disagree with the stored figure (see exportguard quarantine)", {})) if n]
+        return f"nothing stored: of {self.rows_read} rows, " + ", ".join(parts)
+
     def summary_line(self) -> str:
         return (f"{self.source.path} ({self.source.kind}): {self.rows_read} read = {self.added} added"
                 f" + {self.enriched} enriched + {self.unchanged} unchanged + {self.changed} changed"
                 f" + {self.quarantined} quarantined + {self.skipped} skipped by rule")
+
+
+def _top(reasons: dict, most: int = 3) -> str:
+    ranked = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = ", ".join(f"{n} {reason}" for reason, n in ranked[:most])
+    return shown + (", ..." if len(ranked) > most else "")
+
+
+# Said wherever a source is refused for being of a kind exportguard does not read.
+LOAD_TEST_FILES = ("vLLM bench serve (JSON, JSON Lines), SGLang bench_serving (JSON Lines), GenAI-Perf and AIPerf "
+                   "(profile_export_*.json), guidellm (benchmarks.json), llmperf (*_summary.json)")
+KINDS_READ = ("exportguard reads an MLCommons submission tree (a folder holding <Submitter>/results/), an MLCommons "
+              "*_summary_results.json table, a CSV with the header of exportguard's templates/results.csv, or the "
+              f"result file of a load-test tool: {LOAD_TEST_FILES} (docs/own-traffic.md)")
 
 
 def file_kind(path: Path) -> str:
@@ -219,40 +274,52 @@ def detect_kind(path: Path) -> str:
             head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     except SourceError as err:
         if err.reason == "not_a_regular_file":
-            raise SourceError(err.reason, f"{err.message}; give a submission tree folder, a "
-                              "*_summary_results.json or a .csv", shown) from None
+            raise SourceError(err.reason, f"{err.message}; {KINDS_READ}", shown) from None
         raise
     except OSError as e:
         raise SourceError("unreadable", f"cannot read it: {e.strerror or e}", shown) from None
+    from . import own_files
+
     suffix = path.suffix.lower()
+    if own_files.head_kind(head, suffix):
+        return own_files.head_kind(head, suffix)[0]
+    if head[:1] == b"{" or (head[:1] == b"[" and b'"ttft_s"' in head):
+        own = own_files.classify(path, shown)
+        if own is not None:
+            return own.kind
     if suffix == ".json" or head[:1] in (b"[", b"{"):
         if head[:1] != b"[":
             raise SourceError("not_a_summary_table",
                               "expected an MLCommons summary table (a JSON list of result rows); "
-                              f"the file starts with {head[:40]!r}", shown)
+                              f"the file starts with {head[:40]!r}. {KINDS_READ}", shown)
         return "mlperf_summary"
     if suffix == ".csv":
         if b"\x00" in head:
-            raise SourceError("not_a_csv", "binary data in a file named .csv", shown)
+            raise SourceError("not_a_csv", f"binary data in a file named .csv. {KINDS_READ}", shown)
         return "csv"
-    raise SourceError("unknown_source_kind",
-                      "cannot tell what this is: give a submission tree folder, a *_summary_results.json or a .csv",
-                      shown)
+    raise SourceError("unknown_source_kind", f"cannot tell what this is: {KINDS_READ}", shown)
 
 
 def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = None, round: str | None = None,
-                progress: Callable[[int], None] | None = None) -> IngestReport:
-    """Ingest one source into the store; returns its reconciled report."""
-    from . import csv_rows, mlperf_summary, mlperf_tree
+                progress: Callable[[int], None] | None = None, system=None) -> IngestReport:
+    """Ingest one source into the store; returns its reconciled report. ``system`` (an
+    own_system.SystemDescription) states what own load-test files do not record.
 
-    path = Path(path)
+    A source is known by its resolved real path and its content digest (a tree's covers the files
+    read, by their paths inside the tree): whatever spelling names it (relative, ../, absolute, a
+    symlink), rows, locators and quarantine rows say that path, so ingesting it again adds nothing."""
+    from . import csv_rows, mlperf_summary, mlperf_tree
+    from .own_system import NOT_DESCRIBED
+
+    typed = Path(path)
     round = _round_argument(round)
+    path = Path(os.path.realpath(typed))  # the source itself, and so its kind, whatever names it
     shown = display(str(path))
     try:
         kind = detect_kind(path)
     except SourceError as err:
         if err.reason in _NOT_A_SOURCE:
-            raise
+            raise SourceError(err.reason, err.message, display(str(typed))) from None
         # A file that is not what its name says is itself quarantined: nothing is silently dropped.
         source = Source("csv" if path.suffix.lower() == ".csv" else "mlperf_summary", shown,
                         sha256_file(path), retrieved_on or mtime_date(path), now_iso())
@@ -268,9 +335,28 @@ def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = No
         reader = lambda: mlperf_summary.read_summary(path, source, tree_names=names)  # noqa: E731
     elif kind == "mlperf_tree":
         reader = lambda: mlperf_tree.read_tree(path, source, round=round)  # noqa: E731
+    elif kind in OWN_SOURCE_KINDS:
+        reader = lambda: _read_own(path, source, system or NOT_DESCRIBED)  # noqa: E731
     else:
-        reader = lambda: csv_rows.read_csv(path, source)  # noqa: E731
+        reader = lambda: csv_rows.read_csv(path, source, system or NOT_DESCRIBED)  # noqa: E731
     return _write(store, source, _guarded(reader), progress)
+
+
+def _read_own(path: Path, source: Source, system) -> Iterator[Item]:
+    from . import own_files
+
+    head = _head(path, source.path)
+    known = own_files.head_kind(head.lstrip(b"\xef\xbb\xbf \t\r\n"), path.suffix.lower())
+    if known:
+        yield Skipped(source.path, known[1])
+        return
+    own = own_files.classify(path, source.path)
+    yield from own_files.read_own(own, source, system)
+
+
+def _head(path: Path, locator: str) -> bytes:
+    with open_regular(path, locator) as f:
+        return f.read(4096)
 
 
 def tree_system_names(store: Store) -> dict[tuple[str, str, str, str], str]:
@@ -319,6 +405,11 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
     report = IngestReport(source)
     with store.writing() as conn:
         for chunk in _chunks(items, BATCH):
+            chunk = [_note_warnings(report, item) for item in chunk]
+            if any(isinstance(item, Result) and item.own for item in chunk):
+                from .own_cohort import assign  # an own run's cohort depends on the own runs already stored
+
+                chunk = assign(chunk, lambda *group: store.own_shape_classes(conn, *group))
             results = [item for item in chunk if isinstance(item, Result)]
             outcomes = iter(store.put_results(conn, results) if results else ())
             for item in chunk:
@@ -331,12 +422,24 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
                 _count(store, conn, source, report, item, outcome)
                 if progress:
                     progress(1)
-        store.put_ingest_run(
-            conn, source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
-            retrieved_on=source.retrieved_on, started_at=source.ingested_at, rows_read=report.rows_read,
-            added=report.added, enriched=report.enriched, unchanged=report.unchanged, changed=report.changed,
-            quarantined=report.quarantined, skipped=report.skipped)
+        # A re-ingest that changes nothing leaves no trace either: the store is as it was.
+        report.recorded = report.changed_the_store or not store.has_ingest_run(
+            conn, source_kind=source.kind, source_path=source.path, source_sha256=source.sha256)
+        if report.recorded:
+            store.put_ingest_run(
+                conn, source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
+                retrieved_on=source.retrieved_on, started_at=source.ingested_at, rows_read=report.rows_read,
+                added=report.added, enriched=report.enriched, unchanged=report.unchanged, changed=report.changed,
+                quarantined=report.quarantined, skipped=report.skipped)
     return report
+
+
+def _note_warnings(report: IngestReport, item: Item) -> Item:
+    if not isinstance(item, Warned):
+        return item
+    for w in item.warnings:
+        report.warnings[w] = report.warnings.get(w, 0) + 1
+    return item.result
 
 
 def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
@@ -355,7 +458,8 @@ def _count(store: Store, conn, source: Source, report: IngestReport, item: Item,
         report.skipped += 1
         report.skip_reasons[item.reason] = report.skip_reasons.get(item.reason, 0) + 1
     elif isinstance(item, Quarantined):
-        _quarantine(store, conn, source, item)
+        report.new_quarantine_rows += _quarantine(store, conn, source, item)
+        report.last_quarantined = item
         report.quarantined += 1
         report.quarantine_reasons[item.reason] = report.quarantine_reasons.get(item.reason, 0) + 1
     else:
@@ -365,8 +469,9 @@ def _count(store: Store, conn, source: Source, report: IngestReport, item: Item,
         if outcome.kind == "changed":
             locator = item.conditions.provenance.source_locator
             report.changes.append(f"{locator}: {outcome.message}")
-            _quarantine(store, conn, source, Quarantined(locator, "value_changed", outcome.message,
-                                                         json.dumps({"value": item.value, "unit": item.unit})))
+            report.new_quarantine_rows += _quarantine(
+                store, conn, source, Quarantined(locator, "value_changed", outcome.message,
+                                                 json.dumps({"value": item.value, "unit": item.unit})))
 
 
 def _store_refusal(item: Result, err: Exception) -> Quarantined:
@@ -377,7 +482,8 @@ def _store_refusal(item: Result, err: Exception) -> Quarantined:
                        json.dumps({"key": item.natural_key, "value": item.value, "unit": item.unit}))
 
 
-def _quarantine(store: Store, conn, source: Source, q: Quarantined) -> None:
-    store.put_quarantine(conn, source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
+def _quarantine(store: Store, conn, source: Source, q: Quarantined) -> bool:
+    """Record a quarantined row once per source and place; True if this added the record."""
+    return store.put_quarantine(conn, source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
                          locator=display(q.locator or source.path), raw=display(q.raw), reason=q.reason,
                          message=display(q.message), ingested_at=source.ingested_at)

@@ -1,6 +1,7 @@
 """Build a stored Result from what a source gave, filling the rest from the reference conditions
-(and marking what was filled), after the checks every source's rows share: a throughput that is
-finite and positive, a tokens per sample the benchmark's generation cap allows, a system name."""
+(and marking what was filled), after the checks every source's rows share, the one place of the
+plausibility rules: a throughput that is finite, positive and below the physical bound, a tokens
+per sample the benchmark's generation cap allows, a name that does not read like a figure."""
 from __future__ import annotations
 
 import math
@@ -23,7 +24,7 @@ from ..model import (
     arrival_for,
 )
 from ..detect import reads_like_a_figure
-from ..reference import BenchmarkName, model_references, tokens_per_sample_tolerance
+from ..reference import BenchmarkName, max_throughput_per_system, model_references, tokens_per_sample_tolerance
 
 CPU_ONLY = "none (CPU only)"
 NOT_STATED = "not stated by the source"
@@ -53,8 +54,15 @@ def name_is_blank(name: str | None) -> bool:
 
 
 def check_throughput(value: float, where: str) -> None:
+    """Refuse a throughput no system can have: zero or less, not finite, or beyond the physical
+    bound recorded with the reference conditions."""
     if not (math.isfinite(value) and value > 0):
         raise SourceError("non_positive_value", f"the throughput {value!r} is not a finite, positive number", where)
+    bound = max_throughput_per_system()
+    if value > bound:
+        raise SourceError("implausible_throughput",
+                          f"the throughput {value:g} is not plausible: no system reaches {bound:g} per second "
+                          "(a unit or decimal-point error?)", where)
 
 
 def check_tokens_per_sample(tokens_per_sample: float | None, max_output_tokens: int, where: str) -> None:

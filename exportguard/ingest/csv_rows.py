@@ -1,10 +1,11 @@
 """Results that are not MLCommons publications (own load tests, vendor claims), in exportguard's CSV
 format (templates/results.csv; columns documented in README.md).
 
-Every CSV row is stored unverified. A row marked mlperf=no is stored as a non-MLPerf result, which
-the guard never lets share a comparison with MLPerf figures. A row marked mlperf=yes must name a
-benchmark exportguard knows; it gets its official result ID (and only then "verified") if the
-round's summary table is ingested too.
+Every CSV row is stored unverified. A row marked mlperf=no is an own load-test run, with the load and
+measured shape of an own run (own_csv.py), which the guard never lets share a comparison with MLPerf
+figures. A row marked mlperf=yes must name a benchmark exportguard knows; it gets its official result
+ID (and only then "verified") if the round's summary table is ingested too. A line whose first cell
+starts with ``#`` is a comment: skipped, and counted.
 
 The file is read one physical line at a time: exportguard's CSV has no legitimate multi-line
 cells, so a quote left open at the end of a line is that line's error (quarantined, naming the
@@ -17,7 +18,6 @@ no digit-group separators, no decimal comma).
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import re
 from pathlib import Path
@@ -27,46 +27,43 @@ from ..errors import SourceError
 from ..model import (
     ARRIVAL_PROCESSES,
     LOAD_CSV,
-    RESULT_ID_NONE,
     SCENARIOS,
     TPS_CSV,
-    TPS_NOT_REPORTED,
     UNITS,
-    Benchmark,
-    Conditions,
-    Configuration,
-    Identity,
     Load,
     Provenance,
     Result,
-    Shape,
     arrival_for,
 )
 from ..reference import canonical_scenario, parse_benchmark
-from . import Item, Skipped, Source, display, one_row, open_regular
-from .build import accelerator_text, check_names, check_throughput, check_tokens_per_sample, mlperf_result
-from .numbers import CSV, parse_count, parse_number
+from . import KINDS_READ, Item, Skipped, Source, display, one_row, open_regular
+from .build import mlperf_result
+from .csv_cells import cell_count as _count, cell_date as _date, cell_number as _number
+from .own_csv import OWN_COLUMNS, OWN_ONLY, own_row_result
+from .own_system import NOT_DESCRIBED, SystemDescription
 
 LINE_LIMIT = 1 << 20  # bytes in one line: far more than a row of conditions needs
 FIELD_LIMIT = 10_000  # characters in one cell; a longer one is refused, not truncated
 
-REQUIRED = ("mlperf", "submitter", "system_name", "model", "scenario", "value", "unit", "accelerator",
-            "accelerators_per_node", "nodes", "framework", "source_url")
-REQUIRED_MLPERF = ("round", "division", "availability")
-REQUIRED_OTHER = ("dataset", "dataset_samples", "reference_max_output_tokens", "arrival_process", "min_duration_ms")
-OPTIONAL = ("system_id", "accuracy_track", "tokens_per_sample", "target_qps", "ttft_bound_ms", "tpot_bound_ms",
-            "p99_ttft_ms", "p99_tpot_ms", "host_processor", "retrieved_on")
-COLUMNS = REQUIRED + REQUIRED_MLPERF + REQUIRED_OTHER + OPTIONAL
+REQUIRED = ("mlperf", "model", "value", "unit", "source_url")  # every row; the header must name them
+REQUIRED_MLPERF = ("submitter", "system_name", "scenario", "accelerator", "accelerators_per_node", "nodes",
+                   "framework", "round", "division", "availability")
+OPTIONAL_MLPERF = ("system_id", "accuracy_track", "tokens_per_sample", "target_qps", "ttft_bound_ms", "tpot_bound_ms",
+                   "arrival_process", "min_duration_ms")
+SHARED_OPTIONAL = ("p99_ttft_ms", "p99_tpot_ms", "host_processor", "retrieved_on")
+COLUMNS = REQUIRED + REQUIRED_MLPERF + OPTIONAL_MLPERF + SHARED_OPTIONAL + OWN_COLUMNS
 
 
-def read_csv(path: Path, source: Source) -> Iterator[Item]:
-    """The file is streamed a megabyte at a time: a CSV of a million rows costs the memory of one."""
+def read_csv(path: Path, source: Source, system: SystemDescription = NOT_DESCRIBED) -> Iterator[Item]:
+    """The file is streamed a megabyte at a time: a CSV of a million rows costs the memory of one.
+    ``system`` states, for own-run rows, what a row leaves empty."""
     label = display(str(path))
     with open_regular(path, label) as f:
-        yield from parse_csv(_physical_lines(f), label, source)
+        yield from parse_csv(_physical_lines(f), label, source, system)
 
 
-def parse_csv(data: bytes | Iterable[bytes], label: str, source: Source) -> Iterator[Item]:
+def parse_csv(data: bytes | Iterable[bytes], label: str, source: Source,
+              system: SystemDescription = NOT_DESCRIBED) -> Iterator[Item]:
     """The items of a CSV file (its bytes, or its physical lines), one per physical line after the
     header; ``label`` names the file in locators."""
     lines = iter(_physical_lines(io.BytesIO(data)) if isinstance(data, bytes) else data)
@@ -74,7 +71,7 @@ def parse_csv(data: bytes | Iterable[bytes], label: str, source: Source) -> Iter
     header = _header(first, f"{label} line 1")
     for number, line in enumerate(lines, start=2):
         locator = f"{label} line {number}"
-        yield one_row(locator, lambda: _line_item(line, header, locator, source),
+        yield one_row(locator, lambda: _line_item(line, header, locator, source, system),
                       raw=lambda: line[:4000].decode("utf-8", "backslashreplace"))
 
 
@@ -141,15 +138,20 @@ def _header(line: bytes, locator: str) -> tuple[str, ...]:
                               f"and {position}): no row could say which one it means", locator)
         seen[column] = position
     missing = [c for c in REQUIRED if c not in seen]
+    if len(missing) == len(REQUIRED):  # another tool's CSV, not one of ours missing a column
+        raise SourceError("missing_column", f"the header has none of exportguard's columns: {KINDS_READ}", locator)
     if missing:
         raise SourceError("missing_column", f"the header lacks column(s) {', '.join(missing)}; see templates/results.csv",
                           locator)
     return header
 
 
-def _line_item(line: bytes, header: tuple[str, ...], locator: str, source: Source) -> Item:
+def _line_item(line: bytes, header: tuple[str, ...], locator: str, source: Source,
+               system: SystemDescription = NOT_DESCRIBED) -> Item:
     if not line.strip():
         return Skipped(locator, "blank line")
+    if line.lstrip().startswith(b"#"):
+        return Skipped(locator, "comment line")
     cells = _cells(line)
     if len(cells) > len(header):
         raise SourceError("extra_cells", f"the row has more cells ({len(cells)}) than the header has columns "
@@ -159,20 +161,34 @@ def _line_item(line: bytes, header: tuple[str, ...], locator: str, source: Sourc
                           f"({len(header)}): a cell or a comma is missing")
     row = dict(zip(header, cells))
     try:
-        return _row_result(row, locator, source)
+        return _row_result(row, locator, source, system)
     except SourceError as err:
         raw = ",".join(f"{k}={v}" for k, v in row.items() if v)[:4000]
         raise SourceError(err.reason, err.message, err.locator, err.raw or raw) from None
 
 
-def _row_result(row: dict, locator: str, source: Source) -> Result:
+def _row_result(row: dict, locator: str, source: Source, system: SystemDescription = NOT_DESCRIBED) -> Result:
+    """One row's result: an own run (mlperf=no, own_csv.py) or an MLPerf row."""
+    if (row.get("mlperf") or "").strip().lower() == "no":
+        return own_row_result(row, locator, source, system)
+    return _mlperf_row_result(row, locator, source)
+
+
+def _mlperf_row_result(row: dict, locator: str, source: Source) -> Result:
     get = lambda k: (row.get(k) or "").strip()  # noqa: E731
     for key in REQUIRED:
         if not get(key):
             raise SourceError("missing_field", f"column {key} is empty", f"column {key}")
     mlperf = get("mlperf").lower()
-    if mlperf not in ("yes", "no"):
+    if mlperf != "yes":  # "no" rows are own runs (own_csv.py)
         raise SourceError("bad_field", f"column mlperf must be yes or no, found {get('mlperf')!r}", "column mlperf")
+    for key in REQUIRED_MLPERF:
+        if not get(key):
+            raise SourceError("missing_field", f"column {key} is required for an MLPerf row", f"column {key}")
+    for key in OWN_ONLY + ("dataset",):
+        if get(key):
+            raise SourceError("bad_field", f"column {key} is for own runs (mlperf=no); an MLPerf row takes its shape "
+                              "and load from the benchmark's reference", f"column {key}")
     scenario = canonical_scenario(get("scenario"))
     if scenario is None:
         raise SourceError("unknown_scenario", f"scenario {get('scenario')!r} is not one of {', '.join(SCENARIOS)}",
@@ -189,47 +205,25 @@ def _row_result(row: dict, locator: str, source: Source) -> Result:
     provenance = Provenance(source.kind, source.path, source.sha256, locator, get("source_url"),
                             _date(get, "retrieved_on") or source.retrieved_on, source.ingested_at)
     system_id = get("system_id") or get("system_name")
-    if mlperf == "yes":
-        for key in REQUIRED_MLPERF:
-            if not get(key):
-                raise SourceError("missing_field", f"column {key} is required for an MLPerf row", f"column {key}")
-        if not re.fullmatch(r"v?[0-9]+\.[0-9]+", get("round")):
-            raise SourceError("bad_field", f"column round must be a round like v5.1, found {get('round')!r}",
-                              "column round")
-        for key, allowed in (("division", ("closed", "open")), ("availability", ("available", "preview", "rdi"))):
-            if get(key).lower() not in allowed:
-                raise SourceError("bad_field", f"column {key} must be one of {', '.join(allowed)}, found {get(key)!r}",
-                                  f"column {key}")
-        bench = parse_benchmark(get("model") + (f"-{get('accuracy_track')}" if get("accuracy_track") else ""))
-        if bench is None:
-            raise SourceError("unknown_benchmark", f"{get('model')!r} is not an MLPerf LLM benchmark exportguard knows",
-                              "column model")
-        return mlperf_result(
-            provenance=provenance, round="v" + get("round").lstrip("v"), division=get("division").lower(),
-            suite="datacenter", availability=get("availability").lower(), submitter=get("submitter"),
-            submitter_key=get("submitter"), system_name=get("system_name"), system_id=system_id, result_id="",
-            bench=bench, scenario=scenario, value=value, unit=unit, samples_per_s=None, tokens_per_sample=tps,
-            tps_basis=TPS_CSV, load=_load(get, scenario, required=False), accelerator=get("accelerator"),
-            accelerators_per_node=per_node, nodes=nodes, framework=get("framework"),
-            host_processor=get("host_processor"), value_where="column value", tps_where="column tokens_per_sample")
-    for key in REQUIRED_OTHER:
-        if not get(key):
-            raise SourceError("missing_field", f"column {key} is required for a non-MLPerf row", f"column {key}")
-    track = get("accuracy_track") or "n/a"
-    identity = Identity("n/a", "n/a", "n/a", "n/a", get("submitter"), get("submitter"), get("system_name"),
-                        system_id, "", RESULT_ID_NONE, "unverified", False)
-    max_tokens = _count(get, "reference_max_output_tokens", least=1)
-    check_throughput(value, "column value")
-    check_tokens_per_sample(tps, max_tokens, "column tokens_per_sample")
-    check_names(submitter=get("submitter"), system_name=get("system_name"), accelerator=get("accelerator"),
-                framework=get("framework"), host_processor=get("host_processor"))
-    shape = Shape(tps, TPS_CSV if tps is not None else TPS_NOT_REPORTED, max_tokens, get("dataset"),
-                  _count(get, "dataset_samples", least=1))
-    configuration = Configuration(accelerator_text(get("accelerator"), per_node), per_node, nodes, per_node * nodes,
-                                  get("framework"), get("host_processor") or "not stated by the source")
-    benchmark = Benchmark(get("model") if track == "n/a" else f"{get('model')}-{track}", get("model"), track, scenario)
-    return Result(Conditions(identity, benchmark, shape, _load(get, scenario, required=True), configuration,
-                             provenance), value, unit)
+    if not re.fullmatch(r"v?[0-9]+\.[0-9]+", get("round")):
+        raise SourceError("bad_field", f"column round must be a round like v5.1, found {get('round')!r}",
+                          "column round")
+    for key, allowed in (("division", ("closed", "open")), ("availability", ("available", "preview", "rdi"))):
+        if get(key).lower() not in allowed:
+            raise SourceError("bad_field", f"column {key} must be one of {', '.join(allowed)}, found {get(key)!r}",
+                              f"column {key}")
+    bench = parse_benchmark(get("model") + (f"-{get('accuracy_track')}" if get("accuracy_track") else ""))
+    if bench is None:
+        raise SourceError("unknown_benchmark", f"{get('model')!r} is not an MLPerf LLM benchmark exportguard knows",
+                          "column model")
+    return mlperf_result(
+        provenance=provenance, round="v" + get("round").lstrip("v"), division=get("division").lower(),
+        suite="datacenter", availability=get("availability").lower(), submitter=get("submitter"),
+        submitter_key=get("submitter"), system_name=get("system_name"), system_id=system_id, result_id="",
+        bench=bench, scenario=scenario, value=value, unit=unit, samples_per_s=None, tokens_per_sample=tps,
+        tps_basis=TPS_CSV, load=_load(get, scenario, required=False), accelerator=get("accelerator"),
+        accelerators_per_node=per_node, nodes=nodes, framework=get("framework"),
+        host_processor=get("host_processor"), value_where="column value", tps_where="column tokens_per_sample")
 
 
 def _load(get, scenario: str, required: bool) -> Load | None:
@@ -247,38 +241,3 @@ def _load(get, scenario: str, required: bool) -> Load | None:
                 _number(get, "p99_ttft_ms", positive=True, required=False),
                 _number(get, "p99_tpot_ms", positive=True, required=False),
                 _count(get, "min_duration_ms", least=1) if get("min_duration_ms") else 600000, LOAD_CSV)
-
-
-def _number(get, key: str, positive: bool, required: bool = True) -> float | None:
-    raw = get(key)
-    if not raw:
-        if required:
-            raise SourceError("missing_field", f"column {key} is empty", f"column {key}")
-        return None
-    value = parse_number(raw, CSV, f"column {key}", f"column {key}")
-    if positive and value <= 0:
-        raise SourceError("non_positive_value", f"column {key} must be a positive number, found {raw!r}", f"column {key}")
-    return value
-
-
-def _count(get, key: str, least: int = 0) -> int:
-    raw = get(key)
-    if not raw:
-        raise SourceError("missing_field", f"column {key} is empty", f"column {key}")
-    value = parse_count(raw, f"column {key}", f"column {key}")
-    if value < least:
-        raise SourceError("non_positive_value", f"column {key} must be at least {least}, found {raw!r}",
-                          f"column {key}")
-    return value
-
-
-def _date(get, key: str) -> str | None:
-    raw = get(key)
-    if not raw:
-        return None
-    try:
-        if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", raw):
-            return dt.date.fromisoformat(raw).isoformat()
-    except ValueError:
-        pass
-    raise SourceError("bad_field", f"column {key} must be a date written YYYY-MM-DD, found {raw!r}", f"column {key}")

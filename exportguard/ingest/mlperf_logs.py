@@ -19,7 +19,8 @@ from types import MappingProxyType
 from exportguard.errors import SourceError
 
 from . import strict_json
-from .numbers import LOG, PYTHON, json_count, parse_count, parse_number
+from .numbers import LOG, PYTHON, json_count, parse_count, parse_number, unwrap_numpy_scalar
+from .repeats import Repeat, judge
 
 MAX_LOG_LINE = 64 * 1024
 MAX_ACCURACY_LINE = 64 * 1024
@@ -147,15 +148,23 @@ class AccuracyResult:
     tokens_per_sample: float | None
     gen_num: int | None
     gen_tok_len: int | None
+    warnings: tuple[str, ...] = ()  # keys the dict repeats with different values, in fields not read
+
+
+# The keys of the accuracy dict that exportguard reads; a key repeated with different values is
+# refused only among these (repeats.py).
+ACCURACY_KEYS_READ = ("tokens_per_sample", "gen_num", "gen_tok_len")
 
 
 # One token per match, each alternative bounded or linear; \S at the end means the scan can only
-# stop at end of text, and names whatever does not belong (a call, a brace, a bracket, a name).
-# The number alternative is the number parser's own grammar for Python literals.
+# stop at end of text, and names whatever does not belong (a brace, a bracket, a name). A call
+# such as np.int64(28662277) is one token, taken as a value only if it is a numpy scalar's repr
+# (numbers.unwrap_numpy_scalar); it is never evaluated. The number alternative is the number
+# parser's own grammar for Python literals.
 _NUMBER_RE = PYTHON.pattern
 _TOKEN_RE = re.compile(
     rf"""\s*(?:(?P<num>{_NUMBER_RE.pattern})|'(?P<sq>[^'\\]{{0,128}})'|"(?P<dq>[^"\\]{{0,128}})"|"""
-    r"""(?P<punct>[:,])|(?P<other>\w{1,40}|\S))"""
+    r"""(?P<punct>[:,])|(?P<call>[A-Za-z_]\w{0,39}(?:\.\w{1,40})?\([^()]{0,80}\))|(?P<other>\w{1,40}|\S))"""
 )
 _KEY_RE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 
@@ -166,8 +175,19 @@ def _accuracy_error(token: re.Match[str] | None, expected: str, locator: str) ->
                        locator, "" if token is None else token.group().strip()[:200])
 
 
-def _dict_literal(inner: str, locator: str) -> dict[str, str]:
-    """Map key -> number text for ``'key': 1.5, 'k2': '38.4'`` (the text between the braces)."""
+def _literal_number(token: re.Match[str]) -> str | None:
+    """The number text of a value token: a number, a quoted number, or a numpy scalar's repr."""
+    if token["num"] is not None:
+        return token["num"]
+    text = token["sq"] if token["sq"] is not None else token["dq"]
+    if text is None and token["call"] is not None:
+        text = unwrap_numpy_scalar(token["call"])
+    return text if text is not None and _NUMBER_RE.fullmatch(text) else None
+
+
+def _dict_literal(inner: str, locator: str) -> tuple[dict[str, str], list[Repeat]]:
+    """Map key -> number text for ``'key': 1.5, 'k2': '38.4', 'n': np.int64(7)`` (the text between the
+    braces), and the keys it gives more than once with different values (the last value is kept)."""
     def tokens():
         pos = 0
         while (m := _TOKEN_RE.match(inner, pos)) is not None:
@@ -175,6 +195,7 @@ def _dict_literal(inner: str, locator: str) -> dict[str, str]:
             yield m
 
     pairs: dict[str, str] = {}
+    given: dict[str, list[str]] = {}
     stream = tokens()
     for key_tok in stream:  # a trailing comma ends the loop here, as Python allows
         key = key_tok["sq"] if key_tok["sq"] is not None else key_tok["dq"]
@@ -184,23 +205,19 @@ def _dict_literal(inner: str, locator: str) -> dict[str, str]:
         if colon is None or colon["punct"] != ":":
             raise _accuracy_error(colon, f"':' after key {key!r}", locator)
         value_tok = next(stream, None)
-        value = None
-        if value_tok is not None:
-            value = value_tok["num"]
-            quoted = value_tok["sq"] if value_tok["sq"] is not None else value_tok["dq"]
-            if value is None and quoted is not None and _NUMBER_RE.fullmatch(quoted):
-                value = quoted
+        value = None if value_tok is None else _literal_number(value_tok)
         if value is None:
             raise _accuracy_error(value_tok, f"a number for key {key!r}", locator)
-        if key in pairs:  # Python would keep the last silently; two values means we cannot know
-            raise SourceError("accuracy_duplicate_key", f"key {key!r} appears twice", locator)
+        if key in pairs:
+            given.setdefault(key, [pairs[key]]).append(value)
         pairs[key] = value
         separator = next(stream, None)
         if separator is None:
             break
         if separator["punct"] != ",":
             raise _accuracy_error(separator, "',' or end of dict", locator)
-    return pairs
+    repeats = [Repeat(key, tuple(values)) for key, values in given.items() if len(set(values)) > 1]
+    return pairs, repeats
 
 
 def parse_accuracy(text: str) -> AccuracyResult:
@@ -219,7 +236,8 @@ def parse_accuracy(text: str) -> AccuracyResult:
                           f"accuracy dict line is {len(line)} characters, over {MAX_ACCURACY_LINE}",
                           locator)
 
-    pairs = _dict_literal(line[1:-1], locator)
+    pairs, repeats = _dict_literal(line[1:-1], locator)
+    warnings = judge(repeats, ACCURACY_KEYS_READ, "the accuracy dict", "accuracy_duplicate_key", lambda r: locator)
     metrics = {key: parse_number(value, PYTHON, key, locator) for key, value in pairs.items()}
     return AccuracyResult(
         metrics=MappingProxyType(metrics),
@@ -228,6 +246,7 @@ def parse_accuracy(text: str) -> AccuracyResult:
         gen_num=parse_count(pairs["gen_num"], "gen_num", locator) if "gen_num" in pairs else None,
         gen_tok_len=(parse_count(pairs["gen_tok_len"], "gen_tok_len", locator)
                      if "gen_tok_len" in pairs else None),
+        warnings=warnings,
     )
 
 
@@ -247,11 +266,14 @@ class SystemDescription:
     framework: str | None
     operating_system: str | None
     raw_text: str
+    warnings: tuple[str, ...] = ()  # keys the file repeats with different values, in fields not read
 
 
 _STRING_FIELDS = ("division", "submitter", "status", "system_type", "system_name",
                   "accelerator_model_name", "host_processor_model_name", "framework",
                   "operating_system")
+_COUNT_FIELDS = ("number_of_nodes", "accelerators_per_node")
+SYSTEM_FIELDS_READ = _STRING_FIELDS + _COUNT_FIELDS  # a key repeated with different values is refused only here
 
 
 def _system_string(doc: dict, field: str) -> str | None:
@@ -276,8 +298,10 @@ def _system_count(doc: dict, field: str) -> int | None:
 def parse_system_description(text: str) -> SystemDescription:
     """Read ``systems/<system_id>.json``; the raw text is kept because the JSON is the record.
 
-    The file is one record: a NaN, an Infinity or a repeated key anywhere in it refuses the whole
-    file, and with it every result that names this system."""
+    The file is one record: a NaN or an Infinity anywhere in it, or a key that a field we read gives
+    twice with different values, refuses the whole file, and with it every result that names this
+    system. A key repeated with the same value is accepted; one repeated with different values in a
+    field we do not read is a warning (repeats.py)."""
     if len(text) > MAX_SYSTEM_JSON:
         raise SourceError("file_too_large",
                           f"system description is {len(text)} characters, over {MAX_SYSTEM_JSON}")
@@ -292,14 +316,14 @@ def parse_system_description(text: str) -> SystemDescription:
     if not isinstance(doc, dict):
         raise SourceError("not_a_system_description",
                           f"expected a JSON object, found a JSON {type(doc).__name__}")
-    strict_json.check(doc, "the system description")
+    warnings = strict_json.check(doc, "the system description", read=SYSTEM_FIELDS_READ)
 
     strings = {field: _system_string(doc, field) for field in _STRING_FIELDS}
     if strings["status"] is not None:
         strings["status"] = strings["status"].lower()
     return SystemDescription(
         **strings,
-        number_of_nodes=_system_count(doc, "number_of_nodes"),
-        accelerators_per_node=_system_count(doc, "accelerators_per_node"),
+        **{field: _system_count(doc, field) for field in _COUNT_FIELDS},
         raw_text=text,
+        warnings=warnings,
     )

@@ -16,9 +16,10 @@ from typing import Iterator, Mapping
 from ..errors import SourceError
 from ..model import SUITES, TPS_SUMMARY, Provenance
 from ..reference import canonical_scenario, errata, is_other_llm, parse_benchmark
-from . import MAX_SOURCE_BYTES, Item, Skipped, Source, decode_utf8, display, one_row, read_regular, strict_json
+from . import MAX_SOURCE_BYTES, Item, Skipped, Source, decode_utf8, display, one_row, read_regular, strict_json, warned
 from .build import mlperf_result, name_is_blank
-from .numbers import SUMMARY_TEXT, json_count, json_number, parse_number
+from .numbers import SUMMARY_TEXT, json_count, json_number, parse_number, unwrap_numpy_scalar
+from .repeats import judge
 
 _UNITS = {"tokens/s": "tokens/s", "samples/s": "samples/s", "queries/s": "queries/s"}
 # The whole token after the key, so that "2.9e2" or "301,1" is judged whole, never by its prefix.
@@ -28,6 +29,11 @@ _NON_THROUGHPUT_SCENARIOS = ("singlestream", "multistream")
 _REQUIRED = ("ID", "Submitter", "Availability", "Category", "Model", "Scenario", "Performance_Result",
              "Performance_Units")
 RESULTS_REPO = "https://github.com/mlcommons/inference_results_{round}"
+# The fields of a row that exportguard reads (a test holds _row_item to this list). A key given twice
+# with different values refuses its row only if it is one of these (repeats.py).
+FIELDS_READ = ("ID", "Submitter", "Availability", "Category", "Suite", "System", "Platform", "Model", "Scenario",
+               "Accuracy", "Nodes", "Accelerator", "a#", "Processor", "Location", "Software", "Performance_Result",
+               "Performance_Units", "version", "Details")
 
 TreeNames = Mapping[tuple[str, str, str, str], str]
 
@@ -69,7 +75,7 @@ def parse_summary(data: bytes, label: str, source: Source, tree_names: TreeNames
 def _row_item(row, locator: str, source: Source, tree_names: TreeNames) -> Item:
     if not isinstance(row, dict):
         raise SourceError("not_a_result_row", f"expected an object, found {type(row).__name__}")
-    _check_json(row)
+    warnings = [f"{locator}: {w}" for w in _check_json(row)]
     _check_text(row)
     model = _text(row, "Model", required=False)
     bench = parse_benchmark(model)
@@ -135,7 +141,7 @@ def _row_item(row, locator: str, source: Source, tree_names: TreeNames) -> Item:
         source_kind=source.kind, source_path=source.path, source_sha256=source.sha256,
         source_locator=locator, source_url=_text(row, "Details", required=False) or RESULTS_REPO.format(round=round_),
         retrieved_on=source.retrieved_on, ingested_at=source.ingested_at)
-    return mlperf_result(
+    return warned(mlperf_result(
         provenance=provenance, round=round_, division=division, suite=_suite(row, bench.model),
         availability=availability, submitter=_text(row, "Submitter"), submitter_key=submitter_key,
         system_name=system_name, system_id=system_id,
@@ -143,7 +149,8 @@ def _row_item(row, locator: str, source: Source, tree_names: TreeNames) -> Item:
         tokens_per_sample=tokens_per_sample, tps_basis=TPS_SUMMARY, load=None,
         accelerator=_text(row, "Accelerator", required=False), accelerators_per_node=per_node, nodes=nodes,
         framework=_text(row, "Software", required=False), host_processor=_text(row, "Processor", required=False),
-        corrections=tuple(corrections), value_where="field Performance_Result", tps_where="field Accuracy")
+        corrections=tuple(corrections), value_where="field Performance_Result", tps_where="field Accuracy"),
+        warnings)
 
 
 def _text(row: dict, key: str, required: bool = True) -> str:
@@ -157,22 +164,26 @@ def _text(row: dict, key: str, required: bool = True) -> str:
     return str(value).strip()
 
 
-def _check_json(row: dict) -> None:
-    """Refuse a row holding what JSON does not allow (NaN, Infinity, an overflowing number) or a key
-    given twice: the table's other rows are unaffected."""
+def _check_json(row: dict) -> tuple[str, ...]:
+    """Refuse a row holding what JSON does not allow (NaN, Infinity, an overflowing number) or a field
+    we read given twice with different values: the table's other rows are unaffected. Returns the
+    warnings for fields we do not read that the row gives twice with different values."""
     found = strict_json.refusal_in(row)
     if found:
         path, refused = found
         key = path.split(".")[0].split("[")[0]
         raise SourceError(refused.reason, f"field {path}: {refused.message}", f"field {key}")
+    return judge(strict_json.repeats_in(row), FIELDS_READ, "", "duplicate_key", lambda r: f"field {r.field}")
 
 
 def _tokens_per_sample(accuracy: str) -> float | None:
-    found = _TPS.findall(accuracy)
+    """TOKENS_PER_SAMPLE in the Accuracy text: a number, or the numpy scalar repr that wraps one."""
+    found = [unwrap_numpy_scalar(text) or text for text in _TPS.findall(accuracy)]
     if not found:
         return None
-    if len(found) > 1:
-        raise SourceError("duplicate_key", f"field Accuracy gives TOKENS_PER_SAMPLE {len(found)} times", "field Accuracy")
+    if len(set(found)) > 1:
+        raise SourceError("duplicate_key", f"field Accuracy gives TOKENS_PER_SAMPLE {len(found)} times with different "
+                          f"values ({', '.join(found[:4])}): which one the run measured cannot be told", "field Accuracy")
     return parse_number(found[0], SUMMARY_TEXT, "field Accuracy, TOKENS_PER_SAMPLE", "field Accuracy")
 
 

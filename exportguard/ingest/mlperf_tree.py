@@ -23,7 +23,7 @@ from typing import Iterator
 from ..errors import SourceError
 from ..model import LOAD_RUN_LOG, TPS_ACCURACY_LOG, TPS_DERIVED, Load, Provenance, arrival_for
 from ..reference import canonical_scenario, is_other_llm, model_references, parse_benchmark
-from . import Item, Quarantined, Skipped, Source, decode_utf8, display, file_kind, one_row, read_regular
+from . import KINDS_READ, Item, Quarantined, Skipped, Source, decode_utf8, display, file_kind, one_row, read_regular, warned
 from .build import name_is_blank
 from .mlperf_logs import derived_tokens_per_sample, parse_accuracy, parse_performance_summary, parse_system_description
 
@@ -144,8 +144,8 @@ def round_of(path: Path) -> str | None:
 def read_tree(root: Path, source: Source, round: str | None = None) -> Iterator[Item]:
     submitters, unlisted = find_submitters(root)
     if not submitters and not unlisted:
-        raise SourceError("empty_tree", "no <Submitter>/results/ folder found: not an MLCommons submission tree",
-                          display(str(root)))
+        raise SourceError("empty_tree", "no <Submitter>/results/ folder found: not an MLCommons submission tree. "
+                          + KINDS_READ, display(str(root)))
     for u in unlisted:
         yield _unlisted_item(u, root)
     for sub in submitters:
@@ -210,12 +210,15 @@ def _scenario_item(sub: Path, scenario_dir: Path, locator: str, division: str, r
         raise SourceError("invalid_result", "the run log says the result is INVALID: only VALID results are stored",
                           f"{PERF_LOG} line {_line_of(perf_text, 'Result is')}", raw=_excerpt(perf_text, "Result is"))
 
-    tokens_per_sample, tps_basis, tps_where = None, TPS_ACCURACY_LOG, ACCURACY_LOG
+    tokens_per_sample, tps_basis, tps_where, warnings = None, TPS_ACCURACY_LOG, ACCURACY_LOG, []
     if os.path.lexists(scenario_dir / ACCURACY_LOG):
         _, accuracy = _parse_file(scenario_dir, ACCURACY_LOG, parse_accuracy)
         tokens_per_sample = accuracy.tokens_per_sample
-    if tokens_per_sample is None:
-        # llama3.1-8b's accuracy log has no tokens per sample: derive it from the run's throughputs.
+        warnings += [f"{locator}/{ACCURACY_LOG}: {w}" for w in accuracy.warnings]
+    if tokens_per_sample is None and model_references()[bench.model].derive_tokens_per_sample:
+        # llama3.1-8b's accuracy log has no tokens per sample: derive it from the run's throughputs,
+        # labelled derived (it never enters a slack). Another model's missing one stays missing: the
+        # summary table states the measured one.
         tokens_per_sample, tps_basis = derived_tokens_per_sample(perf), TPS_DERIVED
         tps_where = f"{PERF_LOG} (tokens/s / samples/s)"
 
@@ -226,6 +229,7 @@ def _scenario_item(sub: Path, scenario_dir: Path, locator: str, division: str, r
     where = {"value": PERF_LOG, "tps": tps_where}
 
     system = _system(sub, system_id, systems)
+    warnings += [f"{_system_rel(sub, system_id)}: {w}" for w in system.warnings]
     per_node = system.accelerators_per_node if system.accelerators_per_node is not None else 0
     if system.number_of_nodes is None:
         raise SourceError("missing_field", f"systems/{system_id}.json has no number_of_nodes")
@@ -240,9 +244,9 @@ def _scenario_item(sub: Path, scenario_dir: Path, locator: str, division: str, r
         source_kind=source.kind, source_path=source.path, source_sha256=source.sha256, source_locator=locator,
         source_url=scenario_dir.resolve().as_uri(), retrieved_on=source.retrieved_on,
         ingested_at=source.ingested_at)
-    return _build(provenance, round_, json_division if json_division in ("closed", "open") else division, suite,
-                  availability, system, sub.name, system_id, bench, scenario, value, unit, perf,
-                  tokens_per_sample, tps_basis, per_node, where)
+    return warned(_build(provenance, round_, json_division if json_division in ("closed", "open") else division,
+                         suite, availability, system, sub.name, system_id, bench, scenario, value, unit, perf,
+                         tokens_per_sample, tps_basis, per_node, where), warnings)
 
 
 def _build(provenance, round_, division, suite, availability, system, submitter_key, system_id, bench, scenario,
@@ -297,7 +301,7 @@ def _in_file(err: SourceError, rel: str) -> SourceError:
 def _system(sub: Path, system_id: str, cache: dict):
     if system_id not in cache:
         path = sub / "systems" / f"{system_id}.json"
-        rel = str(path.relative_to(sub.parent.parent))  # closed/<Sub>/systems/<id>.json, as the row locators
+        rel = _system_rel(sub, system_id)
         try:
             if not os.path.lexists(path):
                 raise SourceError("missing_system_description",
@@ -309,6 +313,11 @@ def _system(sub: Path, system_id: str, cache: dict):
     if isinstance(found, SourceError):
         raise SourceError(found.reason, found.message, found.locator, found.raw)
     return found
+
+
+def _system_rel(sub: Path, system_id: str) -> str:
+    """closed/<Sub>/systems/<id>.json, as the row locators name places."""
+    return str((sub / "systems" / f"{system_id}.json").relative_to(sub.parent.parent))
 
 
 def _line_of(text: str, key: str) -> int:

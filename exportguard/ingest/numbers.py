@@ -12,7 +12,7 @@ What each format may write (everything else is refused with reason ``bad_number`
 format                                                 sign  decimal point  exponent
 =====================================================  ====  =============  ========
 mlperf_log_summary.txt rates, QPS, latencies (LOG)     yes   yes            yes (C++ streams print 1e+06)
-accuracy.txt dict values, Python literals (PYTHON)     yes   yes            yes
+accuracy.txt dict values, Python literals (PYTHON)     yes   yes            yes (also as np.float64(...))
 JSON numbers, and numbers written as JSON strings      yes   yes            yes
 summary ``Accuracy`` text, e.g. TOKENS_PER_SAMPLE      no    yes            yes (Python's str(float) prints 1e-05)
 CSV cells (CSV)                                        yes   yes            no
@@ -24,6 +24,10 @@ digits other than ASCII 0-9, more than one decimal point, NaN, Infinity, a value
 inf, empty text, text longer than any real number (which also keeps ``int()`` far from CPython's
 digit limit). A sign, where allowed, is only a grammar matter: whether a negative value makes sense
 is the caller's range check.
+
+A numpy scalar's repr is read as the number it wraps: under numpy 2 the reference accuracy scripts
+print ``np.int64(28662277)`` and ``np.float64(44.42)`` where numpy 1 printed ``28662277`` and
+``44.42`` (``unwrap_numpy_scalar``). Only that exact form is unwrapped; nothing is evaluated.
 """
 from __future__ import annotations
 
@@ -76,6 +80,19 @@ def parse_number(text: str, syntax: Syntax, field: str, locator: str = "") -> fl
             return value
         raise _refusal(text, field, locator, "it is too large to be a finite number")
     raise _refusal(text, field, locator, _why_not(text, syntax))
+
+
+# numpy's scalar types as their repr names them: np.float64(...), np.int64(...), and the older
+# numpy. spelling. Not longdouble: its repr quotes the number (np.longdouble('1.0')).
+_NUMPY_SCALAR = re.compile(r"(?:np|numpy)\.(?:float(?:16|32|64)|u?int(?:8|16|32|64))\(\s*([^()]{0,%d})\s*\)"
+                           % MAX_NUMBER_TEXT)
+
+
+def unwrap_numpy_scalar(text: str) -> str | None:
+    """The literal inside a numpy scalar's repr (``'28662277'`` for ``'np.int64(28662277)'``), or None
+    when ``text`` is not one. The caller still parses the literal in its own format's syntax."""
+    m = _NUMPY_SCALAR.fullmatch(text)
+    return m.group(1).strip() if m else None
 
 
 def parse_count(text: str, field: str, locator: str = "") -> int:

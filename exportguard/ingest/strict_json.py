@@ -2,17 +2,21 @@
 
 Python's json module accepts NaN, Infinity and -Infinity, turns 1e309 into inf, and keeps the
 last of two equal keys without a word (other readers keep the first: the two disagree on what the
-row says). Here none of those fails the whole document: each becomes a ``Refused`` value in its
-place, and an object with a repeated key becomes a ``DuplicateKeys``, so that a summary table can
-quarantine just the row that holds one while a systems JSON, which is one record, is refused whole.
+row says). Here none of those fails the whole document: each refused number becomes a ``Refused``
+value in its place, so that a summary table can quarantine just the row that holds one while a
+systems JSON, which is one record, is refused whole. A key repeated with the same value is no
+ambiguity and leaves no trace; one repeated with different values makes its object a
+``DuplicateKeys``, which the caller judges by whether it reads that field (repeats.py).
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Collection, Iterator
 
 from ..errors import SourceError
 from .numbers import JSON, MAX_NUMBER_TEXT, parse_number
+from .repeats import Repeat, judge
 
 
 @dataclass(frozen=True)
@@ -20,11 +24,13 @@ class Refused:
     """A JSON value the standard does not allow, kept in place so its row can be refused."""
     reason: str
     message: str
+    constant: str = ""  # "NaN", "Infinity" or "-Infinity" when the value was one of those words
 
 
 class DuplicateKeys(dict):
-    """An object that names a key more than once (the last value is kept, as json.loads does)."""
-    duplicates: tuple[str, ...] = ()
+    """An object that gives a key more than once with different values (the last value is kept, as
+    json.loads does); ``conflicts`` holds each such key with all the values it was given."""
+    conflicts: tuple[tuple[str, tuple[object, ...]], ...] = ()
 
 
 def loads(text: str) -> object:
@@ -33,31 +39,50 @@ def loads(text: str) -> object:
                       object_pairs_hook=_object)
 
 
-def refusal_in(value: object) -> tuple[str, Refused] | None:
-    """The first refused value inside ``value`` as (path of keys, refusal), or None."""
+def _walk(value: object) -> Iterator[tuple[str, object]]:
+    """(path of keys, item) for ``value`` and everything inside it, in document order."""
     stack: list[tuple[str, object]] = [("", value)]
     while stack:  # a loop, not recursion: a document may nest as deep as the JSON parser allows
         path, item = stack.pop()
-        if isinstance(item, Refused):
-            return path, item
-        if isinstance(item, DuplicateKeys):
-            key = item.duplicates[0]
-            return _join(path, key), Refused("duplicate_key", f"key {key!r} appears more than once in one object, "
-                                                              "so readers disagree on its value")
+        yield path, item
         if isinstance(item, dict):
             stack.extend((_join(path, k), v) for k, v in reversed(item.items()))
         elif isinstance(item, list):
             stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(item))))
-    return None
 
 
-def check(value: object, what: str, locator: str = "") -> None:
-    """Raise SourceError for the first refused value inside ``value``; ``what`` names the document."""
+def refusal_in(value: object) -> tuple[str, Refused] | None:
+    """The first refused value inside ``value`` as (path of keys, refusal), or None."""
+    return next(((path, item) for path, item in _walk(value) if isinstance(item, Refused)), None)
+
+
+def repeats_in(value: object) -> list[Repeat]:
+    """Every key given more than once with different values inside ``value``, in document order."""
+    return [Repeat(_join(path, key), tuple(_shown(v) for v in values))
+            for path, item in _walk(value) if isinstance(item, DuplicateKeys) for key, values in item.conflicts]
+
+
+def _shown(value: object) -> str:
+    """A value as JSON writes it (a refused number by its refusal): what a message quotes, and what
+    two repeats are compared by, so that 1 and true, or 1 and "1", are different values."""
+    if isinstance(value, Refused):
+        return f"<{value.reason}>"
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=_shown)
+    except (ValueError, RecursionError):  # a circular or absurdly deep value: only its identity is comparable
+        return f"<value {id(value)}>"
+
+
+def check(value: object, what: str, locator: str = "", *, read: Collection[str]) -> tuple[str, ...]:
+    """Raise SourceError for the first refused value inside ``value``, or for a key given twice with
+    different values in a field of ``read`` (the fields the caller reads); return the warnings for
+    such repeats in the other fields. ``what`` names the document."""
     found = refusal_in(value)
     if found:
         path, refused = found
         raise SourceError(refused.reason, f"{what}, key {path}: {refused.message}" if path else
                           f"{what}: {refused.message}", locator)
+    return judge(repeats_in(value), read, what, "duplicate_key", lambda r: locator)
 
 
 def _join(path: str, key: str) -> str:
@@ -65,7 +90,7 @@ def _join(path: str, key: str) -> str:
 
 
 def _constant(name: str) -> Refused:
-    return Refused("bad_number", f"{name} is not a number JSON allows")
+    return Refused("bad_number", f"{name} is not a number JSON allows", name)
 
 
 def _float(text: str) -> float | Refused:
@@ -83,13 +108,15 @@ def _int(text: str) -> int | Refused:
 
 def _object(pairs: list[tuple[str, object]]) -> dict:
     obj: dict = {}
-    duplicates = []
+    given: dict[str, list[object]] = {}
     for key, value in pairs:
         if key in obj:
-            duplicates.append(key)
+            given.setdefault(key, [obj[key]]).append(value)
         obj[key] = value
-    if not duplicates:
+    conflicts = tuple((key, tuple(values)) for key, values in given.items()
+                      if len({_shown(v) for v in values}) > 1)
+    if not conflicts:
         return obj
     marked = DuplicateKeys(obj)
-    marked.duplicates = tuple(duplicates)
+    marked.conflicts = conflicts
     return marked

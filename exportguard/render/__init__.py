@@ -3,24 +3,27 @@ one entry point, ``render(report, path, **options) -> manifest``.
 
 ``export`` validates the report once (guard.validate), checks every target before rendering any,
 renders each to a temporary file beside its target, and only when all succeeded moves them into
-place together: a failed export leaves no file and no temporary file behind, and replaces nothing.
+place together (render/commit.py): a failed, interrupted or killed export replaces nothing, and
+its temporary files are removed (after a kill: by the next export to its targets).
 """
 from __future__ import annotations
 
 import importlib
 import os
-import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
-from ..errors import ExportguardError
+from ..errors import ExportguardError, os_cause as cause
 from ..guard import refuse_on_errors, validate
 from ..manifest import write as write_manifest
+from ..check.manifests import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
 from ..report import Report
+from .commit import Commit, ExportWriteError, is_ours, write_failure
 
 FORMATS = {".csv": "csv_out", ".md": "markdown", ".xlsx": "xlsx", ".pptx": "pptx", ".pdf": "pdf"}
-SIDECAR_SUFFIX = ".manifest.json"  # for formats that cannot embed a manifest (CSV)
+# The section kinds every renderer draws; a renderer that draws more lists them in SECTION_KINDS.
+BASIC_SECTION_KINDS = ("table", "chart", "kpi", "text")
 
 
 def renderer_for(path: Path):
@@ -35,6 +38,16 @@ def renderer_for(path: Path):
         raise
 
 
+def check_section_kinds(report: Report, targets: Sequence[Path], modules) -> None:
+    """Refuse, before anything is rendered, a section kind a target's format cannot draw yet."""
+    for target, module in zip(targets, modules):
+        kinds = getattr(module, "SECTION_KINDS", BASIC_SECTION_KINDS)
+        for n, section in enumerate(report.sections, 1):
+            if section.kind not in kinds:
+                raise ExportguardError(f"{target}: section {n} ({section.title}) is a {section.kind!r} section, not yet "
+                                       f"supported in {target.suffix.lower()}: export it to .csv or .md")
+
+
 def outputs_of(targets: Sequence[Path], modules) -> list[Path]:
     """Every file an export writes: each target, and the manifest beside those that cannot embed one."""
     out = []
@@ -45,11 +58,18 @@ def outputs_of(targets: Sequence[Path], modules) -> list[Path]:
     return out
 
 
-def check_targets(paths: Sequence[Path], force: bool = False) -> None:
+def check_targets(paths: Sequence[Path], force: bool = False, inputs: Mapping[str, str | Path | None] | None = None
+                  ) -> None:
     """Refuse before any rendering: a target that is a folder, in a folder that cannot be written,
-    named twice, or read-only (unless ``force``)."""
+    named twice, with a name longer than its file system allows, read-only (unless ``force``), or
+    the same file as one of the export's ``inputs`` (role -> path: the store, the spec, ...)."""
     seen: set[Path] = set()
     for path in paths:
+        folder = _existing_ancestor(path.parent)
+        longest = _longest_name(folder)
+        if len(os.fsencode(path.name)) > longest:
+            raise ExportguardError(f"{path}: the name is {len(os.fsencode(path.name))} bytes long, more than the "
+                                   f"{longest} a file name may have in {folder}; nothing was written")
         resolved = path.resolve()
         if resolved in seen:
             raise ExportguardError(f"{path}: named twice as an output")
@@ -58,11 +78,22 @@ def check_targets(paths: Sequence[Path], force: bool = False) -> None:
             raise ExportguardError(f"{path}: is a folder, not a file to write")
         if path.exists() and not path.is_file():
             raise ExportguardError(f"{path}: is not a regular file; refusing to replace it")
-        folder = _existing_ancestor(path.parent)
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
             raise ExportguardError(f"{path}: cannot write in {folder}")
+        if path.exists():
+            for role, source in (inputs or {}).items():
+                if source and Path(source).exists() and os.path.samefile(path, source):
+                    raise ExportguardError(f"{path}: is the {role} this export reads ({source}); refusing to "
+                                           "overwrite it. Nothing was written: choose another output file")
         if path.exists() and not force and (not path.stat().st_mode & 0o222 or not os.access(path, os.W_OK)):
             raise ExportguardError(f"{path}: is read-only; refusing to replace it (--force to replace anyway)")
+
+
+def _longest_name(folder: Path) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
 
 
 def _existing_ancestor(folder: Path) -> Path:
@@ -71,72 +102,53 @@ def _existing_ancestor(folder: Path) -> Path:
     return folder
 
 
-def export(report: Report, targets: Sequence[str | Path], *, force: bool = False, **options) -> list[Path]:
-    """Validate once, render every target, then move all into place together. ``options`` go to
-    every renderer (e.g. text_cells=True for XLSX); a renderer ignores those it does not know."""
+NOTHING_REPLACED = "Nothing was replaced: every target is as it was before, and no partial file is left"
+
+
+def export(report: Report, targets: Sequence[str | Path], *, force: bool = False,
+           inputs: Mapping[str, str | Path | None] | None = None, wait_s: float = 0.0,
+           tell: Callable[[str], None] | None = None, **options) -> list[Path]:
+    """Validate once, render every target, then move all into place together (render/commit.py).
+    ``options`` go to every renderer (e.g. text_cells=True for XLSX); a renderer ignores those it
+    does not know. ``inputs`` (role -> path) are files the export reads, which no target may be
+    (the template in ``options`` is one); ``wait_s`` bounds the wait for another export writing in
+    a target's folder; ``tell`` hears about waits and interrupted exports undone."""
     warnings = refuse_on_errors(validate(report))
     if warnings and not report.warnings:
         report = replace(report, warnings=warnings)
     targets = [Path(t) for t in targets]
     modules = [renderer_for(t) for t in targets]
+    check_section_kinds(report, targets, modules)
     finals = outputs_of(targets, modules)
-    check_targets(finals, force)
-    staged: list[tuple[Path, Path]] = []
+    check_targets(finals, force, {**(inputs or {}), "template": options.get("template")})
+    failure = None
     try:
-        for target, module in zip(targets, modules):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = _temp_beside(target)
-            staged.append((tmp, target))
-            manifest = module.render(report, tmp, **options)
-            if not getattr(module, "EMBEDS_MANIFEST", True):
-                side_tmp = _temp_beside(target)
-                staged.append((side_tmp, target.with_name(target.name + SIDECAR_SUFFIX)))
-                with open(side_tmp, "w", encoding="utf-8") as f:
-                    write_manifest(manifest, f)
-                    f.write("\n")
-        _move_all(staged)
-    finally:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
-    return [final for _, final in staged]
-
-
-def _move_all(staged: list[tuple[Path, Path]]) -> None:
-    """Move every staged file into place, or, if one move fails, put back what was there before."""
-    mode = 0o666 & ~_umask()
-    backups: list[tuple[Path, Path | None]] = []
-    try:
-        for tmp, final in staged:
-            os.chmod(tmp, mode)  # mkstemp makes 0600; an export is a file like any other
-            backup = None
-            if final.exists():
-                backup = _temp_beside(final)
-                try:
-                    os.replace(final, backup)
-                except BaseException:
-                    backup.unlink(missing_ok=True)
+        with Commit(finals, wait_s=wait_s, tell=tell) as commit:
+            doing = targets[0]
+            try:
+                for target, module in zip(targets, modules):
+                    doing = target
+                    part = commit.stage(target)
+                    with commit.scratch(target):
+                        manifest = module.render(report, part, **options)
+                    if not getattr(module, "EMBEDS_MANIFEST", True):
+                        doing = target.with_name(target.name + SIDECAR_SUFFIX)
+                        with open(commit.stage(doing), "w", encoding="utf-8") as f:
+                            write_manifest(manifest, f)
+                            f.write("\n")
+                commit.commit()
+            except ExportWriteError as err:
+                failure = str(err)
+            except Exception as raised:  # noqa: BLE001 - only a failure to write is reworded; others go on
+                err = write_failure(raised)
+                if err is None:
                     raise
-            backups.append((final, backup))
-            os.replace(tmp, final)
-    except BaseException:
-        for final, backup in reversed(backups):
-            if backup is not None:
-                os.replace(backup, final)
-            else:
-                final.unlink(missing_ok=True)
-        raise
-    for _, backup in backups:
-        if backup is not None:
-            backup.unlink(missing_ok=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _temp_beside(target: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    return Path(name)
+                shown = "" if not err.filename or is_ours(err.filename) else f" ({err.filename})"
+                failure = f"{doing}: could not be written: {cause(err)}{shown}"
+    except OSError as err:  # making or locking a target's folder
+        folder = Path(err.filename) if err.filename else finals[0].parent
+        target = next((f for f in finals if folder == f.parent or folder in f.parents), finals[0])
+        raise ExportWriteError(f"{target}: cannot write in {folder}: {cause(err)}; nothing was written") from None
+    if failure:
+        raise ExportWriteError(f"{failure}. {NOTHING_REPLACED}")
+    return finals

@@ -22,6 +22,7 @@ from reportlab.lib.colors import HexColor
 from reportlab.lib.pagesizes import A4, landscape
 
 from ..citation import Note
+from ..errors import ExportguardError
 from ..report import BoundFigure
 from ..wording import marks_words
 from .pdf_text import (NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SANS_OBLIQUE, Measure, Style, TextRuns,
@@ -271,8 +272,10 @@ class Pager:
                 self.new_page()
 
 
-class LayoutError(RuntimeError):
-    """The content cannot be laid out as planned (a defect, never a silent misplacement)."""
+class LayoutError(ExportguardError, RuntimeError):
+    """The content cannot be laid out as planned (never a silent misplacement). An ExportguardError,
+    so that the command says it in one line: a stored value of any size (1e300 from another tool's
+    store) can make a figure wider than any page."""
 
 
 @dataclass
