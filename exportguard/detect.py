@@ -592,12 +592,22 @@ _PIPE = re.compile("[" + re.escape(F.TEXT_TABLE_SEPARATORS) + "]")
 _RULE_LINE = set("-=+|:│┃┡┩╇━─┏┓┗┛┳┻╋┼├┤┌┐└┘┬┴╭╮╰╯ \t")
 
 
+def _heading_cell(text: str) -> bool:
+    """A heading cell starts with a word or a parenthesis it closes ('Throughput (tok/s)', '(tok/s)'),
+    not with the end or the start of a wrapped cell ('/ samples/s)', '(derived: tokens/s')."""
+    return bool(_HEADING_START.match(text)) and text.count("(") == text.count(")")
+
+
+_HEADING_START = re.compile(r"[\"'*`(]?[A-Za-zÀ-ÿ_]")
+
+
 def _text_tables(text: str, decimal: bool) -> list[Detected]:
     """A table typed or pasted as text (pipes, box drawing, tabs, columns aligned with spaces): the
     numbers under a heading cell that names a throughput are figures in its unit. A cell belongs to
     the heading of the same position in a pipe table, else to the heading its characters overlap most."""
     found = []
     header: list[tuple[int, int, str]] | None = None
+    rows = 0  # rows of numbers under the heading so far
     for at, line in _lines(text):
         if header is None and not _quick(line):
             continue  # no table heading here, and no table under way
@@ -605,6 +615,7 @@ def _text_tables(text: str, decimal: bool) -> list[Detected]:
             header = None
             continue
         if set(line) <= _RULE_LINE:
+            rows = 0  # a rule under a heading, or a new table's
             continue
         cells, piped = _table_cells(line)
         filled = [c for c in cells if c[2]]
@@ -613,9 +624,13 @@ def _text_tables(text: str, decimal: bool) -> list[Detected]:
                 header = None  # one number alone on a line ends a table; one word may continue a cell
             continue
         if not any(_CELL_NUMBER.match(c[2]) for c in filled):
-            units = [(s, e, header_unit(t) or "") for s, e, t in cells]
+            if header is not None and rows:
+                continue  # words between rows: the wrapped cells of the row above, not a new heading
+            units = [(s, e, header_unit(t) or "" if _heading_cell(t) else "") for s, e, t in cells]
             header = units if any(u for _, _, u in units) else None
+            rows = 0
             continue
+        rows += 1
         if header is None:
             continue
         for n, cell in enumerate(cells):

@@ -125,7 +125,7 @@ OTHER_QUANTITY_BEFORE = (
     "ttft", "tpot", "itl", "latency", "latencies", "e2e", "price", "prices", "cost", "costs", "priced", "memory",
     "hbm", "bandwidth", "power", "watts", "tdp", "slack", "band", "accuracy", "rouge", "rouge-1", "rouge-l", "score",
     "batch", "concurrency", "duration", "sample", "samples", "isl", "osl", "length", "lengths", "dataset", "round",
-    "version", "v", "inference", "llama", "mixtral", "gpt", "gpt-j", "deepseek", "qwen", "rank", "ranked", "top",
+    "version", "v", "inference", "llama", "tie", "ties", "mixtral", "gpt", "gpt-j", "deepseek", "qwen", "rank", "ranked", "top",
     "no", "id", "result", "gen", "generation", "pcie", "nvlink", "nodes", "gpus", "accelerators", "page",
     "slide", "table", "figure", "fig", "section", "step", "p50", "p90", "p95", "p99", "p999", "percent", "tokens",
     "token", "requests", "request", "prompts", "errors", "failed", "completed", "successful", "count", "concurrent",

@@ -143,3 +143,21 @@ def test_no_name_in_the_real_mlperf_publications_reads_like_a_figure():
         walk(json.loads(path.read_text(encoding="utf-8")))
     assert len(strings) > 50_000
     assert [s for s in strings if reads_like_a_figure(s)] == []
+
+
+def test_wrapped_cells_of_a_table_laid_out_as_text_are_no_new_heading():
+    """A PDF table read with its layout: the second line of a wrapped cell ('(derived: tokens/s',
+    '/ samples/s)') stands between rows; it does not make the next row's tokens per sample a figure."""
+    from exportguard.detect import table_figures
+
+    layout = ("System        GPUs   Tokens/sample               Throughput (tok/s)\n"
+              "Dell XE9680L  8      129.0                       102,907 tok/s ±5.4% [a]\n"
+              "(8x B200)            tokens/sample (derived: tokens/s\n"
+              "                     / samples/s)\n"
+              "DGX B200      8      129.0                       102,903\n")
+    assert [d.text for d in table_figures(layout)] == ["102,903"]
+
+
+def test_a_rank_with_its_tie_is_no_figure():
+    text = "Throughput (tok/s)\n12 (tie\n10-17) Google 19,622 tok/s ±5.8% [a]"
+    assert [d.value for d in find_figures(text)] == [19622.0]
