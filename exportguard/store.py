@@ -772,7 +772,8 @@ def _twin_differences(twin: Mapping | None, row: Mapping) -> str:
 # How directly a tokens-per-sample was measured, least first: the run's own accuracy log beats the
 # summary table that publishes it, which beats a quotient of two throughputs. A source of higher rank
 # replaces the stored basis whatever order the sources are ingested in; an equal rank keeps the first.
-_TPS_PRECISION = (TPS_NOT_REPORTED, TPS_DERIVED, TPS_CSV, TPS_SUMMARY, TPS_ACCURACY_LOG)
+# An own run's basis stands alone (own runs never merge with a publication): ranked with the CSV's.
+_TPS_PRECISION = (TPS_NOT_REPORTED, TPS_DERIVED, TPS_CSV, TPS_OWN, TPS_SUMMARY, TPS_ACCURACY_LOG)
 
 
 def _tps_rank(row: Mapping) -> int:

@@ -116,7 +116,7 @@ def read_only(folder: Path) -> Iterator[None]:
 def made_up_rows(path: Path, systems: list[str], submitter: str = "Fault Test Co") -> Path:
     """Not-yet-published MLPerf rows (CSV, unverified) in the v5.1 closed llama2-70b-99 Offline
     cohort, one per system id: each one stored adds one result to that cohort."""
-    header = TEMPLATE_CSV.read_text().strip().split(",")
+    header = TEMPLATE_CSV.read_text().splitlines()[0].split(",")  # the template's comments and examples follow
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(header)

@@ -14,7 +14,8 @@ from exportguard.render.commit import recover
 from tests.faults import OFFLINE_70B, assert_one_line_error, killed, run, strace
 
 pytestmark = [pytest.mark.real_data, pytest.mark.slow]
-NAMES = ("r.md", "r.csv", "r.csv.manifest.json", "r.xlsx")  # three targets, four files (CSV has a sidecar)
+# three targets, five files (CSV and Markdown have sidecars)
+NAMES = ("r.md", "r.md.manifest.json", "r.csv", "r.csv.manifest.json", "r.xlsx")
 MAX_STEPS = 80  # more syscalls of one kind than an export makes: the loop ends when a run is not killed
 
 

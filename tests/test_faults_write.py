@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -95,8 +96,13 @@ def test_a_name_longer_than_the_file_system_allows_is_refused_before_rendering(v
 
 def test_a_long_name_that_fits_is_exported(v51_store, tmp_path):
     """The export's own temporary names must fit wherever the target's name fits."""
-    target = tmp_path / ("y" * 250 + ".md")
+    target = tmp_path / ("y" * 250 + ".xlsx")
     done = _export(v51_store.url, target, tmp_path / ("z" * 235 + ".csv"))  # its sidecar adds 14 bytes
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(target) as z:
+        assert any("tok/s" in z.read(n).decode("utf-8", "replace") for n in z.namelist() if n.endswith(".xml"))
+    target = tmp_path / ("y" * 236 + ".md")  # with its sidecar (".manifest.json"), 255 bytes
+    done = _export(v51_store.url, target)
     assert done.returncode == 0, done.stderr
     assert "tok/s" in target.read_text(encoding="utf-8")
 
