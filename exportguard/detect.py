@@ -758,7 +758,7 @@ def _in_sentences(text: str, decimal: bool, found: list[Detected]) -> list[Detec
                 continue
             if end <= m.start() and not re.search(r"[A-Za-zÀ-ÿ]", text[end:m.start()]):
                 continue  # 'Offline (tokens/s) 38': a heading and a page number, not a sentence
-            if not _stands_alone(text, m, end if end <= m.start() else 0):
+            if not _stands_alone(text, m, end if end <= m.start() else 0) or _states_a_band(text, bounds, m.start()):
                 continue
             d = _bound(text, s, number_value(m.group(1), m.group(2), decimal), unit, m.end(), qualifier,
                        context=f"a number in a sentence that states the unit {unit.strip()!r}")
@@ -798,6 +798,14 @@ class _Spans:
     def holds(self, at: int) -> bool:
         i = bisect.bisect_right(self.starts, at) - 1
         return i >= 0 and at < self.ends[i]
+
+
+def _states_a_band(text: str, bounds: list[int], at: int) -> bool:
+    """Is the sentence at ``at`` one that explains a band ('Band ±0.5%: half the run-to-run spread of
+    0.9% (... from 774.0 to 781.2)')? Its numbers are the band's basis, not figures to bind."""
+    i = max(bisect.bisect_right(bounds, at) - 1, 0)
+    sentence = text[bounds[i]:bounds[min(i + 1, len(bounds) - 1)]].lower()
+    return any(phrase in sentence for phrase in F.BAND_SENTENCE)
 
 
 def _line_start(text: str, at: int, lines: int) -> int:
@@ -841,10 +849,14 @@ def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
     w = _WORD.match(rest)
     if w and w.group(0).lower().rstrip(".") not in _FOLLOWS:
         return False  # '8 GPUs', '450 ms', '24,576 samples', '3.3x'
+    if w and rest[w.end():].lstrip()[:1] == "/":
+        return False  # '~550 in / 250 out tokens per request': a shape, not a throughput
+    if not rest and line_end >= 0 and _SHAPE_CLASS_NEXT.match(text, line_end + 1):
+        return False  # the same, broken over two lines: '~550' then 'in / 250 out ...'
     before = text[max(lo, 0):m.start()].rstrip()
     before = before[max(0, len(before) - 40):]
-    if re.search(r"(?:\d[\d.,]*|-)\s*$", before):
-        return False  # the second of two numbers in a row; a word broken over a line
+    if re.search(r"(?:\d[\d.,]*|[-/])\s*$", before):
+        return False  # the second of two numbers in a row; a word broken over a line; '550 in / 250 out'
     return not any(w in _OTHER_BEFORE or w in "$€£#" for w in _words(before)[-F.WORDS_BEFORE:])
 
 
@@ -870,6 +882,7 @@ def _words(text: str) -> list[str]:
     return [w.lower().rstrip(".:") for w in re.findall(r"[A-Za-zÀ-ÿ][\w\-.]*|[$€£#]", text)]
 
 
+_SHAPE_CLASS_NEXT = re.compile(r"\s*[A-Za-z]+\s*/")
 _ROW_NUMBER = re.compile(r"(?<![\w.,])\d[\d.,]*(?![\w%.,])(?!\s?%)")
 
 

@@ -83,8 +83,7 @@ COMMA_DECIMAL_HINTS = (r"\bToken/s", r"\bToken\s+pro\b", r"\bpro\s+Sek", r"\bSek
 # Before a number with a unit: a load setting, not a result ('target 45.2 QPS', 'at a request rate of 4 req/s').
 LOAD_SETTING_BEFORE = (r"target(?:ed)?(?:\s+(?:rate|load|of|at))?", r"configured(?:\s+(?:at|to))?",
                        r"offered(?:\s+load)?(?:\s+of)?", r"(?:request|arrival|send(?:ing)?)\s+rate(?:\s+of)?",
-                       r"Poisson(?:\s+arrivals?)?(?:\s+at)?(?:\s+a\s+rate\s+of)?", r"Ziel(?:wert)?",
-                       r"--request-rate")
+                       r"Poisson(?:\s+arrivals?)?(?:\s+at)?(?:\s+a\s+rate\s+of)?", r"Ziel(?:wert)?")
 # The words that start one of the above (a cheap test before the patterns run).
 LOAD_SETTING_WORDS = ("target", "configured", "offered", "rate", "poisson", "ziel")
 # A heading or label with one of these names a load setting, a latency or a shape, not a throughput.
@@ -117,6 +116,9 @@ SENTENCE_LINES_AFTER = 2
 FOLLOWS_A_FIGURE = ("on", "for", "and", "or", "vs", "versus", "with", "from", "to", "in", "at", "by", "while",
                     "compared", "against", "than", "when", "under", "where", "which", "using", "respectively",
                     "auf", "für", "und", "bei", "mit", "gegenüber", "im", "sur", "pour", "et", "avec", "contre", "en")
+# A sentence with one of these explains a band; the numbers it quotes are the band's basis
+# ('Band ±0.5%: half the run-to-run spread of 0.9% (... from 774.0 to 781.2)').
+BAND_SENTENCE = ("band ±", "spread of", "slack of", "no band")
 # How many words before a number are read for another quantity's name ('TTFT of 450').
 WORDS_BEFORE = 2
 # Words shortly before a number that name another quantity ('TTFT of 450', 'tokens per sample 272.6',

@@ -88,7 +88,10 @@ def test_figures_as_people_write_them(text):
     ("Throughput rose 3.3x on 8 GPUs", []), ("llama2-70b-99 Offline", []),
     ("Successful requests:  64\nRequest throughput (req/s):  3.12", [3.12]),  # the count is no figure
     ("Llama 2 70B (tokens/s) 38\nCaveat: what these figures tell 37", []),  # a table of contents
-    ("8 528 tok/s", [528.0]),  # an extracted table's two columns in an English text, not 8,528
+    ("8 528 tok/s", [528.0]),
+    ("Own runs: closed loop; ~550 in / 250 out tokens per request (tokens/s)", []),  # a shape class
+    ("Own runs (tokens/s): target rate 4 per second; ~550\nin / 4,010 out tokens per request", []),
+    ("Band ±0.5%: half the run-to-run spread of 0.9% (output tokens/s of 3 repeated runs, from 774.0 to 781.2).", []),  # an extracted table's two columns in an English text, not 8,528
 ])
 def test_other_numbers_are_not_figures(text, figures):
     assert [d.value for d in find_figures(text)] == figures
