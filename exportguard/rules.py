@@ -85,6 +85,12 @@ RULES = {r.id: r for r in (
          "say so and give who measured it, when, with which tool and version, on which system, at which shape and "
          "load, and from which source; an own measurement's note never carries an MLPerf citation, so an own figure "
          "can never pass as an MLPerf one."),
+    # The checker's own, for documents made by anyone.
+    Rule("EG023", "unread-value", WARNING, "Could not read the value",
+         "A place where a reader sees a throughput figure holds a value the file does not carry: a formula "
+         "that was never calculated (saved without its cached result) under a throughput heading, after a "
+         "throughput label or with a unit in its number format. What a reader sees depends on the application "
+         "that opens it; recalculate and save the file, then check it again."),
 )}
 
 

@@ -29,7 +29,7 @@ def test_a_figure_and_its_binding_are_found(text):
 
 @pytest.mark.parametrize("text", ["target 45.2 QPS", "tokens per sample 272.6 to 302.0", "273.4 tokens/sample",
                                   "reference max output 1,024 tokens", "runs of at least 600 s", "v5.1", "5.1-0042",
-                                  "0.2121 USD per 1M tokens", "p99 TTFT 450 ms"])
+                                  "$3.29/hr", "p99 TTFT 450 ms"])
 def test_conditions_and_other_numbers_are_not_figures(text):
     assert find_figures(text) == []
 
@@ -37,3 +37,130 @@ def test_conditions_and_other_numbers_are_not_figures(text):
 def test_the_caveat_and_legend_hold_no_figure():
     for text in (SHORT, TRADEMARK_LEGEND, *FULL):
         assert find_figures(text) == [], text
+
+
+# -- figures as people write them (issue 18): the value read, the unit, what the figure is of ------------
+
+PEOPLE = {
+    "147k TPS": [(147000.0, "TPS", "")],
+    "16,099 tok/s/GPU": [(16099.0, "tok/s", "per accelerator")],
+    "2,600 TPS/GPU": [(2600.0, "TPS", "per accelerator")],
+    "~66k output tokens/s": [(66000.0, "output tokens/s", "")],
+    "98.65 tokens/sec/user": [(98.65, "tokens/sec", "per user")],
+    "45,3 Samples/s": [(45.3, "Samples/s", "")],
+    "1,2 Mio. Token/s": [(1.2e6, "Token/s", "")],
+    "101.527 Token/s": [(101527.0, "Token/s", "")],  # German: the dot groups thousands
+    "101.527 tok/s": [(101.527, "tok/s", "")],  # English: a decimal point
+    "1.234,5 Token/s": [(1234.5, "Token/s", "")],
+    "101\u202f253 tok/s": [(101253.0, "tok/s", "")],
+    "101\u2009253 tok/s": [(101253.0, "tok/s", "")],
+    "Débit : 101 527 tokens/s": [(101527.0, "tokens/s", "")],  # French text: a space groups thousands
+    "120–155 tokens/sec": [(120.0, "tokens/sec", ""), (155.0, "tokens/sec", "")],
+    "from 98,000 to 101,527 tok/s": [(98000.0, "tok/s", ""), (101527.0, "tok/s", "")],
+    "169,600 tokens/dollar": [(169600.0, "tokens/dollar", "tokens per dollar")],
+    "$0.07/M tokens": [(0.07, "/M tokens", "cost per million tokens")],
+    "0,19 € pro Mio. Token": [(0.19, "€ pro Mio. Token", "cost per million tokens")],
+    "Output token throughput (tok/s):         778.89": [(778.89, "tok/s", "")],
+    '"output_throughput": 778.89, "mean_ttft_ms": 83.73': [(778.89, "throughput", "")],
+    "│ Request Throughput (requests/sec) │     3.05 │      N/A │": [(3.05, "requests/sec", "")],
+    "request_output_throughput_token_per_s\n    p50 = 96.9\n    mean = 96.6": [(96.9, "token per s", ""),
+                                                                               (96.6, "token per s", "")],
+    "Offline throughput (samples/s):\n- H200: 118.5\n- H100: 84.2": [(118.5, "samples/s", ""), (84.2, "samples/s", "")],
+    "In samples/second, H200 achieves 118.5 (40% faster than H100's 84.2).": [(118.5, "samples/second", ""),
+                                                                              (84.2, "samples/second", "")],
+    "B200 reached 31,712 tokens/second in Offline, up from 21,806 on H100.": [(31712.0, "tokens/second", ""),
+                                                                              (21806.0, "tokens/second", "")],
+    "|    | system | tokens_per_second |\n|---:|:---|---:|\n|  0 | B200 | 102909.0 |": [
+        (102909.0, "tokens per second", "")],
+}
+
+
+@pytest.mark.parametrize("text", PEOPLE)
+def test_figures_as_people_write_them(text):
+    assert [(d.value, d.unit, d.qualifier) for d in find_figures(text)] == PEOPLE[text]
+
+
+@pytest.mark.parametrize("text,figures", [
+    ("$3.29/hr per GPU", []), ("TTFT 450 ms", []), ("24,576 samples", []), ("8 GPUs", []), ("141 GB", []),
+    ("900 GB/s", []), ("400 Gb/s", []), ("3.3x faster", []), ("40 % faster", []), ("2025-09-09", []), ("v5.1", []),
+    ("in 2025", []), ("vLLM 0.9.2, CUDA 12.8", []), ("Request rate configured (RPS):  4.00", []),
+    ("Mean TTFT (ms):   83.73", []), ("Throughput (GB/s): 900", []), ("Throughput: 40% higher", []),
+    ("Throughput rose 3.3x on 8 GPUs", []), ("llama2-70b-99 Offline", []),
+    ("Successful requests:  64\nRequest throughput (req/s):  3.12", [3.12]),  # the count is no figure
+    ("Llama 2 70B (tokens/s) 38\nCaveat: what these figures tell 37", []),  # a table of contents
+    ("8 528 tok/s", [528.0]),
+    ("Own runs: closed loop; ~550 in / 250 out tokens per request (tokens/s)", []),  # a shape class
+    ("Own runs (tokens/s): target rate 4 per second; ~550\nin / 4,010 out tokens per request", []),
+    ("Band ±0.5%: half the run-to-run spread of 0.9% (output tokens/s of 3 repeated runs, from 774.0 to 781.2).", []),  # an extracted table's two columns in an English text, not 8,528
+])
+def test_other_numbers_are_not_figures(text, figures):
+    assert [d.value for d in find_figures(text)] == figures
+
+
+@pytest.mark.parametrize("header,unit", [
+    ("tokens_per_second", "tokens per second"), ("tok_per_s", "tok per s"), ("samples_per_second", "samples per second"),
+    ("output_throughput", "throughput"), ("throughput_tok_s", "tok/s"), ("Tok/s/GPU", "Tok/s/GPU"), ("TPS", "TPS"),
+    ("Cost ($/M tokens)", "$/M tokens"), ("Tokens per $", "Tokens per $"), ("usd_per_1m_tokens", "usd per 1m tokens"),
+    ("Request Throughput (per sec)", "throughput"), ("Durchsatz (Token/s)", "Token/s"),
+    ("Target QPS", None), ("p99 TTFT (ms)", None), ("Tokens/sample", None), ("Throughput (GB/s)", None),
+    ("inter_token_latency_s", None), ("max_concurrent_requests", None), ("Price (USD)", None), ("Debit", None),
+])
+def test_headings_people_and_tools_write(header, unit):
+    from exportguard.detect import header_unit
+
+    assert header_unit(header) == unit
+
+
+@pytest.mark.parametrize("text", ["Throughput (tok/s): 1764.14", "In tokens/s, B200 reached 102,909.",
+                                  "999,999 tok/s ±0.1% [a]", "$0.07/M tokens [b]", "Offline (samples/s):\n- A: 118.5"])
+def test_defused_text_reads_like_no_figure_and_no_mark(text):
+    from exportguard.detect import MARK_LIKE, defuse
+
+    safe = defuse(text)
+    assert find_figures(safe) == [] and not MARK_LIKE.search(safe), safe
+
+
+@pytest.mark.real_data
+def test_no_name_in_the_real_mlperf_publications_reads_like_a_figure():
+    """Ingest quarantines a name that reads like a figure: a wider detector must not start taking
+    real names for figures (every string of the v4.1 and v5.1 summaries and the v5.1 system files)."""
+    import json
+
+    from exportguard.detect import reads_like_a_figure
+    from tests.conftest import SHARED
+
+    strings: list[str] = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, str):
+            strings.append(x)
+
+    mlperf = SHARED / "mlperf"
+    for path in sorted((mlperf / "summaries").glob("*.json")) + sorted((mlperf / "submissions").rglob("systems/*.json")):
+        walk(json.loads(path.read_text(encoding="utf-8")))
+    assert len(strings) > 50_000
+    assert [s for s in strings if reads_like_a_figure(s)] == []
+
+
+def test_wrapped_cells_of_a_table_laid_out_as_text_are_no_new_heading():
+    """A PDF table read with its layout: the second line of a wrapped cell ('(derived: tokens/s',
+    '/ samples/s)') stands between rows; it does not make the next row's tokens per sample a figure."""
+    from exportguard.detect import table_figures
+
+    layout = ("System        GPUs   Tokens/sample               Throughput (tok/s)\n"
+              "Dell XE9680L  8      129.0                       102,907 tok/s ±5.4% [a]\n"
+              "(8x B200)            tokens/sample (derived: tokens/s\n"
+              "                     / samples/s)\n"
+              "DGX B200      8      129.0                       102,903\n")
+    assert [d.text for d in table_figures(layout)] == ["102,903"]
+
+
+def test_a_rank_with_its_tie_is_no_figure():
+    text = "Throughput (tok/s)\n12 (tie\n10-17) Google 19,622 tok/s ±5.8% [a]"
+    assert [d.value for d in find_figures(text)] == [19622.0]

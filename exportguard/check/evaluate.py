@@ -48,6 +48,11 @@ _DIVISION = re.compile(r"(?:closed|open)(?=[\s,;.:)])")
 _BENCHMARK = re.compile(r"llama|mixtral|gpt-?j|gpt-?oss|deepseek|qwen|whisper|stable-diffusion|sdxl|dlrm|bert|"
                         r"resnet|retinanet|rgat|3d-unet")
 _RESULT_ID = re.compile(r"\d\.\d{1,2}-\d{3,5}(?!\d)")
+# A source as people write it: any URL, or a host with or without a path and with or without a scheme
+# ('https://mlcommons.org/...', 'www.mlcommons.org', 'github.com/mlcommons/inference_results_v5.1').
+_HOST = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_SOURCE = re.compile(r"\b(?:https?|ftp)://\S|\bwww\.\S|\b" + _HOST + r"(?:\." + _HOST + r")*\.(?:[a-z]{2,24}/\S"
+                     r"|(?:com|org|net|io|ai|dev|gov|edu|int|info|app|cloud|tech|eu|uk|de|fr|ch|jp|cn|kr|in|us)\b)")
 _RETRIEVED = re.compile(r"(?:retrieved|accessed|as of)[^.;\n]{0,20}?(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|"
                         r"[a-z]+\s+\d{1,2},?\s+\d{4})")
 
@@ -66,7 +71,7 @@ CITATION = {  # field -> test(text, lowered text)
     "result ID": lambda t, low: (_RESULT_ID.search(t) is not None or "result id pending" in low or
                                  ("result id" in low and "no mlperf" in low)),
     "verified status": lambda t, low: "verified" in low,
-    "source": lambda t, low: _has_any(low, ("http", "www.", "mlcommons.org", "source")),
+    "source": lambda t, low: "source" in low or _SOURCE.search(low) is not None,
     "retrieval date": lambda t, low: (_has_any(low, ("retrieved", "accessed", "as of")) and
                                       _RETRIEVED.search(low) is not None),
 }
@@ -79,6 +84,7 @@ DERIVED_BASIS = re.compile(r"\bderived\b", re.IGNORECASE)
 MLPERF = re.compile(r"MLPerf")
 MLPERF_UNMARKED = re.compile(r"MLPerf(?!\s*(?:®|&reg;|\(R\)|\u00ae))(?!\s+name\b)(?!\s+logo\b)")
 LEGEND = re.compile(r"trademarks?\s+of\s+MLCommons", re.IGNORECASE)
+LEGEND_TEXT = re.compile(r"The\s+MLPerf\S{0,6}\s+name\s+and\s+logo.*?for\s+more\s+information\.?", re.IGNORECASE | re.DOTALL)
 NOTE_START = re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[(" + MARK + r")\][ \t]+(?=\S)", re.MULTILINE)
 _NOTE_END = re.compile(r"\n[ \t]*\n")
 _LINE = re.compile(r"\bline \d+")
@@ -147,7 +153,7 @@ class Figure:
     kind: str
     line: int | None
     item_mlperf: bool
-    column: bool  # found through its column's header unit
+    column: bool  # found through its column's header unit (or a label, a tile's caption)
     value: float | None  # the number the item holds (a numeric cell)
 
 
@@ -282,7 +288,7 @@ class Evaluator:
         figs = detect(text)
         column = False
         if not figs and unit:
-            d = column_figure(text, unit)
+            d = column_figure(text, unit, f"a number with the caption {unit!r} beside it" if kind == "tile" else "")
             if d is not None:
                 figs, column = [d], True
         has_mlperf = "MLPerf" in text and _names_mlperf(text)
@@ -316,8 +322,16 @@ class Evaluator:
         if len(sc.shared_texts) < SHARED_TEXTS:  # read only if a figure's notes lack a field
             rest = text if not figs and not notes else outside(text, [(d.start, d.end) for d in figs] +
                                                                 [(n[2], n[3]) for n in notes])
+            if self._legend and "trademark" in rest:  # the legend's www.mlcommons.org is no result's source
+                rest = LEGEND_TEXT.sub(" ", rest)
             if len(rest) > 4:
                 sc.shared_texts.add(rest)
+
+    def unread(self, key: str, where: str, message: str) -> None:
+        """A place where a reader would see a figure whose value the file does not carry (EG023)."""
+        if self._scope is None:
+            self.scope(DOCUMENT)
+        self.hits.append(hit("unread-value", where, message, scope=self._scope.name, key=key))
 
     def finish(self) -> list[Hit]:
         self._close()
@@ -366,7 +380,7 @@ class Evaluator:
 
     def _figure(self, sc: Scope, fig: Figure) -> list[Hit]:
         d = fig.d
-        shown = repr(d.text) if not fig.column else f"{d.text!r} (a number under a {d.unit!r} heading)"
+        shown = f"{d.text!r} ({d.context})" if d.context else repr(d.text)
         at = dict(scope=sc.name, line=fig.line, key=fig.key)
         if not d.marks:
             if not d.band:
@@ -451,7 +465,7 @@ class Evaluator:
         elif "unverified" in d.labels and not says_unverified:
             found.append(hit("unverified-not-labelled", fig.where, f"{shown} is labelled unverified, but its note "
                              "does not say \"Result not verified by MLCommons Association.\"", **at))
-        if d.qualifier and not d.band_edge and "derived" not in d.labels:
+        if d.derived and "derived" not in d.labels:
             found.append(hit("derived-not-labelled", fig.where, f"{shown} is a derived figure ({d.qualifier}) "
                              "without the label \"derived\".", **at))
         elif "derived" in d.labels and not DERIVED_BASIS.search(note_text):

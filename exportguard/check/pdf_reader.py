@@ -8,14 +8,19 @@ Limits (safety.py): the page count, each content stream's inflated size (pypdf's
 limits, set from ours; every content stream is inflated, text or not), content that is not a stream
 (a reference loop), pypdf's warnings that content was lost, Python's recursion limit in the worker
 (deep nesting, reference loops). An
-encrypted PDF that does not open with an empty password cannot be inspected. PDF tables have no
-structure to read, so a bare number under a "tok/s" column header in a PDF is not recognised as a
-figure (a number with its unit is).
+encrypted PDF that does not open with an empty password cannot be inspected.
+
+PDF tables have no structure to read, so columns are read by position: a page whose text names a
+throughput in what may be a column heading is extracted a second time with its layout (pypdf's
+layout mode, which keeps each text's x-position as columns of characters), and a bare number under
+a heading that names a throughput unit ("Throughput (tok/s)" over "101,527") is a figure, located
+at its line (``page 2, line 14 (column 'Throughput (tok/s)')``).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..detect import may_hold_columns, table_figures
 from .safety import (DEFAULT_LIMITS, Limits, NotInspectable, PypdfTrouble, check_file_size, configure_pypdf,
                      inflate_page_contents, pdf_problem)
 
@@ -48,6 +53,8 @@ def read(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
             text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
             if text.strip():
                 sink.item(f"page {n + 1}", f"page {n + 1}", text, block=f"page {n + 1}", kind="page", line=1)
+                if may_hold_columns(text):
+                    _columns(page, n + 1, text, sink, trouble)
     except NotInspectable:
         raise
     except MemoryError:
@@ -56,3 +63,19 @@ def read(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
         raise pdf_problem(e, limits) from None
     finally:
         trouble.close()
+
+
+def _columns(page, n: int, text: str, sink, trouble: PypdfTrouble) -> None:
+    """The bare numbers under a throughput heading of a table on the page, read from its layout."""
+    layout = page.extract_text(extraction_mode="layout") or ""
+    trouble.check(n)
+    lines = text.split("\n")
+    at = 0
+    for d in table_figures(layout):
+        number = d.text.split()[0]
+        found = next((i for i in range(at, len(lines)) if number in lines[i]), None)
+        if found is None:
+            found = next((i for i in range(len(lines)) if number in lines[i]), 0)
+        at = found
+        sink.item(f"page {n}", f"page {n}, line {found + 1} (column {d.unit!r})", d.text, block=f"page {n}",
+                  unit=d.unit, kind="cell", line=found + 1)

@@ -15,11 +15,22 @@ series 2, point 2`` when it has several; a person reads the series name and cate
 
 The first row of a table is its header; a column whose header names a throughput unit, and a
 chart series whose name (or value axis title, or chart title) names one, make their numbers
-figures.
+figures; so does a row's first cell when it names one (a label and its values to the right).
+
+What else a reader sees on a slide, and so what is read with it:
+- the shapes of its layout and master that are not placeholders (a text on every slide), unless
+  the slide or layout hides them (``showMasterSp="0"``): ``slide 3, layout 'Title Only', text box
+  'Footer'``, ``slide 3, master, shape 'Logo'``;
+- the alternative text of pictures, shapes, tables and charts (``slide 3, picture 'Picture 4'
+  (alt text)``): what a screen reader says and a hover shows;
+- a headline tile made of two shapes, a number and beside or under it a caption that names a unit
+  ('101,527' over 'tokens/s'): the number is a figure in the caption's unit;
+- a chart without its embedded workbook (LibreOffice saves charts so): its category labels, from the
+  chart's own cache.
 """
 from __future__ import annotations
 
-from ..detect import header_unit
+from ..detect import header_unit, row_units, tile_number
 from .numfmt import format_number
 from .safety import NotInspectable, SafeZip, parse_tree
 from .xlsx_reader import main_part, read as read_workbook, relationships
@@ -59,6 +70,8 @@ class _Slide:
         self.tables = 0
         self.charts = 0
         self.at = f"slide {n}"
+        self.tile_units: dict[int, str] = {}  # id(shape element) -> the unit of its caption beside it
+        self.placeholders = True  # a layout's or master's placeholders are not shown on the slide
 
     def emit(self, label: str, text: str, block: str = "", detail: str = "", **kw) -> None:
         """An item at ``slide N, <label>``; ``detail`` adds what a person needs to find it."""
@@ -77,14 +90,30 @@ class _Slide:
             elif tag == f"{P}sp":
                 self.shape(el, prefix)
             elif tag == f"{P}grpSp":
-                self.shapes(el, prefix + f"group '{_name(el, P + 'nvGrpSpPr')}', ")
+                group = prefix + f"group '{_name(el, P + 'nvGrpSpPr')}', "
+                self.alt_text(el, P + "nvGrpSpPr", group.rstrip(", "))
+                self.shapes(el, group)
             elif tag == f"{P}graphicFrame":
                 self.frame(el, prefix)
+                self.alt_text(el, P + "nvGraphicFramePr", prefix + f"frame '{_name(el, P + 'nvGraphicFramePr')}'")
+            elif tag == f"{P}pic":
+                self.alt_text(el, P + "nvPicPr", prefix + f"picture '{_name(el, P + 'nvPicPr')}'")
+
+    def alt_text(self, el, nv_tag: str, label: str) -> None:
+        """A shape's alternative text: its description and title (p:cNvPr/@descr, @title)."""
+        c = el.find(f"{nv_tag}/{P}cNvPr")
+        if c is None:
+            return
+        text = "\n".join(t for t in (c.get("title", ""), c.get("descr", "")) if t.strip())
+        if text:
+            self.emit(f"{label} (alt text)", text, kind="alt-text")
 
     def shape(self, sp, prefix: str) -> None:
         name = _name(sp, P + "nvSpPr")
         nv = sp.find(f"{P}nvSpPr")
         ph = nv.find(f"{P}nvPr/{P}ph") if nv is not None else None
+        if ph is not None and not self.placeholders:
+            return
         is_box = nv is not None and (nv.find(f"{P}cNvSpPr") is not None and
                                      nv.find(f"{P}cNvSpPr").get("txBox") in ("1", "true"))
         kind = ph.get("type", "body") if ph is not None else ""
@@ -98,7 +127,10 @@ class _Slide:
             label = f"text box '{name}'"
         else:
             label = f"shape '{name}'"
-        self.emit(prefix + label, text_of(sp.find(f"{P}txBody")))
+        unit = self.tile_units.get(id(sp), "")
+        self.emit(prefix + label, text_of(sp.find(f"{P}txBody")), unit=unit,
+                  kind="tile" if unit else "text")
+        self.alt_text(sp, P + "nvSpPr", prefix + label)
 
     def frame(self, frame, prefix: str) -> None:
         data = frame.find(f"{A}graphic/{A}graphicData")
@@ -121,6 +153,7 @@ class _Slide:
         units: dict[int, str] = {}
         for r, tr in enumerate(tbl.iter(f"{A}tr"), 1):
             c = 0
+            cells: list[tuple[int, str]] = []
             for tc in tr.findall(f"{A}tc"):
                 c += 1
                 col = c
@@ -128,14 +161,17 @@ class _Slide:
                 c += max(span, 1) - 1
                 if tc.get("hMerge") in ("1", "true") or tc.get("vMerge") in ("1", "true"):
                     continue
-                text = text_of(tc.find(f"{A}txBody"))
+                cells.append((col, text_of(tc.find(f"{A}txBody"))))
+            labelled = row_units([t for _, t in cells]) if r > 1 else []
+            for k, (col, text) in enumerate(cells):
                 if r == 1:
                     unit = header_unit(text)
                     if unit:
                         units[col] = unit
                     self.emit(f"{label}, row {r}, column {col}", text, block, kind="header")
                 else:
-                    self.emit(f"{label}, row {r}, column {col}", text, block, unit=units.get(col, ""), kind="cell")
+                    self.emit(f"{label}, row {r}, column {col}", text, block, unit=units.get(col) or labelled[k],
+                              kind="cell")
 
     def chart(self, rid: str, k: int, prefix: str) -> None:
         rel = self.rels.get(rid)
@@ -200,6 +236,9 @@ class _Slide:
                 idx = d.find(f"{C}idx")
                 if idx is not None:
                     own[idx.get("val")] = d
+        if cached and s == 1:  # a chart without its workbook: its category axis shows these labels
+            for idx, cat in cats.items():
+                self.emit(f"{label}, category {int(idx) + 1 if idx.isdigit() else idx}", cat, block, kind="category")
         for idx, raw in values.items():
             try:
                 value = float(raw)
@@ -293,16 +332,147 @@ def read(z: SafeZip, sink) -> None:
         rel = rels.get(sid.get(f"{R}id", ""))
         if rel and rel[0].endswith("/slide") and z.find(rel[1]):
             slides.append(rel[1])
+    layers: dict[str, tuple] = {}  # layout or master part -> (its name, its shape tree, its rels, showMasterSp)
     for n, part in enumerate(slides, 1):
         slide = parse_tree(z.read(part), part, z.limits)
         sink.scope(f"slide {n}")  # a hidden slide (show="0") is read like any other
         reader = _Slide(z, sink, n, part)
         tree = slide.find(f"{P}cSld/{P}spTree")
+        behind = _behind(z, reader.rels, slide, layers)
+        trees = [t for _, t in behind] + ([tree] if tree is not None else [])
+        reader.tile_units = _tiles(trees, layers=len(behind))
+        reader.placeholders = False
+        for prefix, layer in behind:  # the master's and layout's own shapes, behind the slide's
+            reader.shapes(layer, prefix)
+        reader.placeholders = True
         if tree is not None:
             reader.shapes(tree)
         for kind, target, mode in reader.rels.values():
             if kind.endswith("/notesSlide") and mode != "External" and z.find(target):
                 _notes(z, sink, n, target)
+
+
+def _layer(z: SafeZip, part: str, layers: dict) -> tuple:
+    if part not in layers:
+        root = parse_tree(z.read(part), part, z.limits)
+        c_sld = root.find(f"{P}cSld")
+        tree = c_sld.find(f"{P}spTree") if c_sld is not None else None
+        layers[part] = (c_sld.get("name", "") if c_sld is not None else "", tree, relationships(z, part),
+                        root.get("showMasterSp", "1") not in ("0", "false"))
+    return layers[part]
+
+
+def _behind(z: SafeZip, rels: dict, slide, layers: dict) -> list[tuple[str, object]]:
+    """(location prefix, shape tree) of the master and the layout whose shapes a slide shows, in
+    drawing order: none when the slide hides them (showMasterSp="0"), the layout's alone when the
+    layout hides the master's."""
+    if slide.get("showMasterSp", "1") in ("0", "false"):
+        return []
+    layout = next((t for k, t, mode in rels.values() if k.endswith("/slideLayout") and mode != "External"
+                   and z.find(t)), None)
+    if layout is None:
+        return []
+    name, tree, layout_rels, show_master = _layer(z, layout, layers)
+    out = []
+    if show_master:
+        master = next((t for k, t, mode in layout_rels.values() if k.endswith("/slideMaster") and mode != "External"
+                       and z.find(t)), None)
+        if master is not None:
+            m_tree = _layer(z, master, layers)[1]
+            if m_tree is not None:
+                out.append(("master, ", m_tree))
+    if tree is not None:
+        out.append((f"layout {name!r}, " if name else "layout, ", tree))
+    return out
+
+
+# -- headline tiles: a number and its unit caption in two shapes side by side ------------------------
+
+_NEAR = 1.0  # how far apart (in the taller shape's heights) a number and its caption may stand
+
+
+def _tiles(trees, layers: int = 0) -> dict[int, str]:
+    """id(number shape) -> the unit its caption names, for each shape that holds only a number
+    ('101,527', '101.5k ±5.4% [a]') with, right under, over or beside it, a shape whose text is a unit
+    caption ('tokens/s', 'Output tok/s'). Positions in slide coordinates (groups transformed); the first
+    ``layers`` trees are the master's and layout's, whose placeholders a slide does not show."""
+    numbers, captions = [], []
+    for k, tree in enumerate(trees):
+        for sp, box in _placed_shapes(tree):
+            if k < layers and sp.find(f"{P}nvSpPr/{P}nvPr/{P}ph") is not None:
+                continue  # a layout's or master's placeholder is not shown on the slide
+            body = sp.find(f"{P}txBody")
+            text = text_of(body).strip() if body is not None else ""
+            if not text or len(text) > 100:
+                continue
+            if (text[0].isdigit() or text[0] in "~≈") and tile_number(text):
+                numbers.append((sp, box))
+            elif not any(ch.isdigit() for ch in text):
+                unit = header_unit(" ".join(text.split()))
+                if unit:
+                    captions.append((unit, box))
+    if not numbers or not captions:
+        return {}
+    gaps = {(i, j): g for i, (_, a) in enumerate(numbers) for j, (_, b) in enumerate(captions)
+            if (g := _gap(a, b)) is not None}
+    found = {}
+    for (i, j), g in gaps.items():  # a number and a caption that are each other's nearest
+        if (g == min(v for (a, _), v in gaps.items() if a == i) and
+                g == min(v for (_, b), v in gaps.items() if b == j)):
+            found[id(numbers[i][0])] = captions[j][0]
+    return found
+
+
+def _gap(a, b) -> float | None:
+    """The gap between two boxes stacked or side by side, if they are close enough to read as one tile."""
+    x, y, w, h = a
+    cx, cy, cw, ch = b
+    x_overlap = min(x + w, cx + cw) - max(x, cx)
+    y_overlap = min(y + h, cy + ch) - max(y, cy)
+    if x_overlap > 0.3 * min(w, cw):  # stacked: the caption under or over the number
+        gap = max(cy - (y + h), y - (cy + ch), 0)
+    elif y_overlap > 0.3 * min(h, ch):  # side by side
+        gap = max(cx - (x + w), x - (cx + cw), 0)
+    else:
+        return None
+    return gap if gap <= _NEAR * max(h, ch) else None
+
+
+def _placed_shapes(tree, transform=(0.0, 0.0, 1.0, 1.0)):
+    """(p:sp, (x, y, width, height)) of each text shape in a shape tree that has a position, in slide
+    coordinates: a group maps its children's coordinates (chOff, chExt) onto its own (off, ext)."""
+    ox, oy, sx, sy = transform
+    for el in tree:
+        if el.tag == f"{P}sp":
+            box = _box(el.find(f"{P}spPr/{A}xfrm"))
+            if box:
+                x, y, w, h = box
+                yield el, (ox + x * sx, oy + y * sy, w * sx, h * sy)
+        elif el.tag == f"{P}grpSp":
+            xfrm = el.find(f"{P}grpSpPr/{A}xfrm")
+            box, child = _box(xfrm), _box(xfrm, "chOff", "chExt") if xfrm is not None else None
+            if box and child and child[2] and child[3]:
+                gx, gy, gw, gh = box
+                cx, cy, cw, ch = child
+                k_x, k_y = sx * gw / cw, sy * gh / ch
+                yield from _placed_shapes(el, (ox + (gx - cx * gw / cw) * sx, oy + (gy - cy * gh / ch) * sy, k_x, k_y))
+            else:
+                yield from _placed_shapes(el, transform)
+        elif el.tag == f"{MC}AlternateContent":
+            chosen = el.find(f"{MC}Choice")
+            chosen = chosen if chosen is not None else el.find(f"{MC}Fallback")
+            if chosen is not None:
+                yield from _placed_shapes(chosen, transform)
+
+
+def _box(xfrm, off: str = "off", ext: str = "ext"):
+    if xfrm is None:
+        return None
+    o, e = xfrm.find(f"{A}{off}"), xfrm.find(f"{A}{ext}")
+    try:
+        return float(o.get("x", 0)), float(o.get("y", 0)), float(e.get("cx", 0)), float(e.get("cy", 0))
+    except (AttributeError, TypeError, ValueError):
+        return None
 
 
 def _notes(z: SafeZip, sink, n: int, part: str) -> None:

@@ -9,7 +9,9 @@ gigabytes or whose objects refer to each other in a loop. Nothing here trusts th
   part names are), absolute and traversing names, encrypted entries and compression methods other
   than stored/deflate are refused; reading an entry stops at its declared size. An archive inside
   an archive is read from memory with the same limits and counts against the same total.
-- **XML** is read without a DTD: defusedxml's parser (``parse_tree``) for the small parts that are
+- **XML** is read without a DTD: no part of an archive may declare one (every entry's prolog is
+  read when the archive is opened, [Content_Types].xml and parts no reader parses included, since
+  the office application that opens the file parses them); defusedxml's parser (``parse_tree``) for the small parts that are
   read as trees (slides, charts, relationships), and, for the big streamed parts (worksheets, shared
   strings, styles, comments), a raw expat parser with the handlers defusedxml installs (a DOCTYPE,
   an entity declaration or an external reference raises defusedxml's own exceptions). Trees are
@@ -134,6 +136,34 @@ class SafeZip:
         self._check(infos)
         self._infos = {i.filename: i for i in infos}
         self._lower = {i.filename.lower(): i.filename for i in infos}
+        seen = _scanned(source)
+        if seen not in _NO_DTD:  # the manifest's reader and the document's reader open one file twice
+            for info in infos:
+                if not info.is_dir() and info.file_size:
+                    self._refuse_doctype(info.filename)
+            if seen is not None:
+                _NO_DTD.add(seen)
+
+    def _refuse_doctype(self, name: str) -> None:
+        """Any XML part of the package ([Content_Types].xml and relationships included, read by the
+        checker or not) that declares a DTD or an entity: an office application that opens the file
+        may expand it. A DTD stands in the prolog, before the root element, so the prolog is enough."""
+        head = b""
+        with self.open(name) as f:
+            while len(head) < PROLOG_LIMIT:
+                chunk = f.read(PROLOG_CHUNK)
+                if not chunk:
+                    break
+                head += chunk
+                verdict = _prolog_declares(head, final=len(chunk) < PROLOG_CHUNK)
+                if verdict is not None:
+                    if verdict:
+                        raise NotInspectable(f"{self._of()}XML part {name!r} has a document type declaration (DTD) "
+                                             "or declares entities; entity and DTD processing is refused")
+                    return
+        if head and _looks_like_xml(head):
+            raise NotInspectable(f"{self._of()}XML part {name!r} has a prolog longer than "
+                                 f"{PROLOG_LIMIT // 1024:,} KB before its root element")
 
     def _of(self) -> str:
         return f"{self.label}: " if self.label else ""
@@ -217,6 +247,55 @@ class SafeZip:
 
     def __exit__(self, *exc):
         self.close()
+
+
+_NO_DTD: set[tuple] = set()  # files on disk whose every part was read free of a DTD, by identity and version
+
+
+def _scanned(source) -> tuple | None:
+    if isinstance(source, (bytes, bytearray)):
+        return None
+    try:
+        st = os.stat(source)
+    except OSError:
+        return None
+    return (os.path.realpath(source), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+PROLOG_CHUNK = 1024  # a part's prolog is mostly its first line
+PROLOG_LIMIT = 1 * MB
+_PROLOG = re.compile(r"(?:\s+|<\?.*?\?>|<!--.*?-->)*", re.S)
+
+
+def _decode_head(head: bytes) -> str:
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[1:2] == b"\x00" or head[:1] == b"\x00":
+        codec = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else (
+            "utf-16-le" if head[1:2] == b"\x00" else "utf-16-be")
+        return head[:len(head) // 2 * 2].decode(codec, "replace")
+    return head.decode("utf-8", "replace").lstrip("\ufeff")
+
+
+def _looks_like_xml(head: bytes) -> bool:
+    return _decode_head(head[:64]).lstrip()[:1] == "<"
+
+
+def _prolog_declares(head: bytes, final: bool) -> bool | None:
+    """True if the XML prolog in ``head`` holds a markup declaration (<!DOCTYPE, <!ENTITY), False if
+    the root element starts first (or the part is not XML), None if ``head`` ends inside the prolog."""
+    text = _decode_head(head)
+    if text.lstrip()[:1] not in ("<", ""):
+        return False  # not XML (an image, a binary part)
+    m = _PROLOG.match(text)
+    rest = text[m.end():]
+    if not rest:
+        return False if final else None
+    if rest.startswith("<!"):
+        if rest.startswith("<!--") and not final:
+            return None  # a comment that runs past what was read
+        return True
+    if rest.startswith("<?") and "?>" not in rest:
+        return False if final else None
+    return False
 
 
 def _unsafe_name(name: str) -> bool:

@@ -4,14 +4,18 @@ Read straight from the package through the safe-open layer (safety.SafeZip, stre
 workbook's sheet list and states, shared strings (rich text runs joined, phonetic runs left out),
 the cell formats (a numeric cell is shown through its number format: numfmt), each sheet's cells
 in row order, then the sheet's comments (legacy notes and threaded comments). A formula cell shows
-its cached result; a formula that was never calculated shows nothing.
+its cached result; a formula that was never calculated (openpyxl writes formulas so) has no value
+to read, and where a reader would see a throughput figure there (under a throughput heading, after
+a throughput label, a unit in its number format or its formula's text) it is reported as "could
+not read the value" (EG023).
 
 Locations are the manifest's: ``'Sheet name'!K5`` (quotes doubled inside), shown to a person as
 ``Sheet 'Sheet name'!K5``; a comment is ``'Sheet name'!K5 (comment)``. Each sheet is a scope; a
 cell and its comment share a block, so a comment's note resolves the marks of its own cell first.
 
 A column is a throughput column from a header row (a row of text cells only, one of which names
-a throughput unit: detect.header_unit) down to the next empty row.
+a throughput unit: detect.header_unit) down to the next empty row. In any other row, a text cell
+that names a throughput labels the number cells right of it (detect.row_units).
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from typing import Callable
 
 from .numfmt import builtin, format_number
 from .safety import NotInspectable, SafeZip, local, parse_tree, stream_xml
-from ..detect import header_unit
+from ..detect import find_figures, header_unit, row_units
 
 MANIFEST_SHEET = "exportguard_manifest"
 _R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -222,16 +226,21 @@ def _letters(ref: str) -> str:
     return ref.rstrip("0123456789").upper()
 
 
-def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -> None:
+def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None],
+                 on_unread: Callable[[int, int, str, str, str], None] | None = None) -> None:
     """Call ``on_row(row_number, [(column, text, value, coordinate), ...])`` for each row with a
-    non-empty cell, in order; text is the cell as displayed, value the number a numeric cell holds."""
+    non-empty cell, in order; text is the cell as displayed, value the number a numeric cell holds.
+    ``on_unread(row, column, coordinate, formula, number format)`` is called for each formula cell
+    that carries no cached value (before its row's ``on_row``)."""
     z = wb.z
     strings_needed = [None]
     formats = wb.formats
     date1904 = wb.date1904
     row: list = []
-    st = {"r": 0, "ref": "", "s": 0, "t": "n", "v": None, "in_v": False, "in_t": False, "rph": 0, "col": 0}
+    st = {"r": 0, "ref": "", "s": 0, "t": "n", "v": None, "in_v": False, "in_t": False, "rph": 0, "col": 0,
+          "f": None, "in_f": False}
     buf: list[str] = []
+    formula: list[str] = []
 
     def start(tag, attrs):
         t = tag if ":" not in tag else local(tag)
@@ -240,7 +249,11 @@ def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -
             st["s"] = attrs.get("s")
             st["t"] = attrs.get("t", "n")
             st["v"] = None
+            st["f"] = None
             buf.clear()
+        elif t == "f":
+            st["f"], st["in_f"] = True, True
+            formula.clear()
         elif t == "v":
             st["in_v"] = True
             buf.clear()
@@ -261,6 +274,8 @@ def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -
         if t == "v":
             st["in_v"] = False
             st["v"] = "".join(buf)
+        elif t == "f":
+            st["in_f"] = False
         elif t == "t":
             st["in_t"] = False
         elif t == "rPh":
@@ -277,8 +292,14 @@ def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -
             text, value = "", None
             if kind == "inlineStr":
                 text = unescape("".join(buf))
-            elif raw is None:
-                pass
+            elif raw is None or (raw == "" and kind == "n"):  # openpyxl writes a formula with an empty <v>
+                if st["f"] and on_unread is not None:
+                    code = "General"
+                    try:
+                        code = formats[int(st["s"])] if st["s"] else code
+                    except (ValueError, IndexError):
+                        pass
+                    on_unread(st["r"], col, ref, unescape("".join(formula)), code)
             elif kind == "s":
                 if strings_needed[0] is None:
                     strings_needed[0] = wb.strings
@@ -314,6 +335,8 @@ def stream_cells(wb: Workbook, part: str, on_row: Callable[[int, list], None]) -
     def data(text):
         if st["in_v"] or st["in_t"]:
             buf.append(text)
+        elif st["in_f"]:
+            formula.append(text)
 
     with z.open(part) as f:
         stream_xml(f, part, start, end, data)
@@ -334,6 +357,29 @@ def comments(wb: Workbook, sheet_part: str) -> list[tuple[str, str]]:
 
 
 # -- the reader ------------------------------------------------------------------------------------
+
+def _report_unread(unread, cells, units: dict[int, str], sink, scope: str, quoted: str, key_prefix: str) -> None:
+    """Formula cells without a cached value where a reader would see a throughput figure: under a
+    throughput heading, right of a throughput label, with a unit in their number format or their
+    formula's text."""
+    row = sorted([(c[0], c[1]) for c in cells] + [(u[1], "") for u in unread])
+    labelled = dict(zip((c for c, _ in row), row_units([t or "0" for _, t in row])))
+    for _r, col, ref, formula, code in unread:
+        shown = format_number(1234.5, code)
+        why = ("under a throughput heading" if units.get(col) else
+               "right of a throughput label" if labelled.get(col) else
+               f"its number format shows {shown!r}" if find_figures(shown) else
+               "its formula writes a throughput unit" if find_figures("1 " + _literals(formula)) else "")
+        if why:
+            sink.unread(key_prefix + quoted + ref, f"{scope}!{ref}", f"could not read the value: a formula "
+                        f"(={formula[:80]}) saved without its calculated result, {why}; what a reader sees depends on "
+                        "the application that opens the file. Recalculate and save it, then check it again.")
+
+
+def _literals(formula: str) -> str:
+    """The string literals of a formula ('=B2&" tok/s"' -> ' tok/s')."""
+    return " ".join(re.findall(r'"([^"]*)"', formula))
+
 
 def sheet_column_text(z: SafeZip, sheet_name: str) -> str | None:
     """Column A of a sheet, cells concatenated in row order (how the manifest sheet is stored);
@@ -371,13 +417,18 @@ def _read_sheet(wb: Workbook, name: str, part: str, sink, scope: str, key_prefix
     quoted = sheet_location(name, "")
     units: dict[int, str] = {}
     last = [0]
+    unread: list[tuple[int, int, str, str, str]] = []
+
+    header_row: list[int] = []  # the columns of the header row that named units, while the next row may extend it
 
     def on_row(r: int, cells: list) -> None:
         if r > last[0] + 1:
             units.clear()  # an empty row ends a table
+            header_row.clear()
         last[0] = r
         found = {}
-        if all(c[2] is None for c in cells):  # a row of text only may be a header row
+        text_only = all(c[2] is None for c in cells)
+        if text_only:  # a row of text only may be a header row
             for col, text, _value, _ref in cells:
                 unit = header_unit(text)
                 if unit:
@@ -385,12 +436,33 @@ def _read_sheet(wb: Workbook, name: str, part: str, sink, scope: str, key_prefix
         if found:
             units.clear()
             units.update(found)
-        for col, text, value, ref in cells:
-            unit = "" if found else units.get(col, "")
+            header_row[:] = [c[0] for c in cells]
+        elif text_only and header_row:  # a second header row under a merged one: 'Throughput (tok/s)' over
+            for col, *_ in cells:       # 'Offline' and 'Server' gives both its unit
+                left = [h for h in header_row if h <= col]
+                if col not in units and left and left[-1] in units:
+                    units[col] = units[left[-1]]
+            header_row.clear()
+        else:
+            header_row.clear()
+        labelled = row_units([c[1] for c in cells]) if not found and len(cells) > 1 else ()
+        for k, (col, text, value, ref) in enumerate(cells):
+            unit = "" if found else units.get(col, "") or (labelled[k] if labelled else "")
             sink.item(key_prefix + quoted + ref, f"{scope}!{ref}", text, value, block=key_prefix + ref,
                       unit=unit, kind="cell")
+        if unread:
+            _report_unread(unread, cells, units, sink, scope, quoted, key_prefix)
+            unread.clear()
 
-    stream_cells(wb, part, on_row)
+    def on_unread(r: int, col: int, ref: str, formula: str, code: str) -> None:
+        if r > last[0] + 1:
+            units.clear()
+        unread.append((r, col, ref, formula, code))
+
+    stream_cells(wb, part, on_row, on_unread)
+    if unread:  # a row of uncalculated formulas only
+        last[0] = unread[0][0]
+        _report_unread(unread, [], units, sink, scope, quoted, key_prefix)
     for ref, text in comments(wb, part):
         if text.strip():
             sink.item(f"{key_prefix}{quoted}{ref} (comment)", f"{scope}!{ref} (comment)", text, None,
