@@ -82,10 +82,24 @@ from exportguard.ingest import ingest_path
 from exportguard.store import open_store
 from tests.faults import made_up_rows
 from pathlib import Path
+import time
 url, folder, n = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+reads = folder / "reads"
+
+def reads_done():
+    try:
+        return int(reads.read_text() or 0)
+    except (OSError, ValueError):
+        return 0
+
 with open_store(url) as s:
     for i in range(n):
         ingest_path(s, made_up_rows(folder / f"w{i}.csv", [f"STRESS-{i}-{k}" for k in range(1 + i % 3)]))
+        # pace the commits by the reader (a loaded machine may read slowly): the next commit waits
+        # until a read has started and ended after this one, so every store state is read at least once
+        seen, deadline = reads_done(), time.monotonic() + 30
+        while reads_done() < seen + 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
 """
 
 
@@ -104,10 +118,12 @@ def test_reads_during_ingests_never_mix_snapshots(store, store_url, tmp_path):
             reads += 1
             mixed += not all(_consistent(c) for c in found)
             totals.add(sum(c.total for c in found))
+            (tmp_path / "reads.part").write_text(str(reads))
+            os.replace(tmp_path / "reads.part", tmp_path / "reads")
     assert writer.wait(timeout=60) == 0, writer.stderr.read()
     print(f"\nreads during ingests: {reads}, mixed snapshots: {mixed}, store states seen: {len(totals)}")
     assert mixed == 0
-    assert reads >= 10 and len(totals) >= 3  # the reads did overlap the commits
+    assert reads >= 40 and len(totals) >= 10  # the reads did overlap the commits (paced: each state was read)
 
 
 # --------------------------------------------------------------------------- a store that is not there
