@@ -4,8 +4,12 @@ figures. Layout in docs/pdf.md.
 - A title page (title, audience, date, the one-line caveat, how to read the figures, contents),
   then one part per section of the report: text, tables (split across pages with caption, shared
   conditions and header rows repeated), KPI boxes (the figure with its scenario and shape inline),
-  charts (reportlab graphics, bands as error bars, ties within slack by colour), then the caveat in
+  charts (reportlab graphics, bands as error bars, each bar's rank in words), then the caveat in
   full and a sources appendix.
+- Ranks are the guard's (BoundTable.ranks, KpiSection.rank: "3 (tie 2-5)", "not ranked"); wherever
+  a rank shows, its table or chart states the tie rule (wording.TIE_RULE) on the same page, and
+  every guard notice of a comparison (report.Notice, e.g. EG020) stands in its shared conditions on
+  each page it spans.
 - Every figure is one text run, exactly its bound text (``101,527 tok/s ±5.4% [a]``), in a column
   sized to it, so it never breaks across lines. Marks are lettered per page; each page's notes area
   holds exactly the notes of the figures on that page.
@@ -35,10 +39,10 @@ from reportlab.platypus import Flowable, Paragraph
 
 from .. import __version__
 from ..citation import result_id_cell, suite_name
-from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import shape_title
+from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, shape_title
 from . import pdf_layout as lay
-from .pdf_chart import Bar, ChartLayout, ChartShare, rank_labels
+from .pdf_chart import Bar, ChartLayout, ChartShare
 from .pdf_layout import (BODY, CAPTION, GREY, INK, LANDSCAPE, PORTRAIT, RULE, SMALL, Geometry, LayoutError, Metrics,
                          NoteBook, Page, Pager, TableLayout, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
@@ -177,6 +181,12 @@ class _Kpi(Flowable):
                            Paragraph(markup(f"{i.submitter}, {i.system_name}; result {result_id_cell(fig.result)}, "
                                             f"{i.verified}", 600), P_KPI_WHO),
                            Paragraph(markup(section.table_note.text, lay.NOTE_LIMIT), P_KPI_SHARED)]
+        if section.rank is not None:
+            rule = TIE_RULE if section.rank.ranked else NOT_RANKED_SENTENCE
+            self.paragraphs.append(Paragraph(markup(f"Rank among the results it was picked from: "
+                                                    f"{section.rank.words()}. {rule}", 1000), P_KPI_SHARED))
+        self.paragraphs += [Paragraph(markup(f"Note ({x.rule_id}): {x.text}", 1000), P_KPI_SHARED)
+                            for x in section.notices]
         self.sizes = [p.wrap(inner, 1e6) for p in self.paragraphs]
         self.height = (2 * self.PAD + SMALL.leading + 2.0 + self.size * 1.25 + 4.0 +
                        sum(h for _, h in self.sizes) + 3.0 * (len(self.paragraphs) - 1))
@@ -310,8 +320,8 @@ class PdfRenderer:
         how = Paragraph(
             "<b>How to read the figures.</b> Every figure is printed as one piece of text: its value, its unit, its "
             "band and a note mark in brackets. The band is plus or minus half the shape slack of the figure's cohort "
-            "(the spread of generation lengths among the results that may be compared with it): a lead smaller "
-            "than the slack is a tie, and rankings say so. Each mark points to a note at the foot of the same page, "
+            "(the spread of generation lengths among the results that may be compared with it). "
+            f"{markup(TIE_RULE)} Each mark points to a note at the foot of the same page, "
             "with the result's MLCommons citation, its configuration, shape and load; marks are lettered afresh on "
             "every page. A table that runs over several pages repeats its header, its shared conditions and the "
             "notes of the figures on each page. Figures from different cohorts are never compared. This PDF carries "
@@ -350,8 +360,9 @@ class PdfRenderer:
         title = section.title if cohort in section.title else f"{section.title} ({cohort})"
         layout, geometry = self._fitting_layout(
             label=f"Table {number}", title=title, first_caption="" if cohort in section.title else f"Cohort: {cohort}",
-            shared=f"Every row: {table.table_note.text}", headers=[c.header for c in table.columns], rows=table.rows,
-            numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds])
+            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}", headers=[c.header for c in table.columns], rows=table.rows,
+            numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds],
+            whole=[k == "rank" for k in kinds])
 
         def make(start, stop, continued, page, continues):
             return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, section))
@@ -375,8 +386,10 @@ class PdfRenderer:
             # bars highest first (a derived column has its own order); rows without a figure last
             rows.sort(key=lambda r: (not isinstance(figs[r], BoundFigure),
                                      -figs[r].magnitude if isinstance(figs[r], BoundFigure) else 0.0))
-            values = [figs[r].magnitude for r in rows if isinstance(figs[r], BoundFigure)]
-            ranks = rank_labels(values, table.slack) + [""] * (len(rows) - len(values))
+            # the guard's ranks, for the figure column the table is ranked by; a derived column's bars
+            # are in its own order and carry no rank (a rank is a statement about the throughput)
+            ranked = table.ranked and table.columns[c].kind == "figure"
+            ranks = [table.ranks[r].words() if ranked else "" for r in rows]
             bars = []
             for k, r in enumerate(rows):
                 row = table.rows[r]
@@ -392,8 +405,8 @@ class PdfRenderer:
             title = title if not what else f"{title}: {table.columns[c].header}"
             chart = ChartLayout(self.metrics, label=f"Chart {number}", title=title,
                                 first_caption=f"{what}{cohort}; shape: {shape}",
-                                shared=f"Every bar: {table.table_note.text}", unit=unit, bars=bars, slack=table.slack,
-                                width=PORTRAIT.frame_w, letters=self.letters)
+                                shared=f"Every bar: {table.table_note.text}{_rank_and_notices(table, ranked)}",
+                                unit=unit, bars=bars, slack=table.slack, width=PORTRAIT.frame_w, letters=self.letters)
 
             def make(start, stop, continued, page, continues, chart=chart, number=number):
                 return ChartShare(chart, start, stop, continued, continues, page, meta=("chart", number, n, section))
@@ -586,6 +599,13 @@ class PdfRenderer:
             rl_config.useA85 = a85
 
 
+def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:
+    """What a table's or chart's shared conditions add on every page it spans: the tie rule where
+    ranks show (the not-ranked sentence is in the table note already), and the guard's notices."""
+    out = f" {TIE_RULE}" if ranks_shown and table.slack.estimable else ""
+    return out + "".join(f" Note ({x.rule_id}): {x.text}" for x in table.notices)
+
+
 def _shown(shown_on: dict, fig: BoundFigure, page: int) -> None:
     pages = shown_on[fig.result.natural_key]
     if not pages or pages[-1] != page:
@@ -598,12 +618,17 @@ def _page_list(pages: Sequence[int]) -> str:
     return ", ".join(map(str, pages))
 
 
-def render(report: Report, path, **_options) -> dict:
+def render(report: Report, path, **options) -> dict:
     """Write the briefing to ``path``; return the manifest attached to it. Options meant for other
     formats are ignored."""
+    return render_planned(report, path, **options)[0]
+
+
+def render_planned(report: Report, path, **_options) -> tuple[dict, list[Page]]:
+    """``render``, also returning the page plan that was drawn (for pdf_layout.density)."""
     with _no_cyclic_gc():
         renderer = PdfRenderer(report, Path(path))
-        return walk(report, renderer)
+        return walk(report, renderer), renderer.pager.pages
 
 
 @contextmanager

@@ -391,7 +391,8 @@ class TableLayout:
 
     def __init__(self, metrics: Metrics, *, label: str, title: str, shared: str, headers: Sequence[str],
                  rows: Sequence[Sequence[str | BoundFigure]], numeric: Sequence[bool] = (),
-                 derived: Sequence[bool] = (), first_caption: str | None = "", letters: int = 2):
+                 derived: Sequence[bool] = (), first_caption: str | None = "", letters: int = 2,
+                 whole: Sequence[bool] = ()):
         self.metrics = metrics
         self.cap, self.shared_m = metrics(CAPTION), metrics(SHARED)
         self.label = label
@@ -404,6 +405,7 @@ class TableLayout:
         ncols = len(self.headers)
         self.numeric = list(numeric) or [False] * ncols
         self.derived = list(derived) or [False] * ncols
+        self.whole = list(whole) or [False] * ncols  # text kept on one line, like a figure (a rank's words)
         self._measure_at_ref()
 
     # -- once: cleaned cells and each column's natural and minimum width at the reference size --
@@ -441,6 +443,9 @@ class TableLayout:
                 text = clean(value, CELL_LIMIT)
                 w = width(text)
                 got = seen[c][value] = (text, w)
+                if self.whole[c]:  # never broken: "3 (tie 2-11)" is read as one statement
+                    fixed[c] = True
+                    figure_w[c] = max(figure_w[c], w)
                 out.append(got)
                 top = widest[c]
                 if len(top) < WIDEST_SAMPLE:
@@ -671,3 +676,22 @@ def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -
         t.lines(NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
         y -= len(lines) * NOTE.leading + NOTE_GAP
     t.close()
+
+
+def density(pages: Sequence[Page]) -> dict:
+    """What a planned briefing packs on a page (bench/density.py, tests): the fewest result rows on
+    a page a table fills before it continues (None when no table spans pages), all result rows, the
+    pages, the smallest table and note type sizes, and the page orientations in order of use."""
+    full, rows, sizes, orientations = [], 0, [], []
+    for page in pages:
+        if page.geometry.name not in orientations:
+            orientations.append(page.geometry.name)
+        for item in page.items:
+            share = item.payload
+            if isinstance(share, TableShare) and share.meta is not None:  # a result table, not the sources
+                rows += share.stop - share.start
+                sizes.append(share.layout.size)
+                if share.continues:
+                    full.append(share.stop - share.start)
+    return dict(rows_per_page=min(full) if full else None, rows=rows, pages=len(pages),
+                table_pt=min(sizes) if sizes else None, notes_pt=NOTE.size, orientations=orientations)
