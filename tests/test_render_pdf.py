@@ -111,7 +111,7 @@ def assert_bound_page_by_page(pdf: Path, manifest: dict) -> list[str]:
         for entry in entries:
             shown = entry["shown"]["text"]
             assert shown == entry["text"]
-            assert re.fullmatch(r"[\d,.]+ \S.*(±\d+(\.\d+)?%|\(slack not estimable: .*\)).*(\[[a-z]+\])+.*", shown), shown
+            assert re.fullmatch(r"[\d,.]+ \S.*(±\d+(\.\d+)?%|\(slack not estimable: .*\)|\(.*: no band\)).*(\[[a-z]+\])+.*", shown), shown
             assert entry["unit"] in shown and entry["band_text"] in shown
             assert any(shown in line for line in lines), f"page {number}: {shown!r} is not on one line"
             for mark, note in zip(entry["marks"], entry["notes"]):
@@ -235,7 +235,8 @@ def test_caveat_and_sources_appendix(briefing):
     flat = squash("".join(pages))
     for paragraph in FULL:
         assert squash(paragraph) in flat
-    sources = [p for p in pages if "Sources: one citation per result shown" in p][-1]
+    first = [n for n, p in enumerate(pages) if "Sources: one citation per result shown" in p][-1]
+    sources = "\n".join(pages[first:])
     for _, fig in report.figures():
         i = fig.result.conditions.identity
         assert i.result_id in sources

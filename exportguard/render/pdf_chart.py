@@ -22,7 +22,7 @@ from reportlab.lib.colors import HexColor
 from ..citation import band_basis_words
 from ..model import Slack
 from ..report import BoundFigure
-from .pdf_layout import (widest_text, CAPTION, CELL, CONTINUES_H, GREY, INK, RULE, SHARED, SMALL, Geometry, Metrics, Page, Run,
+from .pdf_layout import (sentence, widest_text, CAPTION, CELL, CONTINUES_H, GREY, INK, LEGEND, RULE, SHARED, SMALL, Geometry, Metrics, Page, Run,
                          CELL_LIMIT, NOTE_LIMIT)
 from .pdf_text import NARROW, NARROW_OBLIQUE, clean
 
@@ -57,7 +57,7 @@ class ChartLayout:
     def __init__(self, metrics: Metrics, *, label: str, title: str, first_caption: str, shared: str, unit: str,
                  bars: Sequence[Bar], slack: Slack, width: float, letters: int = 2):
         self.metrics = metrics
-        self.cap, self.cell, self.shared_m, self.small = metrics(CAPTION), metrics(CELL), metrics(SHARED), metrics(SMALL)
+        self.cap, self.cell, self.shared_m, self.small = metrics(CAPTION), metrics(CELL), metrics(SHARED), metrics(LEGEND)
         self.label = label
         self.title = clean(title, 400, one_line=True)
         self.first_caption = clean(first_caption, 400, one_line=True)
@@ -88,14 +88,14 @@ class ChartLayout:
 
     def head_lines(self, continued: bool) -> list[tuple[str, list[str]]]:
         w = self.width
-        caption = f"{self.label} (continued). {self.title}" if continued else f"{self.label}. {self.first_caption}"
+        caption = sentence(f"{self.label} (continued). {self.title}" if continued else f"{self.label}. {self.first_caption}")
         out = [("caption", self.cap.wrap(caption, w))]
         out.append(("shared", self.shared_m.wrap(self.shared, w)))
         out.append(("small", self.small.wrap(self.legend(), w)))
         return out
 
     def head_height(self, continued: bool, geometry: Geometry | None = None) -> float:
-        lead = {"caption": CAPTION.leading, "shared": SHARED.leading, "small": SMALL.leading}
+        lead = {"caption": CAPTION.leading, "shared": SHARED.leading, "small": LEGEND.leading}
         return sum(len(lines) * lead[kind] for kind, lines in self.head_lines(continued)) + 6.0
 
     def figures_of(self, i: int) -> list[BoundFigure]:
@@ -113,7 +113,7 @@ class ChartLayout:
         each bar's bound figure text with the marks of its page."""
         d = Drawing(self.width, height)
         y = height
-        styles = {"caption": CAPTION, "shared": SHARED, "small": SMALL}
+        styles = {"caption": CAPTION, "shared": SHARED, "small": LEGEND}
         colour = {"caption": INK, "shared": GREY, "small": GREY}
         for kind, lines in self.head_lines(share.continued):
             st = styles[kind]
