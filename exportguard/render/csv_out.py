@@ -68,8 +68,9 @@ class CsvRenderer:
         self.writer = csv.writer(f)
         self.row_no = 1
 
-    def emit(self, cells: dict, figure: bool) -> None:
-        """One row: texts made safe for a spreadsheet, numbers as plain numbers."""
+    def emit(self, cells: dict, figure: BoundFigure | None) -> None:
+        """One row (of a figure, or of a shape panel): texts made safe for a spreadsheet, numbers as
+        plain numbers."""
         self.writer.writerow([number_cell(cells.get(h)) if h in NUMERIC_COLUMNS else safe_text(cells.get(h, ""))
                               for h in HEADER])
 
@@ -107,7 +108,7 @@ class CsvRenderer:
             self.row_no += 1
             self.emit(dict(section=n, table=f"{section.title}: shape panel, {row.label}", shape=row.shape, load=row.load,
                            citation=section.shape.sentence, caveat=report.caveat_short,
-                           trademark_legend=report.legend), figure=False)
+                           trademark_legend=report.legend), None)
 
     def back(self, doc: Walk) -> dict:
         return doc.manifest()
@@ -129,7 +130,7 @@ class CsvRenderer:
                   s.tokens_per_sample_basis, own_shape_words(r) if r.own else shape_words(s), load_text(r), table_note,
                   r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short,
                   report.legend)
-        self.emit(dict(zip(HEADER, values)), figure=True)
+        self.emit(dict(zip(HEADER, values)), fig)
         doc.place(f"row {self.row_no}, column {FIGURE_COLUMN}", fig, lettering, safe_text(text),
                   shown_value=float(fig.magnitude))
 
@@ -144,12 +145,17 @@ class _Records(CsvRenderer):
     def front(self, doc: Walk) -> None:
         pass
 
-    def emit(self, cells: dict, figure: bool) -> None:
-        if figure:
-            self.rows.append(cells)
+    def emit(self, cells: dict, figure: BoundFigure | None) -> None:
+        if figure is not None:
+            row = {**cells, "cohort": figure.cohort.label(), "mlperf": figure.cohort.mlperf}
+            self.rows.append({k: row[k] for k in RECORD_COLUMNS})
 
     def back(self, doc: Walk) -> list[dict]:
         return self.rows
+
+
+# The records' columns: the CSV's, and the cohort each figure compares in.
+RECORD_COLUMNS = HEADER[:2] + ("cohort", "mlperf") + HEADER[2:]
 
 
 def records(report: Report) -> list[dict]:
