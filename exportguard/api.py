@@ -220,9 +220,16 @@ class _Shown:
         return frame
 
     def _repr_html_(self) -> str:
-        from .notebook import report_html
+        """Bound HTML tables, checked as an export is (guard.validate: e.g. a name that reads like a
+        figure); where the guard refuses what would be shown, its findings instead."""
+        from .guard import refuse_on_errors
+        from .notebook import refusal_html, report_html
 
-        return report_html(self.report)
+        try:
+            refuse_on_errors(validate(self.report))
+            return report_html(self.report)
+        except GuardError as refused:
+            return refusal_html(refused.findings)
 
 
 @dataclass(frozen=True)

@@ -113,3 +113,9 @@ def empty_html(reason: str) -> str:
     """An empty selection: why, with what is stored instead."""
     lines = "".join(f"<p>{esc(line)}</p>" for line in (reason or "nothing selected").split("\n"))
     return f'<div class="exportguard">{lines}</div>'
+
+
+def refusal_html(findings) -> str:
+    """What the guard refused to show, finding by finding (rule, where, way out)."""
+    items = "".join(f"<li>{esc(f)}</li>" for f in findings)
+    return f'<div class="exportguard"><p><strong>Refused by the guard:</strong></p><ul>{items}</ul></div>'
