@@ -106,3 +106,10 @@ def test_the_command_lines_refusals_keep_their_words_and_codes(url, tmp_path):
     assert "give either --spec or filters" in _run(url, "export", "--spec", str(spec), "--model", "x", code=2)
     assert "no output: give --to FILE" in _run(url, "export", "--model", "llama2-70b", code=2)
     assert "is not a date like 2025-09-09" in _run(url, "ingest", str(SUMMARY_V51), "--retrieved", "9/9", code=2)
+
+
+def test_a_spec_whose_outputs_is_no_table_ends_in_one_line(url, tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text('title = "t"\noutputs = 3\n[[section]]\nkind = "table"\ntitle = "x"\n')
+    out = _run(url, "export", "--spec", str(spec), code=1)
+    assert "line 2, key 'outputs': outputs must be a table" in out and "Traceback" not in out

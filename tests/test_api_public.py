@@ -318,6 +318,8 @@ def test_build_report_from_a_spec_dict_and_a_spec_file(store, tmp_path):
     assert [s.kind for s in report.report.sections] == ["kpi", "table"] and report.targets == (Path("out.md"),)
     with pytest.raises(eg.SpecError, match="key 'colour'"):
         eg.build_report(store, {**spec, "section": [{"kind": "table", "title": "x", "colour": "red"}]})
+    with pytest.raises(eg.SpecError, match="<spec dict>, key 'outputs': outputs must be a table"):
+        eg.build_report(store, {**spec, "outputs": 3})
     with pytest.raises(eg.ArgumentError, match="not both"):
         eg.build_report(store, spec, model="llama2-70b")
     file = tmp_path / "spec.md"  # a spec under a target's name: an export must not overwrite it
