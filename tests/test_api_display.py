@@ -39,3 +39,38 @@ def test_a_long_table_shows_its_first_rows_and_says_how_many_it_holds(selection,
     assert f"Showing the first 5 of {total} rows" in page
     notes = page.split("</table>", 1)[1]
     assert "[e] " in notes and "[f] " not in notes  # the notes of the rows shown, lettered on their own
+
+
+def test_every_section_kind_shows_bound_with_only_the_displays_tags(tmp_path):
+    from html.parser import HTMLParser
+    from importlib import resources
+
+    from tests.conftest import TREE_V51
+
+    data = resources.files("exportguard").joinpath("data")
+    tags = set()
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.add(tag)
+
+    with eg.open_store(f"sqlite:///{tmp_path / 's.db'}") as store, \
+            resources.as_file(data.joinpath("examples", "own-traffic")) as own:
+        eg.ingest_sources(store, TREE_V51, SUMMARY_V51, *sorted(own.glob("*.json")))
+        beside = eg.build_report(store, {"title": "Beside", "section": [{
+            "kind": "beside", "title": "Ours beside MLPerf",
+            "mlperf": {"round": "v5.1", "division": "closed", "model": "llama2-70b", "track": "99",
+                       "scenario": "Server", "accelerator_count": 8},
+            "own": {"mlperf": False}}]})
+        with resources.as_file(data.joinpath("demo-deck.toml")) as spec:
+            deck = eg.build_report(store, spec)
+    page = beside._repr_html_()
+    assert "Ours beside MLPerf: both shapes" in page and "own measurement" in page
+    assert "Beside, never one comparison" in page and "±" in page
+    kinds = [s.kind for s in deck.report.sections]
+    assert {"kpi", "chart", "table", "text"} <= set(kinds)
+    deck_page = deck._repr_html_()
+    for section in deck.report.sections:
+        assert notebook.esc(section.title) in deck_page
+    Tags().feed(page + deck_page)
+    assert tags <= set(notebook.TAGS)
