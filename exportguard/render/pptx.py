@@ -4,9 +4,11 @@ Slides, in report order: a title slide (title, audience, date, one-line caveat);
 a native table whose footer rows (merged across the table) hold the table note, the notes of the
 marks on that slide and the trademark legend, continued over as many slides as the rows need, each
 lettered on its own; per chart section a native bar chart per figure column with the bands as error
-bars, bound data labels and one colour per tie within slack, the notes in a text box beneath; per
+bars, bound data labels, one bar colour, the notes in a text box beneath; per
 KPI section one text box holding the headline figure, its scenario and shape, and its notes; per
-text section its paragraphs; then the caveat and the sources. Every slide that shows figures carries
+text section its paragraphs; then the caveat and the sources. Ranks are the report's rank words
+(BoundTable.ranks, ties that hold pairwise); a slide that shows them states wording.TIE_RULE, and every
+statement the guard puts beside a comparison (report.Notice) stands on each slide of it. Every slide that shows figures carries
 the one-line caveat; every slide's speaker notes carry the full notes of its figures and the caveat.
 The manifest is a custom XML part of the package (read back by exportguard.check.manifests).
 
@@ -16,7 +18,6 @@ reaches the deck through ``slide_text``.
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import functools
 import re
@@ -33,11 +34,10 @@ from pptx.util import Emu, Pt
 from .. import manifest as manifest_mod
 from ..citation import result_id_cell
 from ..errors import ExportguardError
-from ..guard import rank_groups
 from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..detect import defuse
 from ..sanitize import shorten, visible
-from ..wording import band_words, marks_words, shape_title
+from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, marks_words, shape_title
 from . import pptx_layout as lay
 from . import pptx_xml as px
 from .pptx_layout import Box, Para
@@ -49,11 +49,12 @@ EMBEDS_MANIFEST = True
 CELL_LIMIT = 160  # characters of one table cell from a source
 NAME_LIMIT = 100  # a name in a chart's category label
 TITLE_LIMIT = 200
+HEADLINE_LIMIT = 600  # a section's title: a headline names submitter, system and scale in full, never cut short
 NOTE_LIMIT = 1500  # one footnote on a slide (speaker notes take up to SPEAKER_LIMIT)
 PARA_LIMIT = 4000
 SPEAKER_LIMIT = 20_000
-ACCENT_ORDER = (1, 2, 5, 6, 4, 3)  # tie groups cycle the theme's accents; the usual grey (accent 3) comes last
-ACCENTS = tuple(getattr(MSO_THEME_COLOR, f"ACCENT_{k}") for k in ACCENT_ORDER)
+BAR_COLOUR = MSO_THEME_COLOR.ACCENT_1  # one colour for every bar: a colour shared by chained neighbours would
+# state ties that do not hold pairwise; the rank words in the category labels say which ranks are tied
 _DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
 CHART_TITLE_PT = 10.0
 CHART_TITLE_SHARE = 0.5  # chart titles are broken into lines this share of the chart wide (renderers wrap near it)
@@ -124,7 +125,7 @@ class PptxRenderer:
         self.shown_on: dict[tuple, int] = {}
 
     # -- slide furniture --
-    def _slide(self, title: str, layout=None) -> _Slide:
+    def _slide(self, title: str, layout=None, max_lines: int = 3) -> _Slide:
         layout = layout or self.t.content_layout
         slide = self.prs.slides.add_slide(layout)
         self.slides += 1
@@ -133,7 +134,7 @@ class PptxRenderer:
             if ph.placeholder_format.type.name not in keep:
                 ph._element.getparent().remove(ph._element)
         if layout is self.t.content_layout:
-            self._title(slide, title, self.t.title_box, self.t.title_pt)
+            self._title(slide, title, self.t.title_box, self.t.title_pt, max_lines=max_lines)
         return _Slide(slide, self.slides)
 
     def _title(self, slide, text: str, box: Box, largest: float, max_lines: int = 2) -> None:
@@ -234,19 +235,18 @@ class PptxRenderer:
     # -- tables --
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         table = section.table
-        title = slide_text(section.title, limit=TITLE_LIMIT)
-        tie_rows = _tie_groups(table)
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
-        if any(len(g) > 1 for g in _groups_list(tie_rows)) and not any(c.key == "rank" for c in table.columns):
-            table_note += " Figures shaded alike are a tie within slack."
-        fixed = [table_note, self.legend]
+        said = _statements(table, shows_rank=table.ranked)
+        fixed = [table_note, *said, self.legend]
         widest = _widest_mark(table)
         row_notes = [list(dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for cell in row
                                         if isinstance(cell, BoundFigure) for note in cell.notes)) for row in table.rows]
         for combined in (False, True):
             view = _TableView(table, combined)
             rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
-                          if isinstance(c, BoundFigure) else c for c in view.cells(row)] for row in table.rows]
+                          if isinstance(c, BoundFigure) else c for c in view.cells(row, r)]
+                         for r, row in enumerate(table.rows)]
             plan = lay.plan_table(self.m, self.body.width, self.body.height, view.headers, rows_text, view.figure_cols,
                                   row_notes, fixed)
             if not plan.forced:
@@ -265,38 +265,33 @@ class PptxRenderer:
             page_title = title if len(pages) == 1 else f"{title} ({k + 1} of {len(pages)})"
             s = self._slide(page_title)
             notes = self._note_lines(part.lettering)
-            self._table_shape(doc, s, part, plan, view, tie_rows, table_note, notes, n)
+            self._table_shape(doc, s, part, plan, view, [table_note, *said], notes, n)
             self._caveat_strip(s.slide)
             shown = [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
                      if isinstance(c, FigureCell)]
-            self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
+            self._speaker_notes(s.slide, page_title, shown, [table_note, *said] + notes)
 
-    def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, view: "_TableView", tie_rows,
-                     table_note: str, notes: list[str], n: int) -> None:
+    def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, view: "_TableView",
+                     shared: list[str], notes: list[str], n: int) -> None:
+        """The table with its footer rows: ``shared`` (the table note, then the statements beside the
+        comparison: notices and the tie rule), the notes of this slide's marks, the legend."""
         nbody = part.stop - part.start
         fig_cols = view.figure_cols
         keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in part.lettering.notes()]
-        footer = [(table_note, plan.note_h[table_note])] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
+        footer = [(t, plan.note_h[t]) for t in shared] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
             + [(self.legend, plan.note_h[self.legend])]
         style = self._styles(plan)
         rows = [(lay.emu(plan.header_h), [(h, style["head_fig" if c in fig_cols else "head"])
                                           for c, h in enumerate(view.headers)], False)]
-        main = view.main
         for i, (r, cells) in enumerate(part.cells()):
             odd = i % 2 == 1
             out = []
-            for c, cell in enumerate(view.cells(cells)):
+            for c, cell in enumerate(view.cells(cells, r)):
                 if isinstance(cell, FigureCell):
                     fig = cell.figure
                     text = slide_text(cell.text, figure=True)
                     kind = "derived" if fig.derivation is not None else "figure"
-                    group = tie_rows.get(r)
-                    if c == main and group is not None and group[1] > 1:
-                        accent = ACCENT_ORDER[group[0] % len(ACCENT_ORDER)]
-                        cs = dataclasses.replace(style[kind], fill=(f"accent{accent}", 20000, 80000))
-                    else:
-                        cs = style[kind + ("_odd" if odd else "")]
-                    out.append((text, cs))
+                    out.append((text, style[kind + ("_odd" if odd else "")]))
                     doc.place(f"slide {s.number}, table 1, row {i + 2}, column {c + 1}", fig, part.lettering, text)
                     self._shown(fig, s.number)
                 else:
@@ -308,7 +303,7 @@ class PptxRenderer:
         gf = s.slide.shapes.add_table(1, len(view.headers), *box.emu())
         gf.name = f"Table {n}"
         px.replace_table(gf, px.table_xml([lay.emu(w) for w in plan.widths], rows))
-        px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=TITLE_LIMIT)}. {nbody} rows; every figure shows its "
+        px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=HEADLINE_LIMIT)}. {nbody} rows; every figure shows its "
                             "value, unit, band and note marks; the last rows of the table hold the conditions every "
                             "row shares, the notes its marks resolve to, and the trademark legend.")
 
@@ -342,7 +337,7 @@ class PptxRenderer:
 
     def _chart_column(self, doc: Walk, n: int, section: ChartSection, col: int, single: bool, chart_no: int) -> None:
         table = section.table
-        title = slide_text(section.title, limit=TITLE_LIMIT)
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
         if not rows:
             return
@@ -350,14 +345,17 @@ class PptxRenderer:
         figs = [table.rows[r][col] for r in rows]
         header = slide_text(table.columns[col].header, limit=NAME_LIMIT)
         derived = table.columns[col].kind == "derived"
-        cat_parts, constant = _category_parts(table, col, rows)
+        # the rank words rank the throughput: a chart of a derived column (in the same order) shows none
+        shows_rank = table.ranked and not derived
+        cat_parts, constant = _category_parts(table, col, rows, shows_rank)
         widest = _widest_mark(table)
         labels = [slide_text(f.text(marks_words([widest] * len(f.notes))), figure=True) for f in figs]
         row_notes = [list(dict.fromkeys(slide_text(nt.text, limit=NOTE_LIMIT) for nt in f.notes)) for f in figs]
         table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
         if constant:
             table_note = "Every bar: " + "; ".join(constant) + ". " + table_note
-        fixed = [table_note, self.legend]
+        shared = [table_note, *_statements(table, shows_rank)]
+        fixed = [*shared, self.legend]
         slack = table.slack
         band = slack.band_fraction if slack.estimable else None
         frame_w = self.body.width
@@ -367,7 +365,6 @@ class PptxRenderer:
         plan = lay.plan_chart(self.m, frame_w, self.body.height, title_h, cat_parts, labels, row_notes, fixed, frame_w)
         plot_w = lay.plot_box(frame_w, self.body.height, title_h, plan.cat_width).width
         axis_max = lay.axis_maximum(self.m, plot_w, [f.magnitude for f in figs], band, labels, plan.label_pt)
-        groups = _groups_by_index([f.magnitude for f in figs], slack)
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             sub = figs[start:stop]
@@ -380,24 +377,24 @@ class PptxRenderer:
                 page_title += f" ({k + 1} of {len(pages)})"
             s = self._slide(page_title)
             notes = self._note_lines(lettering)
-            note_paras = [table_note] + notes + [self.legend]
-            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, 1)
+            note_paras = shared + notes + [self.legend]
+            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, len(shared))
             frame = Box(self.body.left, self.body.top, frame_w, self.body.height - notes_h - 6)
             shown = [slide_text(lettering.text(f), figure=True) for f in sub]
             geom = lay.chart_geometry(frame.width, frame.height, title_h, plan.cat_width, [f.magnitude for f in sub],
                                       band, axis_max)
-            self._bar_chart(doc, s, frame, title_lines, geom, plan, sub, shown, groups[start:stop],
-                            [plan.cat_lines[i] for i in range(start, stop)], lettering, header, table_note, notes,
+            self._bar_chart(doc, s, frame, title_lines, geom, plan, sub, shown,
+                            [plan.cat_lines[i] for i in range(start, stop)], lettering, header, shared, notes,
                             slack)
             nbox = Box(self.body.left, frame.bottom + 6, frame_w, notes_h)
             self._textbox(s.slide, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in note_paras],
                           "Notes", italic_from=len(note_paras) - 1)
             self._caveat_strip(s.slide)
-            self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
+            self._speaker_notes(s.slide, page_title, shown, shared + notes)
 
     def _bar_chart(self, doc, s: _Slide, frame: Box, title_lines: list[str], geom: lay.ChartGeometry,
-                   plan: lay.ChartPlan, figs, shown, groups, cat_lines, lettering: Lettering, header: str,
-                   table_note: str, notes: list[str], slack):
+                   plan: lay.ChartPlan, figs, shown, cat_lines, lettering: Lettering, header: str,
+                   shared: list[str], notes: list[str], slack):
         values = [f.magnitude for f in figs]
         band = slack.band_fraction if slack.estimable else None
         categories = ["\n".join(lines) for lines in cat_lines]
@@ -420,7 +417,7 @@ class PptxRenderer:
             ["Bar (category)", series_name, "Error bar +", "Error bar -", "Label as shown"],
             [(cat, v, a, a, label) for cat, v, a, label in zip(categories, values, amounts, shown)],
             list(zip(value_codes, plus_codes, minus_codes)),
-            [table_note] + notes + [self.legend, self.caveat])
+            shared + notes + [self.legend, self.caveat])
         data = _BoundChartData(blob)
         data.categories = categories
         data.add_series(series_name, values)
@@ -450,11 +447,10 @@ class PptxRenderer:
         bar_plot.gap_width = 45
         bar_plot.vary_by_categories = False
         ser = bar_plot.series[0]
-        for i, (fig, text, group) in enumerate(zip(figs, shown, groups)):
-            point = ser.points[i]
-            point.format.fill.solid()
-            point.format.fill.fore_color.theme_color = ACCENTS[group % len(ACCENTS)]
-            label = point.data_label
+        ser.format.fill.solid()
+        ser.format.fill.fore_color.theme_color = BAR_COLOUR
+        for i, (fig, text) in enumerate(zip(figs, shown)):
+            label = ser.points[i].data_label
             label.text_frame.text = text
             for r in label.text_frame.paragraphs[0].runs:
                 r.font.size = Pt(plan.label_pt)
@@ -481,10 +477,16 @@ class PptxRenderer:
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         lettering = doc.kpi_part(section)
         fig = section.figure
-        title = slide_text(section.title, limit=TITLE_LIMIT)
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         headline = slide_text(lettering.text(fig), figure=True)
         conditions = slide_text(section.inline_conditions, limit=PARA_LIMIT)
         table_note = slide_text(section.table_note.text, limit=NOTE_LIMIT)
+        said = [slide_text(x.text, limit=NOTE_LIMIT) for x in section.notices]
+        if section.rank is not None and not section.rank.ranked:
+            said.append(NOT_RANKED_SENTENCE)  # the title says "not ranked"; this says why it leads nothing
+        elif section.rank is not None and section.rank.tied:
+            said.append(TIE_RULE)  # the title states its rank span
+        shared = [table_note, *said]
         notes = self._note_lines(lettering)
         s = self._slide(title)
         box = self.body
@@ -495,7 +497,7 @@ class PptxRenderer:
                 continue
             for cond, note in ((24, 12), (22, 11), (20, 10), (18, 9), (16, 8), (14, 7.5), (12, 7)):
                 candidate = [Para(headline, big, True, space_after=big * 0.2), Para(conditions, cond, space_after=cond)]
-                candidate += [Para(t, note, space_after=note * 0.3) for t in [table_note] + notes + [self.legend]]
+                candidate += [Para(t, note, space_after=note * 0.3) for t in shared + notes + [self.legend]]
                 if lay.paras_height(self.m, candidate, box.width) <= box.height:
                     paras = candidate
                     break
@@ -508,11 +510,11 @@ class PptxRenderer:
         doc.place(f"slide {s.number}, headline", fig, lettering, headline)
         self._shown(fig, s.number)
         self._caveat_strip(s.slide)
-        self._speaker_notes(s.slide, title, [headline + ": " + conditions], [table_note] + notes)
+        self._speaker_notes(s.slide, title, [headline + ": " + conditions], shared + notes)
 
     # -- text sections --
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
-        title = slide_text(section.title, limit=TITLE_LIMIT)
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         paras = [slide_text(p, limit=PARA_LIMIT) for p in section.paragraphs]
         self._prose(title, paras, name="Text")
 
@@ -586,16 +588,20 @@ class _TableView:
             self.headers = ([slide_text(cols[i].header, limit=NAME_LIMIT) for i in rank] +
                             (["Result"] if text else []) + [slide_text(cols[i].header, limit=NAME_LIMIT) for i in figure])
         self.cols = cols
+        self.table = table
         self.figure_cols = [k for k, src in enumerate(self.sources) if len(src) == 1 and src[0] in figure]
         self.main = next((k for k, src in enumerate(self.sources) if len(src) == 1 and cols[src[0]].kind == "figure"),
                          None)
 
-    def cells(self, row) -> list:
-        """A row's cells as shown: figures (BoundFigure or FigureCell) as they are, text escaped."""
+    def cells(self, row, r: int) -> list:
+        """Row ``r``'s cells as shown: figures (BoundFigure or FigureCell) as they are, the rank as
+        its RankSpan's words, text escaped."""
         out = []
         for src in self.sources:
             if len(src) == 1:
                 cell = row[src[0]]
+                if self.cols[src[0]].key == "rank":
+                    cell = _rank_words(self.table, r)
                 out.append(slide_text(cell) if isinstance(cell, str) else cell)
                 continue
             keys = [self.cols[i].key for i in src]
@@ -626,36 +632,23 @@ def _widest_mark(table: BoundTable) -> str:
     return "w" if distinct <= 26 else "mw"
 
 
-def _tie_groups(table: BoundTable) -> dict[int, tuple[int, int]]:
-    """Row -> (group index, group size) for the table's first figure column, rows high to low."""
-    col = next((i for i, c in enumerate(table.columns) if c.kind == "figure"), None)
-    if col is None:
-        return {}
-    rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
-    groups = rank_groups([table.rows[r][col].magnitude for r in rows], table.slack)
-    out = {}
-    for g, (first, last) in enumerate(groups):
-        for i in range(first, last + 1):
-            out[rows[i]] = (g, last - first + 1)
-    return out
+def _rank_words(table: BoundTable, r: int) -> str | None:
+    """Row ``r``'s rank as every format words it: its RankSpan's words (ties that hold pairwise)."""
+    if table.ranks:
+        return table.ranks[r].words()
+    keys = [c.key for c in table.columns]
+    return slide_text(table.rows[r][keys.index("rank")]) if "rank" in keys else None
 
 
-def _groups_list(tie_rows: dict[int, tuple[int, int]]) -> list[list[int]]:
-    found: dict[int, list[int]] = {}
-    for r, (g, _) in tie_rows.items():
-        found.setdefault(g, []).append(r)
-    return list(found.values())
-
-
-def _groups_by_index(values: Sequence[float], slack) -> list[int]:
-    """Group index per value (in the given order): ties within slack among values sorted high to low."""
-    order = sorted(range(len(values)), key=lambda i: -values[i])
-    groups = rank_groups([values[i] for i in order], slack)
-    out = [0] * len(values)
-    for g, (first, last) in enumerate(groups):
-        for k in range(first, last + 1):
-            out[order[k]] = g
-    return out
+def _statements(table: BoundTable, shows_rank: bool) -> list[str]:
+    """What stands beside a comparison on each of its slides, after the table note: the guard's
+    notices (EG020: systems of different scale), and the tie rule where ranks are shown with a band.
+    Where a ranked table has no band, its table note already says why it is not ranked
+    (wording.NOT_RANKED_SENTENCE, added by the guard)."""
+    said = [slide_text(x.text, limit=NOTE_LIMIT) for x in table.notices]
+    if shows_rank and table.ranked and table.slack.estimable:
+        said.append(TIE_RULE)
+    return said
 
 
 def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool) -> str:
@@ -669,16 +662,20 @@ def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool
     what = header
     if derived:
         what = (header if "derived" in header.lower() else f"{header} (derived)") + ", not an MLPerf metric"
+    if derived:
+        what += ", in order of throughput"
     if slack.estimable:
-        text += f"Bars: {what}; error bars: band {band_words(slack)}; one colour per tie within slack"
+        text += f"Bars: {what}; error bars: band {band_words(slack)}"
     else:
         text += f"Bars: {what}; no error bars ({band_words(slack)})"
     return text
 
 
-def _category_parts(table: BoundTable, col: int, rows: Sequence[int]) -> tuple[list[list[str]], list[str]]:
-    """Per bar, its category label in parts (rank and submitter; system; the other columns that
-    differ between bars), and the columns whose value is the same for every bar (said once)."""
+def _category_parts(table: BoundTable, col: int, rows: Sequence[int], shows_rank: bool = True
+                    ) -> tuple[list[list[str]], list[str]]:
+    """Per bar, its category label in parts (rank words and submitter; system; the other columns that
+    differ between bars), and the columns whose value is the same for every bar (said once). The rank
+    words are the table's (BoundTable.ranks), left out where ``shows_rank`` is False."""
     cols = table.columns
     keys = [c.key for c in cols]
     text_cols = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived")]
@@ -688,7 +685,9 @@ def _category_parts(table: BoundTable, col: int, rows: Sequence[int]) -> tuple[l
     parts = []
     for r in rows:
         row = table.rows[r]
-        first = " · ".join(slide_text(row[keys.index(k)], limit=NAME_LIMIT) for k in ("rank", "submitter") if k in keys)
+        rank = _rank_words(table, r) if shows_rank else None
+        submitter = slide_text(row[keys.index("submitter")], limit=NAME_LIMIT) if "submitter" in keys else None
+        first = " · ".join(p for p in (rank, submitter) if p is not None)
         system = slide_text(row[keys.index("system")], limit=NAME_LIMIT) if "system" in keys else ""
         rest = "; ".join(f"{slide_text(cols[i].header, limit=NAME_LIMIT)}: {slide_text(row[i], limit=NAME_LIMIT)}"
                          for i in varying)
