@@ -18,6 +18,7 @@ reaches the deck through ``slide_text``.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import re
@@ -34,7 +35,8 @@ from pptx.util import Emu, Pt
 from .. import manifest as manifest_mod
 from ..citation import result_id_cell
 from ..errors import ExportguardError
-from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection,
+                      TextSection)
 from ..detect import defuse
 from ..sanitize import shorten, visible
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, marks_words, shape_title
@@ -42,9 +44,11 @@ from . import pptx_layout as lay
 from . import pptx_xml as px
 from .pptx_layout import Box, Para
 from .pptx_template import Template, open_template
-from .walk import FigureCell, Lettering, Walk, walk
+from .panels import beside_parts, notes_of
+from .walk import FigureCell, Lettering, TablePart, Walk, walk
 
 EMBEDS_MANIFEST = True
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 
 CELL_LIMIT = 160  # characters of one table cell from a source
 NAME_LIMIT = 100  # a name in a chart's category label
@@ -56,6 +60,12 @@ SPEAKER_LIMIT = 20_000
 BAR_COLOUR = MSO_THEME_COLOR.ACCENT_1  # one colour for every bar: a colour shared by chained neighbours would
 # state ties that do not hold pairwise; the rank words in the category labels say which ranks are tied
 _DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
+# A beside slide's table text and notes: 11 and 9 pt or more, rows moving to further slides; where not
+# even one row with its notes fits a panel, the table text shrinks first, and the notes last.
+BESIDE_LADDERS = (((12, 9), (11, 9)), ((10, 9), (9, 9)), ((9, 8), (8, 7), (7, 6.5)))
+BESIDE_SHARES = (0.5, 0.45, 0.55, 0.4, 0.6)  # the MLPerf panel's share of the width, tried in this order
+BESIDE_NOTE_PT = 9.0  # the shape panel and the panel headings
+BESIDE_GAP = 14.0  # pt between the two panels, and between the tables of one panel
 CHART_TITLE_PT = 10.0
 CHART_TITLE_SHARE = 0.5  # chart titles are broken into lines this share of the chart wide (renderers wrap near it)
 
@@ -238,27 +248,8 @@ class PptxRenderer:
         title = slide_text(section.title, limit=HEADLINE_LIMIT)
         table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
         said = _statements(table, shows_rank=table.ranked)
-        fixed = [table_note, *said, self.legend]
-        widest = _widest_mark(table)
-        row_notes = [list(dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for cell in row
-                                        if isinstance(cell, BoundFigure) for note in cell.notes)) for row in table.rows]
-        for combined in (False, True):
-            view = _TableView(table, combined)
-            rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
-                          if isinstance(c, BoundFigure) else c for c in view.cells(row, r)]
-                         for r, row in enumerate(table.rows)]
-            plan = lay.plan_table(self.m, self.body.width, self.body.height, view.headers, rows_text, view.figure_cols,
-                                  row_notes, fixed)
-            if not plan.forced:
-                break
-        text_cols = len(view.headers) - len(view.figure_cols)
-        if plan.forced and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > self.body.width:
-            raise ExportguardError(
-                f"table {title!r} does not fit the slide: its {len(view.figure_cols)} figure columns need "
-                f"{sum(plan.widths[c] for c in view.figure_cols) / 72:.1f} in at {plan.body_pt:g} pt (a figure never "
-                f"wraps), and its other columns at least {text_cols * lay.MIN_TEXT_COLUMN / 72:.1f} in; the template "
-                f"leaves {self.body.width / 72:.1f} in. Way out: fewer figure columns (--derived / "
-                "columns), a wider template, or an XLSX export")
+        view, plan = self._plan_table(table, title, [table_note, *said, self.legend], self.body.width,
+                                      self.body.height)
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             part = doc.part(n, section.title, table, start, stop)
@@ -271,15 +262,46 @@ class PptxRenderer:
                      if isinstance(c, FigureCell)]
             self._speaker_notes(s.slide, page_title, shown, [table_note, *said] + notes)
 
+    def _plan_table(self, table: BoundTable, title: str, fixed: list[str], width: float, height: float,
+                    ladder=lay.TABLE_LADDER) -> tuple["_TableView", lay.TablePlan]:
+        """Columns, sizes and rows per slide of a table ``width`` wide in ``height`` (its footer rows
+        ``fixed`` on every slide): its own columns, or its text columns combined when they cannot fit."""
+        widest = _widest_mark(table)
+        row_notes = [list(dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for cell in row
+                                        if isinstance(cell, BoundFigure) for note in cell.notes)) for row in table.rows]
+        for combined in (False, True):
+            view = _TableView(table, combined)
+            rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
+                          if isinstance(c, BoundFigure) else c for c in view.cells(row, r)]
+                         for r, row in enumerate(table.rows)]
+            plan = lay.plan_table(self.m, width, height, view.headers, rows_text, view.figure_cols, row_notes, fixed,
+                                  ladder=ladder)
+            if not plan.forced:
+                break
+        text_cols = len(view.headers) - len(view.figure_cols)
+        if plan.forced and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > width:
+            raise ExportguardError(
+                f"table {title!r} does not fit the slide: its {len(view.figure_cols)} figure columns need "
+                f"{sum(plan.widths[c] for c in view.figure_cols) / 72:.1f} in at {plan.body_pt:g} pt (a figure never "
+                f"wraps), and its other columns at least {text_cols * lay.MIN_TEXT_COLUMN / 72:.1f} in; the template "
+                f"leaves {width / 72:.1f} in. Way out: fewer figure columns (--derived / "
+                "columns), a wider template, or an XLSX export")
+        return view, plan
+
     def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, view: "_TableView",
-                     shared: list[str], notes: list[str], n: int) -> None:
+                     shared: list[str], notes: list[str], n: int, *, at: tuple[float, float] | None = None,
+                     table_no: int = 1, marked=None, legend: bool = True) -> float:
         """The table with its footer rows: ``shared`` (the table note, then the statements beside the
-        comparison: notices and the tie rule), the notes of this slide's marks, the legend."""
+        comparison: notices and the tie rule), the notes of this slide's marks (``notes``, the lines of
+        ``marked``: (mark, note) pairs, by default every note of the part's lettering), the legend.
+        ``at``: its top left corner (default: the body's); ``table_no``: its number among the slide's
+        tables, for the manifest's locations. Returns its height."""
         nbody = part.stop - part.start
         fig_cols = view.figure_cols
-        keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in part.lettering.notes()]
+        marked = part.lettering.notes() if marked is None else marked
+        keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in marked]
         footer = [(t, plan.note_h[t]) for t in shared] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
-            + [(self.legend, plan.note_h[self.legend])]
+            + ([(self.legend, plan.note_h[self.legend])] if legend else [])
         style = self._styles(plan)
         rows = [(lay.emu(plan.header_h), [(h, style["head_fig" if c in fig_cols else "head"])
                                           for c, h in enumerate(view.headers)], False)]
@@ -292,20 +314,24 @@ class PptxRenderer:
                     text = slide_text(cell.text, figure=True)
                     kind = "derived" if fig.derivation is not None else "figure"
                     out.append((text, style[kind + ("_odd" if odd else "")]))
-                    doc.place(f"slide {s.number}, table 1, row {i + 2}, column {c + 1}", fig, part.lettering, text)
+                    doc.place(f"slide {s.number}, table {table_no}, row {i + 2}, column {c + 1}", fig, part.lettering,
+                              text)
                     self._shown(fig, s.number)
                 else:
                     out.append((cell, style[("text_r" if c in fig_cols else "text") + ("_odd" if odd else "")]))
             rows.append((lay.emu(plan.row_h[r]), out, False))
         for j, (text, h) in enumerate(footer):
-            rows.append((lay.emu(h), (text, style["legend" if j == len(footer) - 1 else "note"]), True))
-        box = Box(self.body.left, self.body.top, plan.width, sum(lay.pt(h) for h, _, _ in rows))
+            rows.append((lay.emu(h), (text, style["legend" if legend and j == len(footer) - 1 else "note"]), True))
+        left, top = at or (self.body.left, self.body.top)
+        box = Box(left, top, plan.width, sum(lay.pt(h) for h, _, _ in rows))
         gf = s.slide.shapes.add_table(1, len(view.headers), *box.emu())
-        gf.name = f"Table {n}"
+        gf.name = f"Table {n}" if table_no == 1 else f"Table {n}.{table_no}"
         px.replace_table(gf, px.table_xml([lay.emu(w) for w in plan.widths], rows))
         px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=HEADLINE_LIMIT)}. {nbody} rows; every figure shows its "
                             "value, unit, band and note marks; the last rows of the table hold the conditions every "
-                            "row shares, the notes its marks resolve to, and the trademark legend.")
+                            "row shares and the notes its marks resolve to" + (", and the trademark legend." if legend
+                                                                                else "."))
+        return box.height
 
     def _styles(self, plan: lay.TablePlan) -> dict[str, px.CellStyle]:
         """Cell styles of a table at the plan's sizes (header, body text, figures, odd rows, notes)."""
@@ -473,6 +499,123 @@ class PptxRenderer:
                             "The notes the marks resolve to are in the text box under the chart.",
                         title=title_lines[0])
 
+    # -- an MLPerf cohort beside own runs --
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
+        """Two panels on each slide, never one comparison: the MLPerf cohort's table on the left, the
+        own runs' tables (one per own cohort) stacked on the right, each table with its own note (its
+        band rule), the statements beside its comparison (notices, the tie rule where ranks are shown)
+        and the notes of its marks as footer rows; under the own tables, the shape panel that states
+        both shapes in numbers; under both panels, across the slide, the trademark legend (at the
+        full width it takes fewer lines than in a half-width table). A heading names each panel
+        where the room it takes does not cost the tables a font size. Marks are lettered per slide across both panels, MLPerf's
+        first (panels.beside_parts). Table text stays at 11 pt or more and notes at 9 pt: where the
+        rows do not fit, the panels continue on further slides (BESIDE_LADDERS says what happens
+        where not even one row fits a panel)."""
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
+        gap = BESIDE_GAP / 2
+        shape_paras = self._shape_panel(section)
+        heading_pt = BESIDE_NOTE_PT + 1
+        heading_h = lay.paras_height(self.m, [Para("MLPerf", heading_pt, True)], self.body.width) - 2 * lay.CELL_PAD_Y + 2
+        strip_paras = [Para(self.legend, BESIDE_NOTE_PT)]
+        strip_h = lay.paras_height(self.m, strip_paras, self.body.width)
+
+        def plan_panels(widths: tuple[float, float], room: float) -> list[tuple]:
+            out = []  # per table: (table, view, plan, shared)
+            for k, table in enumerate(section.tables()):
+                shared = [slide_text(table.table_note.text, limit=NOTE_LIMIT), *_statements(table, table.ranked)]
+                for ladder in BESIDE_LADDERS:  # smaller text only where not even one row and its notes fit
+                    view, plan = self._plan_table(table, title, shared, widths[k > 0], room, ladder=ladder)
+                    if not plan.forced:
+                        break
+                out.append((table, view, plan, shared))
+            return out
+
+        # The panels' widths follow what they hold (a long own figure text needs a wider column), and
+        # the headings stand where they cost no font size: the largest notes, then the largest table
+        # text win; on a tie, headings, then halves nearest equal.
+        room = self.body.height - strip_h - gap
+        best = None
+        for share in BESIDE_SHARES:
+            widths = ((self.body.width - BESIDE_GAP) * share, (self.body.width - BESIDE_GAP) * (1 - share))
+            for headed in (True, False):
+                panels = plan_panels(widths, room - heading_h * headed)
+                score = (min(p[2].note_pt for p in panels), min(p[2].body_pt for p in panels))
+                if best is None or score > best[0]:
+                    best = (score, panels, widths, headed)
+        _, panels, widths, headed = best
+        heading_h *= headed
+        room -= heading_h
+        shape_h = lay.paras_height(self.m, shape_paras, widths[1])
+        left = [[(0, a, b, 0.0)] for a, b in panels[0][2].pages]
+        # the own tables' slices, then the shape panel (k None), stacked on as many slides as they need
+        right = _stack([(k, a, b, _page_height(plan, table, a, b, shared))
+                        for k, (table, _, plan, shared) in enumerate(panels[1:], 1) for a, b in plan.pages]
+                       + [(None, 0, 0, shape_h)], room, gap)
+        count = max(len(left), len(right))
+        shape_on = next(page for page, pieces in enumerate(right) if pieces[-1][0] is None) + 1
+        labels = ("MLPerf® panel", "Your runs: own measurements, unverified")
+        for page in range(count):
+            page_title = title if count == 1 else f"{title} ({page + 1} of {count})"
+            s = self._slide(page_title)
+            columns = (left[page] if page < len(left) else [], right[page] if page < len(right) else [])
+            bounds = {k: (a, b) for k, a, b, _ in columns[0] + columns[1] if k is not None}
+            sliced = dataclasses.replace(section, mlperf=_rows_of(section.mlperf, *bounds.get(0, (0, 0))),
+                                         own=tuple(_rows_of(t, *bounds.get(k, (0, 0)))
+                                                   for k, t in enumerate(section.own, 1)))
+            _, _, lettering = beside_parts(n, sliced)
+            shown, said, mark_lines, table_no = [], [], [], 0
+            for side, pieces in enumerate(columns):
+                x = self.body.left + side * (widths[0] + BESIDE_GAP)
+                width = widths[side]
+                if headed:
+                    box = Box(x, self.body.top, width, heading_h)
+                    heading = self._textbox(s.slide, box, [Para(labels[side], heading_pt, True)], "Panel heading")
+                    heading.text_frame.margin_top = heading.text_frame.margin_bottom = Emu(0)
+                y = self.body.top + heading_h
+                if not any(k is not None for k, *_ in pieces):
+                    where = "the slides before" if page else "the slides after"
+                    if side == 1 and shape_on > page + 1:
+                        where = f"slide {s.number + shape_on - page - 1} (with the shape panel)"
+                    box = Box(x, y, width, lay.paras_height(self.m, [Para(where, BESIDE_NOTE_PT)], width) * 2)
+                    self._textbox(s.slide, box, [Para(f"This panel's rows are on {where}.", BESIDE_NOTE_PT)],
+                                  "Panel note")
+                    y = box.bottom + gap
+                for k, a, b, h in pieces:
+                    if k is None:
+                        shape = self._textbox(s.slide, Box(x, y, width, h), shape_paras, "Shape panel")
+                        px.set_alt_text(shape, "Shape panel: both shapes in numbers, and why throughput does not "
+                                               "carry over from one shape to another.")
+                        said += [p.text for p in shape_paras]
+                        continue
+                    table, view, plan, shared = panels[k]
+                    part = TablePart(n, table.title, table, a, b, lettering)
+                    marked = notes_of(_rows_of(table, a, b), lettering)
+                    lines = [f"[{m}] {slide_text(note.text, limit=NOTE_LIMIT)}" for m, note in marked]
+                    table_no += 1
+                    y += self._table_shape(doc, s, part, plan, view, shared, lines, n, at=(x, y), table_no=table_no,
+                                           marked=marked, legend=False) + gap
+                    shown += [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
+                              if isinstance(c, FigureCell)]
+                    said += shared
+                    mark_lines += lines
+            box = Box(self.body.left, self.body.bottom - strip_h, self.body.width, strip_h)
+            self._textbox(s.slide, box, strip_paras, "Legend", italic_from=0)
+            self._caveat_strip(s.slide)
+            # the shared notes first: a mark's note runs to the next mark, so nothing else may follow one
+            self._speaker_notes(s.slide, page_title, shown, said + mark_lines)
+
+    def _shape_panel(self, section: BesideSection) -> list[Para]:
+        """The shape panel's text: MLPerf's tokens per sample for the cohort and each run's mean
+        lengths and load, in numbers, then the one sentence on why throughput does not transfer."""
+        size = BESIDE_NOTE_PT
+        panel = section.shape
+        paras = [Para("Two panels, never one comparison: each has its own band rule and notes. Both shapes:", size,
+                      True, space_after=size * 0.25)]
+        paras += [Para(f"{slide_text(r.label, limit=NAME_LIMIT)}: {slide_text(r.shape, limit=NOTE_LIMIT)}; load: "
+                       f"{slide_text(r.load, limit=NOTE_LIMIT)}", size, space_after=size * 0.25)
+                  for r in (panel.mlperf, *panel.own)]
+        return paras + [Para(slide_text(panel.sentence, limit=PARA_LIMIT), size)]
+
     # -- headline figures --
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         lettering = doc.kpi_part(section)
@@ -630,6 +773,33 @@ def _widest_mark(table: BoundTable) -> str:
     """The mark letters to measure figures with: one letter when a slide cannot need more."""
     distinct = len({n for _, _, f in table.figures() for n in f.notes})
     return "w" if distinct <= 26 else "mw"
+
+
+def _rows_of(table: BoundTable, start: int, stop: int) -> BoundTable:
+    """Rows ``start``..``stop`` of a table (with their rank spans), for lettering what one slide shows."""
+    return dataclasses.replace(table, rows=table.rows[start:stop], ranks=table.ranks[start:stop])
+
+
+def _page_height(plan: lay.TablePlan, table: BoundTable, start: int, stop: int, shared: list[str]) -> float:
+    """The height of rows ``start``..``stop`` of a planned table with its footer rows."""
+    notes = dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for row in table.rows[start:stop]
+                          for cell in row if isinstance(cell, BoundFigure) for note in cell.notes)
+    return plan.page_height(start, stop, shared + list(notes))
+
+
+def _stack(pieces: list[tuple], height: float, gap: float) -> list[list[tuple]]:
+    """Pieces (..., height) stacked in order on slides of ``height``: a new slide where the next does
+    not fit under the last (each fits an empty slide: it was planned for ``height``)."""
+    slides: list[list[tuple]] = []
+    used = height
+    for piece in pieces:
+        if slides and used + gap + piece[-1] <= height:
+            slides[-1].append(piece)
+            used += gap + piece[-1]
+        else:
+            slides.append([piece])
+            used = piece[-1]
+    return slides
 
 
 def _rank_words(table: BoundTable, r: int) -> str | None:
