@@ -4,16 +4,19 @@ Slides, in report order: a title slide (title, audience, date, one-line caveat);
 a native table whose footer rows (merged across the table) hold the table note, the notes of the
 marks on that slide and the trademark legend, continued over as many slides as the rows need, each
 lettered on its own; per chart section a native bar chart per figure column with the bands as error
-bars, bound data labels, one bar colour, the notes in a text box beneath; per
-KPI section one text box holding the headline figure, its scenario and shape, and its notes; per
-text section its paragraphs; then the caveat and the sources. Ranks are the report's rank words
-(BoundTable.ranks, ties that hold pairwise); a slide that shows them states wording.TIE_RULE, and every
-statement the guard puts beside a comparison (report.Notice) stands on each slide of it. Every slide that shows figures carries
-the one-line caveat; every slide's speaker notes carry the full notes of its figures and the caveat.
+bars, bound data labels and one bar colour, the notes in a text box beneath; per KPI section one
+text box holding the headline figure, its scenario and shape, and its notes; per beside section an
+MLPerf panel and an own-runs panel side by side and the shape panel; per text section its
+paragraphs; then the caveat and the sources. Ranks are the report's rank words (BoundTable.ranks:
+ties that hold pairwise); a slide that shows them states wording.TIE_RULE, and every statement the
+guard puts beside a comparison (report.Notice) stands on each slide of it. Every slide that shows
+figures carries the one-line caveat; every slide's speaker notes carry the full notes of its
+figures and the caveat.
 The manifest is a custom XML part of the package (read back by exportguard.check.manifests).
 
 Sizes and positions come from pptx_layout (font metrics of the template's theme fonts); XML that
-python-pptx has no API for from pptx_xml; templates from pptx_template. Every string from a source
+python-pptx has no API for from pptx_xml; templates from pptx_template; python-pptx internals we
+adapt (part names) from pptx_adapter. Every string from a source
 reaches the deck through ``slide_text``.
 """
 from __future__ import annotations
@@ -42,6 +45,7 @@ from ..sanitize import shorten, visible
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, marks_words, shape_title
 from . import pptx_layout as lay
 from . import pptx_xml as px
+from .pptx_adapter import adapt
 from .pptx_layout import Box, Para
 from .pptx_template import Template, open_template
 from .panels import beside_parts, notes_of
@@ -132,12 +136,13 @@ class PptxRenderer:
         self.caveat_h = lay.paras_height(self.m, [Para(self.caveat, self.caveat_pt)], area.width)
         self.body = Box(area.left, area.top, area.width, area.height - self.caveat_h - 6)
         self.slides = 0
+        self._add_slide = adapt(self.prs).add_slide  # O(1) per slide (python-pptx's looks at every slide)
         self.shown_on: dict[tuple, int] = {}
 
     # -- slide furniture --
     def _slide(self, title: str, layout=None, max_lines: int = 3) -> _Slide:
         layout = layout or self.t.content_layout
-        slide = self.prs.slides.add_slide(layout)
+        slide = self._add_slide(layout)
         self.slides += 1
         keep = ("TITLE", "CENTER_TITLE") if layout is self.t.content_layout else ("TITLE", "CENTER_TITLE", "SUBTITLE")
         for ph in list(slide.placeholders):
@@ -507,15 +512,15 @@ class PptxRenderer:
         and the notes of its marks as footer rows; under the own tables, the shape panel that states
         both shapes in numbers; under both panels, across the slide, the trademark legend (at the
         full width it takes fewer lines than in a half-width table). A heading names each panel
-        where the room it takes does not cost the tables a font size. Marks are lettered per slide across both panels, MLPerf's
-        first (panels.beside_parts). Table text stays at 11 pt or more and notes at 9 pt: where the
-        rows do not fit, the panels continue on further slides (BESIDE_LADDERS says what happens
-        where not even one row fits a panel)."""
+        where the room it takes does not cost the tables a font size. Marks are lettered per slide
+        across both panels, MLPerf's first (panels.beside_parts). Table text stays at 11 pt or more
+        and notes at 9 pt: where the rows do not fit, the panels continue on further slides
+        (BESIDE_LADDERS says what happens where not even one row fits a panel)."""
         title = slide_text(section.title, limit=HEADLINE_LIMIT)
         gap = BESIDE_GAP / 2
         shape_paras = self._shape_panel(section)
         heading_pt = BESIDE_NOTE_PT + 1
-        heading_h = lay.paras_height(self.m, [Para("MLPerf", heading_pt, True)], self.body.width) - 2 * lay.CELL_PAD_Y + 2
+        heading_h = self.m.line_height(heading_pt, True) + 2  # one line, no insets
         strip_paras = [Para(self.legend, BESIDE_NOTE_PT)]
         strip_h = lay.paras_height(self.m, strip_paras, self.body.width)
 
@@ -552,7 +557,6 @@ class PptxRenderer:
                         for k, (table, _, plan, shared) in enumerate(panels[1:], 1) for a, b in plan.pages]
                        + [(None, 0, 0, shape_h)], room, gap)
         count = max(len(left), len(right))
-        shape_on = next(page for page, pieces in enumerate(right) if pieces[-1][0] is None) + 1
         labels = ("MLPerf® panel", "Your runs: own measurements, unverified")
         for page in range(count):
             page_title = title if count == 1 else f"{title} ({page + 1} of {count})"
@@ -572,13 +576,10 @@ class PptxRenderer:
                     heading = self._textbox(s.slide, box, [Para(labels[side], heading_pt, True)], "Panel heading")
                     heading.text_frame.margin_top = heading.text_frame.margin_bottom = Emu(0)
                 y = self.body.top + heading_h
-                if not any(k is not None for k, *_ in pieces):
-                    where = "the slides before" if page else "the slides after"
-                    if side == 1 and shape_on > page + 1:
-                        where = f"slide {s.number + shape_on - page - 1} (with the shape panel)"
-                    box = Box(x, y, width, lay.paras_height(self.m, [Para(where, BESIDE_NOTE_PT)], width) * 2)
-                    self._textbox(s.slide, box, [Para(f"This panel's rows are on {where}.", BESIDE_NOTE_PT)],
-                                  "Panel note")
+                if not any(k is not None for k, *_ in pieces):  # a panel's rows run out before the other's
+                    said_there = [Para("This panel's rows are on the slides before.", BESIDE_NOTE_PT)]
+                    box = Box(x, y, width, lay.paras_height(self.m, said_there, width))
+                    self._textbox(s.slide, box, said_there, "Panel note")
                     y = box.bottom + gap
                 for k, a, b, h in pieces:
                     if k is None:
