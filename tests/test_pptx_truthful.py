@@ -74,19 +74,20 @@ def _comparisons(prs, manifest) -> list[dict]:
     for s, slide in enumerate(prs.slides, 1):
         stem, k = _stem(slide.shapes.title.text if slide.shapes.title is not None else "")
         for shape in slide.shapes:
-            ranks, values, entries = [], [], []
+            ranks, entries = [], []
             if shape.has_table and shape.name.startswith("Table "):
                 table = shape.table
                 header = [c.text for c in table.rows[0].cells]
-                if header[0] != "Rank":
+                if "Rank" not in header:
                     continue
+                rank_col = header.index("Rank")
                 for r, row in enumerate(list(table.rows)[1:], 2):
                     cells = [c.text for c in row.cells]
                     figs = [at.get(f"slide {s}, table 1, row {r}, column {c}") for c in range(1, len(cells) + 1)]
                     main = next((e for e in figs if e is not None and e["derived"] is None), None)
                     if main is None:
                         continue  # a footer row
-                    ranks.append(cells[0])
+                    ranks.append(cells[rank_col])
                     entries.append(main)
             elif shape.has_chart:
                 ser = shape.chart._chartSpace.find(f".//{C}ser")
@@ -105,7 +106,7 @@ def _comparisons(prs, manifest) -> list[dict]:
                 continue
             key = (stem, shape.has_chart)
             if k == 1 or current is None or current["key"] != key:
-                current = {"key": key, "slides": [], "ranks": [], "values": [], "entries": []}
+                current = {"key": key, "slides": [], "ranks": [], "entries": []}
                 found.append(current)
             current["slides"].append(s)
             current["ranks"] += ranks
