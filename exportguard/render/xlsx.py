@@ -20,10 +20,10 @@ With ``text_cells=True`` (``--text-cells``) a figure cell holds the text ``101,5
 and a numeric "sort value" column sits beside it.
 
 Written with openpyxl's write-only workbook and its public cell, style, comment and worksheet
-attributes: rows stream to temporary files as they are appended. Excel holds at most 65,430
-distinct cell formats per workbook and every mark of a table needs its own number format: a table
-that would go past ``XF_BUDGET`` is written as text cells with a numeric sort column, and its sheet
-says so.
+attributes: rows stream to temporary files as they are appended. The number formats are planned
+before anything is written, within a budget every application honours (xlsx_formats.py): each
+table's figures carry their row's marks, or one mark for the table, or are written as text beside
+a numeric sort column, and the sheet says which.
 """
 from __future__ import annotations
 
@@ -48,19 +48,19 @@ from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
 from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import band_words, number
+from . import xlsx_formats as fmts
 from . import xlsx_layout as lay
 from .walk import Lettering, TablePart, Walk, walk
+from .xlsx_formats import edge_format, figure_format, literal, number_format, sort_format  # noqa: F401 (API)
 
 EMBEDS_MANIFEST = True
 MANIFEST_SHEET = XLSX_SHEET
 MANIFEST_CHUNK = 32_000  # characters per cell of the manifest sheet (Excel allows 32,767)
 CELL_MAX = 32_767
-XF_BUDGET = 60_000  # distinct cell formats we allow ourselves (Excel's limit is 65,430)
 AUTHOR = "exportguard"
 
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _RISKY_START = ("=", "+", "-", "@", "\t", "\r", "\n")
-_DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
 
 
 # -- escaping: what a worksheet cell may hold ------------------------------------------------------
@@ -74,21 +74,6 @@ def clean_text(value) -> str:
     if _ILLEGAL.search(text):
         text = _ILLEGAL.sub("\ufffd", text)
     return text[:CELL_MAX]
-
-
-def literal(text: str) -> str:
-    """Text as a number format's quoted literal: a quote would end it (Excel has no escape for it)."""
-    return text.replace('"', "'")
-
-
-def number_format(fig: BoundFigure, binding: str) -> str:
-    """'#,##0" tok/s ±5.4% [a]"': the figure's digits, then its binding as literal text."""
-    return f'{_DIGITS[fig.decimals]}" {literal(binding)}"'
-
-
-def edge_format(fig: BoundFigure, low: bool, marks: str) -> str:
-    """'#,##0" tok/s, low edge of ±5.4% [a]"': a band edge's digits and what it is."""
-    return f'{_DIGITS[fig.decimals]}" {literal(fig.edge_binding(low, marks))}"'
 
 
 def shown(value: float, fig: BoundFigure, fmt: str) -> str:
@@ -248,7 +233,7 @@ class XlsxRenderer:
         self.wb.properties.creator = AUTHOR
         _register_styles(self.wb)
         self.names = lay.sheet_names(report)
-        self.figure_formats: set[str] = set()
+        self.plan = fmts.plan(_units(report), self.text_cells)
         self.shown_on: dict[tuple, str] = {}
         self.headline: _Sheet | None = None
         self.notes: _Sheet | None = None
@@ -264,20 +249,21 @@ class XlsxRenderer:
     # -- a table (or a chart's table) --
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
         table = section.table
-        part = doc.part(n, section.title, table)
-        formats, figure_chars, band_chars = self._measure(part)
-        over_budget = len(self.figure_formats | formats) > XF_BUDGET
-        text_cells = self.text_cells or over_budget
-        if not over_budget:
-            self.figure_formats |= formats
-        cols = lay.table_columns(table, part.lettering, text_cells, shared_sort=over_budget)
-        lay.size_columns(cols, table, figure_chars, band_chars)
+        mode, lettering = self.plan.mode(n), self.plan.lettering(n)
+        part = TablePart(n, section.title, table, 0, len(table.rows), lettering)
+        text_cells = mode == fmts.TEXT
+        figure_chars, band_chars, sort_chars = self._measure(part)
+        cols = lay.table_columns(table, lettering, text_cells)
+        lay.size_columns(cols, table, figure_chars, band_chars, sort_chars)
         ncols, total = len(cols), sum(c.width for c in cols)
-        top = [(table.table_note.text, "note"), (self.report.caveat_short, "caveat")]
-        if over_budget and not self.text_cells:
-            top.append(("This table needs more distinct cell formats than Excel allows in one workbook "
-                        "(65,430), so its figures are written as text with their binding, beside a numeric "
-                        "sort-value column.", "warning"))
+        note_lines = lettering.note_lines()
+        if mode == fmts.TABLE:  # the table note is the note of the table's one mark: [a] at the top
+            top, note_lines = [(note_lines[0], "note")], note_lines[1:]
+        else:
+            top = [(table.table_note.text, "note")]
+        top.append((self.report.caveat_short, "caveat"))
+        if text_cells and not self.text_cells:
+            top.append((BUDGET_SENTENCE, "warning"))
         header_row = len(top) + 2
         sheet = _Sheet(self.wb, self.names[n - 1], self.report, [c.width for c in cols],
                        freeze_row=header_row + 1, title_rows=f"1:{header_row}")
@@ -290,7 +276,7 @@ class XlsxRenderer:
             sheet.ws.auto_filter.ref = f"A{header_row}:{get_column_letter(ncols)}{first + part.stop - part.start - 1}"
         sheet.blank()
         sheet.append([sheet.text("Notes", "label")])
-        for line in part.lettering.note_lines():
+        for line in note_lines:
             sheet.wide_text(line, ncols, total)
         sheet.wide_text(self.report.legend, ncols, total, "legend")
         for _, _, fig in part.figures():
@@ -298,18 +284,16 @@ class XlsxRenderer:
 
     chart = table
 
-    def _measure(self, part: TablePart) -> tuple[set[str], dict[int, int], dict[int, int]]:
-        """The number formats a table needs, and its figure and band columns' widest texts."""
-        formats: set[str] = set()
+    def _measure(self, part: TablePart) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+        """A table's figure, band and sort-value columns' widest texts."""
         figure_chars: dict[int, int] = {}
         band_chars: dict[int, int] = {}
+        sort_chars: dict[int, int] = {}
         lettering = part.lettering
         for _, c, fig in part.figures():
             marks = lettering.marks(fig)
-            formats.add(number_format(fig, fig.binding(marks)))
-            if fig.derivation is None and fig.slack.estimable:  # its band edges get formats of their own
-                formats.update((edge_format(fig, True, marks), edge_format(fig, False, marks)))
             figure_chars[c] = max(figure_chars.get(c, 0), len(fig.text(marks)))
+            sort_chars[c] = max(sort_chars.get(c, 0), len(number(fig.magnitude, fig.decimals)) + len(fmts.SORT_LITERAL))
             band = (len(fig.edge_text(False, marks)) if fig.slack.estimable else
                     min(len(band_words(fig.slack)), lay.BAND_TEXT_CAP))
             band_chars[c] = max(band_chars.get(c, 0), band)
@@ -317,7 +301,7 @@ class XlsxRenderer:
             for c in figure_chars:
                 if isinstance(row[c], str):
                     figure_chars[c] = max(figure_chars[c], min(len(row[c]), lay.TEXT_WIDTH_CAP))
-        return formats, figure_chars, band_chars
+        return figure_chars, band_chars, sort_chars
 
     def _table_row(self, doc: Walk, sheet: _Sheet, cols: list[lay.Col], row: tuple, part: TablePart,
                    text_cells: bool) -> None:
@@ -339,11 +323,7 @@ class XlsxRenderer:
             elif col.kind == "figure":
                 cells.append(self._figure_cell(doc, sheet, value, n, col.as_text, part.table.table_note.text, lettering))
             elif col.kind == "sort":
-                # Shared by every row past the format budget, the sort value carries no unit: a number
-                # with a throughput unit but no band or mark would be a bare figure.
-                fmt = (f'{_DIGITS[value.decimals]}" (sort value of the figure beside)"'
-                       if col.shared_format else number_format(value, value.binding(lettering.marks(value))))
-                cells.append(sheet.number(value.magnitude, fmt, "band"))
+                cells.append(sheet.number(value.magnitude, sort_format(value.decimals), "band"))
             else:
                 cells.append(self._edge_cell(sheet, value, col.kind == "band_low", lettering, text_cells))
                 if not value.slack.estimable:
@@ -357,12 +337,14 @@ class XlsxRenderer:
             text = lettering.text(fig)
             cell, value = sheet.text(text, style), None
         else:
-            fmt = number_format(fig, fig.binding(lettering.marks(fig)))
+            fmt = figure_format(fig, lettering)
             # the number as the file holds it (openpyxl writes 16 significant digits)
             cell, value = sheet.number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
             text = shown(fig.magnitude, fig, fmt)
-        cell = cell.with_comment("\n\n".join([text, table_note] + [f"[{m}] {note.text}" for m, note in
-                                                                 zip(lettering.letters(fig), fig.notes)]))
+        notes = lettering.notes_of(fig)
+        marked = [f"[{m}] {note.text}" for m, note in zip(lettering.letters(fig), notes)]
+        own = [] if fig.note in notes else [f"This row: {fig.note.text}"]  # one mark per table: the row's note
+        cell = cell.with_comment("\n\n".join([text] + ([] if own else [table_note]) + marked + own))
         doc.place(sheet_location(sheet.title, f"{get_column_letter(col)}{sheet.row + 1}"), fig, lettering,
                   clean_text(text), value)
         return cell
@@ -374,8 +356,7 @@ class XlsxRenderer:
             return sheet.text(band_words(fig.slack), "band_text")  # the words that say why there is no band
         if as_text:
             return sheet.text(lettering.edge_text(fig, low), "band")
-        fmt = edge_format(fig, low, lettering.marks(fig))
-        return sheet.number(edges[0] if low else edges[1], fmt, "band")
+        return sheet.number(edges[0] if low else edges[1], edge_format(fig, low, lettering), "band")
 
     # -- headline figures (KPI sections), all on one sheet --
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
@@ -386,7 +367,8 @@ class XlsxRenderer:
         widths = sheet.widths
         total = sum(widths)
         fig, i = section.figure, section.figure.result.conditions.identity
-        lettering = doc.kpi_part(section)
+        lettering = self.plan.lettering(n)
+        as_text = self.plan.mode(n) == fmts.TEXT
         sheet.blank()
         sheet.wide_text(section.title, len(heads), total * 0.8, "title")
         sheet.wide_text(section.inline_conditions, len(heads), total)
@@ -395,8 +377,9 @@ class XlsxRenderer:
         if not fig.slack.estimable:
             texts += [band_words(fig.slack)] * 2
         n_lines = max(lay.lines(t, w) for t, w in zip(texts, widths[3:] + widths[1:3]))
-        cells = [self._figure_cell(doc, sheet, fig, 1, False, section.table_note.text, lettering),
-                 self._edge_cell(sheet, fig, True, lettering), self._edge_cell(sheet, fig, False, lettering),
+        cells = [self._figure_cell(doc, sheet, fig, 1, as_text, section.table_note.text, lettering),
+                 self._edge_cell(sheet, fig, True, lettering, as_text),
+                 self._edge_cell(sheet, fig, False, lettering, as_text),
                  sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result))]
         sheet.append(cells, height=lay.row_height(n_lines))
         sheet.wide_text(section.table_note.text, len(heads), total)
@@ -471,6 +454,22 @@ class XlsxRenderer:
             sheet.ws.auto_filter.ref = f"A3:{get_column_letter(len(heads))}{3 + len(rows)}"
         sheet.blank()
         sheet.wide_text(self.report.legend, len(heads), total, "legend")
+
+
+BUDGET_SENTENCE = (f"This table's figures are written as text with their binding, beside a numeric sort-value "
+                   f"column: a workbook holds at most {fmts.BUDGET} custom number formats (Excel cannot open one "
+                   "with more) and this workbook's figures would need more.")
+
+
+def _units(report: Report) -> list[fmts.Unit]:
+    """Each section that shows figures, as the format plan sees it (keyed by its number, from 1)."""
+    units = []
+    for n, s in enumerate(report.sections, 1):
+        if isinstance(s, (TableSection, ChartSection)):
+            units.append(fmts.unit(n, s.table, Lettering([f for _, _, f in s.table.figures()])))
+        elif isinstance(s, KpiSection):
+            units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True))
+    return units
 
 
 def _source_row(r, shown_on: str) -> list[str]:

@@ -32,7 +32,6 @@ class Col:
     src: int  # index into the table's cells (-1: from the row's first figure)
     width: float = 10.0
     as_text: bool = False  # a figure written as its text (text-cell mode)
-    shared_format: bool = False  # a sort column with one format per unit (cell-format budget)
 
 
 # -- text measurement ----------------------------------------------------------------------------
@@ -137,7 +136,7 @@ def unique_sheet_name(name: str, taken: set[str]) -> str:
 
 # -- a table's columns ---------------------------------------------------------------------------
 
-def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool, shared_sort: bool = False) -> list[Col]:
+def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> list[Col]:
     """The table's columns, with band low/high (and in text-cell mode a sort value) beside each
     figure column, and a Verified column beside the result ID when the table has none."""
     cols: list[Col] = []
@@ -158,8 +157,7 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool, sha
             tag = " (derived)" if derived else ""
             if text_cells:
                 cols.append(Col("figure", f"{header}, {unit}", i, as_text=True))
-                cols.append(Col("sort", f"{c.header} sort value{tag} (the figure beside, as a number)", i,
-                                shared_format=shared_sort))
+                cols.append(Col("sort", f"{c.header} sort value{tag} (the figure beside, as a number)", i))
             else:
                 cols.append(Col("figure", f"{header}, {unit}", i))
             if not derived:  # a derived figure's text carries the same ± band; its own edges add little
@@ -189,14 +187,17 @@ def column_unit(table: BoundTable, i: int) -> str:
     return ""
 
 
-def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int]) -> None:
+def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int],
+                 sort_chars: dict[int, int] | None = None) -> None:
     """Widths: a figure or band column as wide as its widest text (numbers cannot wrap), a text
     column as wide as its text up to a cap (then it wraps), never narrower than its header's words."""
     rows = sample(table.rows)
     for col in cols:
         head = longest_word(col.header) + 2
-        if col.kind in ("figure", "sort"):
+        if col.kind == "figure":
             col.width = min(FIGURE_WIDTH_CAP, max(head, figure_chars.get(col.src, 10) * 1.05 + 2.5))
+        elif col.kind == "sort":
+            col.width = min(FIGURE_WIDTH_CAP, max(head, (sort_chars or figure_chars).get(col.src, 10) * 1.05 + 2.5))
         elif col.kind in ("band_low", "band_high"):
             col.width = min(FIGURE_WIDTH_CAP, max(head, band_chars.get(col.src, 10) * 1.05 + 2.5))
         elif col.kind == "verified":
