@@ -106,6 +106,11 @@ def _all_cells(wb):
                     yield ws, c
 
 
+def _header_row(ws) -> int:
+    """A table sheet's header row: the last of the rows frozen above its data."""
+    return int(ws.freeze_panes[1:]) - 1
+
+
 def _notes_on(ws) -> dict[str, str]:
     """The notes block: '[a] text' rows in column A."""
     notes = {}
@@ -201,7 +206,7 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
     sheets = visible[:-2]
     assert len(sheets) == len(tables)
     assert "llama2-70b-99 Offline" in wb.sheetnames
-    plan = xlsx.fmts.plan(xlsx._units(v51_report))
+    plan = xlsx.plan_formats(v51_report)
     for n, (ws, table) in enumerate(zip(sheets, tables), 1):
         assert len(ws.title) <= 31 and not re.search(r"[\[\]:*?/\\]", ws.title)
         column_a = [v for (v,) in ws.iter_rows(min_col=1, max_col=1, values_only=True) if v is not None]
@@ -210,7 +215,9 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
         assert column_a[1] == (f"[a] {plan.lettering(n).table_note.text}" if table_mark else table.table_note.text)
         assert column_a[1].removeprefix("[a] ").startswith(table.table_note.text) and column_a[2] == SHORT
         assert column_a[-1] == TRADEMARK_LEGEND
-        header_row = 4
+        # the scales of a comparison across them (EG020), under the caveat, before the header row
+        assert column_a[3:3 + len(table.notices)] == [notice.text for notice in table.notices]
+        header_row = 4 + len(table.notices)
         headers = [c.value for c in ws[header_row]]
         assert "Throughput, tok/s" in headers and "Band low edge, tok/s" in headers
         assert "Band high edge, tok/s" in headers
@@ -324,7 +331,7 @@ def test_vendor_spec_numeric(vendor_report, vendor_workbooks):
     for entry in derived:
         cell = _cell(wb, entry["location"])
         assert "derived" in cell.number_format and "per accelerator" in cell.number_format
-        header = cell.parent.cell(4, cell.column).value
+        header = cell.parent.cell(_header_row(cell.parent), cell.column).value
         assert "derived" in header and "basis in note [" in header
         basis = MARKS.search(header.split("basis in note", 1)[1]).group(1)
         assert "Derived, not an MLPerf metric" in _notes_on(cell.parent)[basis]
@@ -347,7 +354,7 @@ def test_text_cells_mode(vendor_report, vendor_workbooks):
         assert cell.data_type == "s" and cell.value == entry["shown"]["text"] == entry["text"]
         sort = cell.offset(0, 1)
         assert sort.data_type == "n" and sort.value == pytest.approx(entry["value"])
-        assert "sort value" in cell.parent.cell(4, sort.column).value
+        assert "sort value" in cell.parent.cell(_header_row(cell.parent), sort.column).value
         assert cell.comment is not None
     assert any(re.fullmatch(r"101,527 tok/s ±5\.4% \[[a-z]+\]", e["shown"]["text"]) for e in table_entries)
     _assert_no_formulas(wb)

@@ -140,7 +140,7 @@ def test_past_the_budget_tables_become_text_beside_a_sort_column(v51_store, tmp_
     monkeypatch.setattr(fmts, "BUDGET", 12)
     report = build_report(v51_store, spec_from_filters({"round": ("v5.1",), "division": ("closed",)},
                                                        split_by_cohort=True))
-    plan = fmts.plan(xlsx._units(report))
+    plan = xlsx.plan_formats(report)
     assert fmts.TEXT in plan.modes.values() and fmts.TABLE in plan.modes.values()
     manifest = xlsx.render(report, tmp_path / "budget.xlsx")
     assert len(custom_formats(tmp_path / "budget.xlsx")) <= 12
@@ -182,7 +182,7 @@ def test_the_checker_reports_anyones_workbook_over_the_budget(tmp_path):
 def test_the_checker_reports_an_exportguard_workbook_over_the_budget(v51_store, tmp_path, monkeypatch):
     monkeypatch.setattr(fmts, "BUDGET", 100_000)  # as exportguard wrote workbooks before the budget
     [path] = export(replicated_report(v51_store, 100), [tmp_path / "old.xlsx"])
-    assert len(custom_formats(path)) == 300
+    assert len(custom_formats(path)) > 300  # a format per figure and band edge, and the ranks and counts
     [r] = check([path], isolate=False)
     assert [h.rule_id for h in r.hits] == ["EG024"]
 

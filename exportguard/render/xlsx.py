@@ -31,6 +31,7 @@ import math
 import re
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
@@ -46,8 +47,8 @@ from .. import manifest as manifest_mod
 from ..check.manifests import XLSX_SHEET
 from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
-from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import band_words, number
+from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
+from ..wording import TIE_RULE, band_words, number
 from . import xlsx_formats as fmts
 from . import xlsx_layout as lay
 from .walk import Lettering, TablePart, Walk, walk
@@ -103,6 +104,7 @@ _STYLES = {
     "header": dict(font=Font(name=FONT, bold=True), fill=PatternFill("solid", fgColor="D9E1F2"), border=_BOX,
                    alignment=Alignment(wrap_text=True, vertical="center")),
     "text": dict(font=Font(name=FONT), border=_BOX, alignment=_TOP_WRAP),
+    "count": dict(font=Font(name=FONT), border=_BOX, alignment=Alignment(vertical="top", horizontal="left")),
     "figure": dict(font=Font(name=FONT), border=_BOX, alignment=_RIGHT),
     "derived": dict(font=Font(name=FONT, italic=True, color="595959"), fill=PatternFill("solid", fgColor="F2F2F2"),
                     border=_BOX, alignment=_RIGHT),
@@ -151,14 +153,10 @@ class _Sheet:
         ws.oddFooter.center.size = 8
 
     def text(self, value, style: str = "text") -> _Cell:
-        """A string cell, whatever the text starts with: never a formula, an error or a number."""
-        return _Cell(clean_text(value), style, None, None, True)
+        return _text(value, style)
 
     def number(self, value: float, fmt: str, style: str) -> _Cell:
-        value = float(value)
-        if not math.isfinite(value):
-            raise ExportguardError(f"cannot write {value!r} as a number")
-        return _Cell(value, style, fmt, None, False)
+        return _number(value, fmt, style)
 
     def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
         self.row += 1
@@ -203,6 +201,55 @@ class _Sheet:
     def blank(self) -> None:
         self.append([])
 
+    def write(self, panels: Sequence["_Rows"]) -> None:
+        """Panels side by side, row by row: each from its own first column, each row as tall as the
+        tallest of its panels' rows, each wide text merged across its own panel's columns."""
+        for i in range(max(len(p.rows) for p in panels)):
+            cells: list[_Cell | None] = []
+            height = None
+            for p in panels:
+                if i >= len(p.rows):
+                    continue
+                cells += [None] * (p.col0 - len(cells))
+                cells += p.rows[i]
+                h = p.heights[i]
+                height = max(height or 0, h) if h else height
+            row = self.append(cells, height)
+            for p in panels:
+                if i < len(p.rows) and i in p.merged and p.ncols > 1:
+                    # Added to the range set directly: MultiCellRange.add scans every range (quadratic).
+                    self.ws.merged_cells.ranges.add(CellRange(min_col=p.col0 + 1, min_row=row,
+                                                              max_col=p.col0 + p.ncols, max_row=row))
+
+
+class _Rows:
+    """A panel's rows before they are written (a table, or one side of a beside section): its cells
+    from column ``col0`` on, their heights, the rows whose first cell is merged across the panel."""
+
+    def __init__(self, first_row: int, col0: int, ncols: int):
+        self.first_row, self.col0, self.ncols = first_row, col0, ncols
+        self.rows: list[list[_Cell | None]] = []
+        self.heights: list[float | None] = []
+        self.merged: set[int] = set()
+
+    @property
+    def next_row(self) -> int:
+        """The sheet row the next appended row lands on."""
+        return self.first_row + len(self.rows)
+
+    def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
+        self.rows.append(list(cells))
+        self.heights.append(height)
+        return self.next_row - 1
+
+    def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
+        row = self.append([_text(text, style)], height=lay.height(clean_text(text), width_chars, _FONT_PT[style]))
+        self.merged.add(len(self.rows) - 1)
+        return row
+
+    def blank(self) -> None:
+        self.append([])
+
 
 
 class _Cell(NamedTuple):
@@ -214,6 +261,18 @@ class _Cell(NamedTuple):
 
     def with_comment(self, text: str) -> "_Cell":
         return self._replace(comment=clean_text(text))
+
+
+def _text(value, style: str = "text") -> _Cell:
+    """A string cell, whatever the text starts with: never a formula, an error or a number."""
+    return _Cell(clean_text(value), style, None, None, True)
+
+
+def _number(value: float, fmt: str, style: str) -> _Cell:
+    value = float(value)
+    if not math.isfinite(value):
+        raise ExportguardError(f"cannot write {value!r} as a number")
+    return _Cell(value, style, fmt, None, False)
 
 
 def _comment_height(text: str) -> int:
@@ -233,7 +292,7 @@ class XlsxRenderer:
         self.wb.properties.creator = AUTHOR
         _register_styles(self.wb)
         self.names = lay.sheet_names(report)
-        self.plan = fmts.plan(_units(report), self.text_cells)
+        self.plan = plan_formats(report, self.text_cells)
         self.shown_on: dict[tuple, str] = {}
         self.headline: _Sheet | None = None
         self.notes: _Sheet | None = None
@@ -248,14 +307,32 @@ class XlsxRenderer:
 
     # -- a table (or a chart's table) --
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
+        panel = self._panel(n, section.title, section.table)
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, panel.widths,
+                       freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}")
+        rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1)
+        sheet.write([rows])
         table = section.table
-        mode, lettering = self.plan.mode(n), self.plan.lettering(n)
-        part = TablePart(n, section.title, table, 0, len(table.rows), lettering)
+        if table.rows:
+            sheet.ws.auto_filter.ref = (f"A{panel.header_row}:{get_column_letter(panel.ncols)}"
+                                        f"{panel.header_row + len(table.rows)}")
+        self._shown(table, sheet.title)
+
+    chart = table
+
+    def _shown(self, table, title: str) -> None:
+        for _, _, fig in table.figures():
+            self.shown_on.setdefault(fig.result.natural_key, title)
+
+    def _panel(self, n, title: str, table, key=None) -> "_Panel":
+        """A table's columns, widths, marks and the lines above and below it, as planned."""
+        key = n if key is None else key
+        mode, lettering = self.plan.mode(key), self.plan.lettering(key)
+        part = TablePart(n, title, table, 0, len(table.rows), lettering)
         text_cells = mode == fmts.TEXT
         figure_chars, band_chars, sort_chars = self._measure(part)
         cols = lay.table_columns(table, lettering, text_cells)
         lay.size_columns(cols, table, figure_chars, band_chars, sort_chars)
-        ncols, total = len(cols), sum(c.width for c in cols)
         note_lines = lettering.note_lines()
         if mode == fmts.TABLE:  # the table note is the note of the table's one mark: [a] at the top
             top, note_lines = [(note_lines[0], "note")], note_lines[1:]
@@ -264,25 +341,27 @@ class XlsxRenderer:
         top.append((self.report.caveat_short, "caveat"))
         if text_cells and not self.text_cells:
             top.append((BUDGET_SENTENCE, "warning"))
-        header_row = len(top) + 2
-        sheet = _Sheet(self.wb, self.names[n - 1], self.report, [c.width for c in cols],
-                       freeze_row=header_row + 1, title_rows=f"1:{header_row}")
-        self._top(sheet, section.title, ncols, total, top)
-        sheet.append([sheet.text(c.header, "header") for c in cols], height=lay.header_height(cols))
-        first = sheet.row + 1
-        for r in range(part.start, part.stop):
-            self._table_row(doc, sheet, cols, table.rows[r], part, text_cells)
-        if part.stop > part.start:
-            sheet.ws.auto_filter.ref = f"A{header_row}:{get_column_letter(ncols)}{first + part.stop - part.start - 1}"
-        sheet.blank()
-        sheet.append([sheet.text("Notes", "label")])
-        for line in note_lines:
-            sheet.wide_text(line, ncols, total)
-        sheet.wide_text(self.report.legend, ncols, total, "legend")
-        for _, _, fig in part.figures():
-            self.shown_on.setdefault(fig.result.natural_key, sheet.title)
+        top += [(notice.text, "note") for notice in table.notices]  # EG020: the scales, beside the comparison
+        if table.ranked and table.slack.estimable:
+            note_lines = note_lines + [TIE_RULE]
+        numeric = (self.plan.extras.get(("rank", key), False), self.plan.extras.get(("count", key), False))
+        return _Panel(n, title, table, part, cols, top, note_lines, text_cells, numeric)
 
-    chart = table
+    def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int) -> "_Rows":
+        rows = _Rows(first_row, col0, panel.ncols)
+        total = panel.total
+        rows.wide_text(panel.title, total * 0.8, "title")
+        for text, style in panel.top:
+            rows.wide_text(text, total, style)
+        rows.append([_text(c.header, "header") for c in panel.cols], height=lay.header_height(panel.cols))
+        for r in range(len(panel.table.rows)):
+            self._table_row(doc, sheet_title, rows, panel, r)
+        rows.blank()
+        rows.append([_text("Notes", "label")])
+        for line in panel.note_lines:
+            rows.wide_text(line, total)
+        rows.wide_text(self.report.legend, total, "legend")
+        return rows
 
     def _measure(self, part: TablePart) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
         """A table's figure, band and sort-value columns' widest texts."""
@@ -303,60 +382,72 @@ class XlsxRenderer:
                     figure_chars[c] = max(figure_chars[c], min(len(row[c]), lay.TEXT_WIDTH_CAP))
         return figure_chars, band_chars, sort_chars
 
-    def _table_row(self, doc: Walk, sheet: _Sheet, cols: list[lay.Col], row: tuple, part: TablePart,
-                   text_cells: bool) -> None:
+    def _table_row(self, doc: Walk, sheet_title: str, rows: "_Rows", panel: "_Panel", r: int) -> None:
         cells: list[_Cell | None] = []
+        table, lettering, text_cells = panel.table, panel.part.lettering, panel.text_cells
+        row = table.rows[r]
         first_fig = next((c for c in row if isinstance(c, BoundFigure)), None)
         n_lines = 1
-        lettering = part.lettering
-        for n, col in enumerate(cols, 1):
+        at = rows.next_row
+        for k, col in enumerate(panel.cols, 1):
             value = row[col.src] if col.src >= 0 else None
             if col.kind == "verified":
-                cells.append(sheet.text(first_fig.result.conditions.identity.verified if first_fig else ""))
+                cells.append(_text(first_fig.result.conditions.identity.verified if first_fig else ""))
+            elif col.kind == "rank":
+                cells.append(self._rank_cell(table.ranks[r] if table.ranks else None, value, panel.numeric[0]))
+            elif col.kind == "count":
+                cells.append(_count_cell(first_fig, table.columns[col.src].key, value, panel.numeric[1]))
             elif col.kind == "text":
-                cells.append(sheet.text(value))
+                cells.append(_text(value))
                 if len(value) > col.width - 3 or "\n" in value:
                     n_lines = max(n_lines, lay.lines(value, col.width))
             elif not isinstance(value, BoundFigure):
                 # a derived column's "not derivable: ..." words, or nothing in the sort/band columns
-                cells.append(sheet.text(value, "derived") if col.kind == "figure" else None)
+                cells.append(_text(value, "derived") if col.kind == "figure" else None)
             elif col.kind == "figure":
-                cells.append(self._figure_cell(doc, sheet, value, n, col.as_text, part.table.table_note.text, lettering))
+                location = sheet_location(sheet_title, f"{get_column_letter(rows.col0 + k)}{at}")
+                cells.append(self._figure_cell(doc, location, value, col.as_text, table.table_note.text, lettering))
             elif col.kind == "sort":
-                cells.append(sheet.number(value.magnitude, sort_format(value.decimals), "band"))
+                cells.append(_number(value.magnitude, sort_format(value.decimals), "band"))
             else:
-                cells.append(self._edge_cell(sheet, value, col.kind == "band_low", lettering, text_cells))
+                cells.append(self._edge_cell(value, col.kind == "band_low", lettering, text_cells))
                 if not value.slack.estimable:
                     n_lines = max(n_lines, lay.lines(band_words(value.slack), col.width))
-        sheet.append(cells, height=lay.row_height(n_lines))
+        rows.append(cells, height=lay.row_height(n_lines))
 
-    def _figure_cell(self, doc: Walk, sheet: _Sheet, fig: BoundFigure, col: int, as_text: bool, table_note: str,
+    @staticmethod
+    def _rank_cell(span: RankSpan | None, words: str, numeric: bool) -> _Cell:
+        """The rank as a number (it sorts and filters) whose format shows its words, '3 (tie 3-11)';
+        the words as text where the rank is not a number ('not ranked') or its formats did not fit."""
+        if numeric and span is not None and span.ranked and words == span.words():
+            return _number(span.position, fmts.rank_format(span), "count")
+        return _text(words)
+
+    def _figure_cell(self, doc: Walk, location: str, fig: BoundFigure, as_text: bool, table_note: str,
                      lettering: Lettering) -> _Cell:
         style = "derived" if fig.derivation else "figure"
         if as_text:
             text = lettering.text(fig)
-            cell, value = sheet.text(text, style), None
+            cell, value = _text(text, style), None
         else:
             fmt = figure_format(fig, lettering)
             # the number as the file holds it (openpyxl writes 16 significant digits)
-            cell, value = sheet.number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
+            cell, value = _number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
             text = shown(fig.magnitude, fig, fmt)
         notes = lettering.notes_of(fig)
         marked = [f"[{m}] {note.text}" for m, note in zip(lettering.letters(fig), notes)]
         own = [] if fig.note in notes else [f"This row: {fig.note.text}"]  # one mark per table: the row's note
         cell = cell.with_comment("\n\n".join([text] + ([] if own else [table_note]) + marked + own))
-        doc.place(sheet_location(sheet.title, f"{get_column_letter(col)}{sheet.row + 1}"), fig, lettering,
-                  clean_text(text), value)
+        doc.place(location, fig, lettering, clean_text(text), value)
         return cell
 
-    def _edge_cell(self, sheet: _Sheet, fig: BoundFigure, low: bool, lettering: Lettering,
-                   as_text: bool = False) -> _Cell:
+    def _edge_cell(self, fig: BoundFigure, low: bool, lettering: Lettering, as_text: bool = False) -> _Cell:
         edges = fig.band_edges()
         if edges is None:
-            return sheet.text(band_words(fig.slack), "band_text")  # the words that say why there is no band
+            return _text(band_words(fig.slack), "band_text")  # the words that say why there is no band
         if as_text:
-            return sheet.text(lettering.edge_text(fig, low), "band")
-        return sheet.number(edges[0] if low else edges[1], edge_format(fig, low, lettering), "band")
+            return _text(lettering.edge_text(fig, low), "band")
+        return _number(edges[0] if low else edges[1], edge_format(fig, low, lettering), "band")
 
     # -- headline figures (KPI sections), all on one sheet --
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
@@ -372,14 +463,16 @@ class XlsxRenderer:
         sheet.blank()
         sheet.wide_text(section.title, len(heads), total * 0.8, "title")
         sheet.wide_text(section.inline_conditions, len(heads), total)
+        for notice in section.notices:  # EG020: the scales the headline was picked among
+            sheet.wide_text(notice.text, len(heads), total)
         sheet.append([sheet.text(h, "header") for h in heads])
         texts = [i.submitter, i.system_name, result_id_cell(fig.result)]
         if not fig.slack.estimable:
             texts += [band_words(fig.slack)] * 2
         n_lines = max(lay.lines(t, w) for t, w in zip(texts, widths[3:] + widths[1:3]))
-        cells = [self._figure_cell(doc, sheet, fig, 1, as_text, section.table_note.text, lettering),
-                 self._edge_cell(sheet, fig, True, lettering, as_text),
-                 self._edge_cell(sheet, fig, False, lettering, as_text),
+        cells = [self._figure_cell(doc, sheet_location(sheet.title, f"A{sheet.row + 1}"), fig, as_text,
+                                   section.table_note.text, lettering),
+                 self._edge_cell(fig, True, lettering, as_text), self._edge_cell(fig, False, lettering, as_text),
                  sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result))]
         sheet.append(cells, height=lay.row_height(n_lines))
         sheet.wide_text(section.table_note.text, len(heads), total)
@@ -461,6 +554,44 @@ BUDGET_SENTENCE = (f"This table's figures are written as text with their binding
                    "with more) and this workbook's figures would need more.")
 
 
+@dataclass(frozen=True)
+class _Panel:
+    n: int
+    title: str
+    table: BoundTable
+    part: TablePart
+    cols: list
+    top: list  # (text, style) above the header row: table note, caveat, notices
+    note_lines: list  # below the table
+    text_cells: bool
+    numeric: tuple  # (ranks, counts) written as numbers
+
+    @property
+    def widths(self) -> list[float]:
+        return [c.width for c in self.cols]
+
+    @property
+    def ncols(self) -> int:
+        return len(self.cols)
+
+    @property
+    def total(self) -> float:
+        return sum(self.widths)
+
+    @property
+    def header_row(self) -> int:
+        return len(self.top) + 2
+
+
+def _count_cell(fig: BoundFigure | None, key: str, words: str, numeric: bool) -> _Cell:
+    """An accelerator or node count as a number whose format shows its words ('48 (6 nodes x 8)')."""
+    c = fig.result.conditions.configuration if fig is not None else None
+    count = None if c is None else c.accelerators_total if key == "accelerators" else c.nodes
+    if numeric and count is not None and words.startswith(str(count)):
+        return _number(count, fmts.count_format(words, count), "count")
+    return _text(words)
+
+
 def _units(report: Report) -> list[fmts.Unit]:
     """Each section that shows figures, as the format plan sees it (keyed by its number, from 1)."""
     units = []
@@ -470,6 +601,20 @@ def _units(report: Report) -> list[fmts.Unit]:
         elif isinstance(s, KpiSection):
             units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True))
     return units
+
+
+def plan_formats(report: Report, text_cells: bool = False) -> fmts.Plan:
+    """The workbook's number formats, planned within the budget before anything is written."""
+    return fmts.plan(_units(report), text_cells, _extras(report))
+
+
+def _extras(report: Report) -> list[tuple[tuple, set]]:
+    """The formats each table's rank and count cells would take as numbers, in section order."""
+    out = []
+    for n, s in enumerate(report.sections, 1):
+        if isinstance(s, (TableSection, ChartSection)):
+            out += fmts.table_extras(n, s.table)
+    return out
 
 
 def _source_row(r, shown_on: str) -> list[str]:

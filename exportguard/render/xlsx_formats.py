@@ -19,7 +19,8 @@ literal, and each table is written in one of three modes, planned before anythin
   whose one format per decimals is shared by the whole workbook.
 
 Rank and count cells (numbers whose format shows their words, ``0" (tie 3-11)"``) take what the
-figures leave of the budget, in section order; a table whose ranks do not fit writes them as text.
+figures' cheapest modes leave of the budget, in section order, before any table moves up to ROW; a
+table whose ranks do not fit writes them as text.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from ..caveat import UNVERIFIED_SENTENCE
 from ..check.numfmt import CUSTOM_FORMAT_BUDGET
 from ..citation import Note
 from ..model import RESULT_ID_PENDING
-from ..report import BoundFigure, BoundTable
+from ..report import BoundFigure, BoundTable, RankSpan
 from .walk import Lettering
 
 BUDGET = CUSTOM_FORMAT_BUDGET  # custom number formats per workbook, whatever its size (the checker's EG024)
@@ -72,6 +73,36 @@ def words_format(words: str, number_words: str) -> str:
     if tail is None:
         raise ValueError(f"{words!r} does not start with {number_words!r}")
     return f'0"{literal(tail)}"' if tail else "0"
+
+
+def rank_format(span: RankSpan) -> str:
+    return words_format(span.words(), str(span.position))
+
+
+def count_format(words: str, count: int) -> str:
+    return words_format(words, str(count))
+
+
+COUNT_KEYS = ("accelerators", "nodes")
+
+
+def table_extras(key, table: BoundTable) -> list[tuple[tuple, set]]:
+    """(("rank", key), formats) and (("count", key), formats): what a table's rank cells and its
+    accelerator and node counts would take as numbers."""
+    ranks = {rank_format(s) for s in table.ranks if s.ranked}
+    counts: set[str] = set()
+    cols = [i for i, c in enumerate(table.columns) if c.key in COUNT_KEYS]
+    if cols:
+        for row in table.rows:
+            fig = next((c for c in row if isinstance(c, BoundFigure)), None)
+            if fig is None:
+                continue
+            conf = fig.result.conditions.configuration
+            for i in cols:
+                count = conf.accelerators_total if table.columns[i].key == "accelerators" else conf.nodes
+                if count is not None and row[i].startswith(str(count)):
+                    counts.add(count_format(row[i], count))
+    return [(("rank", key), ranks), (("count", key), counts)]
 
 
 _BUILTIN: frozenset | None = None
@@ -186,8 +217,9 @@ def plan(units: Sequence[Unit], text_cells: bool = False, extras: Sequence[tuple
          budget: int | None = None) -> Plan:
     """Each unit's mode within the budget: the cheapest numeric mode for every unit (TABLE for an MLPerf
     table, else ROW); while over the budget, the unit that takes the most formats becomes TEXT (the last
-    of equals first); then, in section order, units move up to ROW where it still fits. Extras (rank and
-    count cells) are numeric, in order, where what they add still fits. ``text_cells``: every table TEXT."""
+    of equals first); then extras (rank and count cells) are numeric, in order, where what they add
+    still fits (a number that sorts is worth more than a row's own mark); then, in section order, tables
+    move up to ROW where it still fits. ``text_cells``: every table TEXT."""
     budget = BUDGET if budget is None else budget
     modes: dict = {}
     for u in units:
@@ -207,16 +239,16 @@ def plan(units: Sequence[Unit], text_cells: bool = False, extras: Sequence[tuple
         worst = max(reversed(numeric), key=lambda u: len(u.costs[modes[u.key]]))
         modes[worst.key] = TEXT
         taken = used()
-    for u in units:
-        if modes[u.key] == TABLE and ROW in u.costs and len(taken | u.costs[ROW]) - len(u.costs[TABLE]) <= budget:
-            modes[u.key] = ROW
-            if len(used()) > budget:
-                modes[u.key] = TABLE
-            taken = used()
-    fits = {}
-    for key, codes in extras:
+    fits, extra = {}, set()
+    for key, codes in extras:  # numbers that sort come before marks of a row's own
         codes = custom(codes)
-        fits[key] = len(taken | codes) <= budget
+        fits[key] = len(taken | extra | codes) <= budget
         if fits[key]:
-            taken |= codes
+            extra |= codes
+    for u in units:
+        if modes[u.key] == TABLE and ROW in u.costs:
+            modes[u.key] = ROW
+            if len(used() | extra) > budget:
+                modes[u.key] = TABLE
+    taken = used() | extra
     return Plan(modes, {u.key: u for u in units}, taken, fits)

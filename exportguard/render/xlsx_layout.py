@@ -27,7 +27,7 @@ _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
 
 @dataclass
 class Col:
-    kind: str  # text / figure / sort / band_low / band_high / verified
+    kind: str  # text / rank / count / figure / sort / band_low / band_high / verified
     header: str
     src: int  # index into the table's cells (-1: from the row's first figure)
     width: float = 10.0
@@ -164,7 +164,8 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> 
                 cols.append(Col("band_low", f"Band low edge, {unit}", i))
                 cols.append(Col("band_high", f"Band high edge, {unit}", i))
         else:
-            cols.append(Col("text", c.header, i))
+            kind = "rank" if c.kind == "rank" else "count" if c.key in ("accelerators", "nodes") else "text"
+            cols.append(Col(kind, c.header, i))
             if c.key == "result_id" and add_verified:
                 cols.append(Col("verified", "Verified", -1))
                 add_verified = False
