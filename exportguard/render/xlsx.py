@@ -47,14 +47,17 @@ from .. import manifest as manifest_mod
 from ..check.manifests import XLSX_SHEET
 from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
-from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
+from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
+                      TextSection)
 from ..wording import TIE_RULE, band_words, number
 from . import xlsx_formats as fmts
 from . import xlsx_layout as lay
+from .panels import beside_parts
 from .walk import Lettering, TablePart, Walk, walk
 from .xlsx_formats import edge_format, figure_format, literal, number_format, sort_format  # noqa: F401 (API)
 
 EMBEDS_MANIFEST = True
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 MANIFEST_SHEET = XLSX_SHEET
 MANIFEST_CHUNK = 32_000  # characters per cell of the manifest sheet (Excel allows 32,767)
 CELL_MAX = 32_767
@@ -320,11 +323,52 @@ class XlsxRenderer:
 
     chart = table
 
+    # -- an MLPerf cohort beside own runs, on one sheet --
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
+        """Two panels side by side, never one comparison: the MLPerf cohort from column A, the own
+        runs (one table per own cohort, one under the other) right of it after an empty column, each
+        with its own header, band rule and notes, marks lettered across both; under both, the shape
+        panel that states both shapes in numbers and why a throughput does not carry over."""
+        mlperf = self._panel(n, section.mlperf.title, section.mlperf, caveat=False)
+        own = [self._panel(n, t.title, t, caveat=False) for t in section.own]
+        own_width = max(p.ncols for p in own) if own else 0
+        widths = mlperf.widths + [3.0] + [max((p.widths[i] for p in own if i < p.ncols), default=10.0)
+                                           for i in range(own_width)]
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, title_rows="1:2")
+        head = _Rows(1, 0, len(widths))
+        head.wide_text(section.title, sum(widths) * 0.8, "title")
+        head.wide_text(self.report.caveat_short, sum(widths), "caveat")
+        head.blank()
+        sheet.write([head])
+        first = sheet.row + 1
+        left = self._panel_rows(doc, sheet.title, mlperf, col0=0, first_row=first)
+        right = _Rows(first, mlperf.ncols + 1, own_width)
+        for p in own:
+            rows = self._panel_rows(doc, sheet.title, p, col0=right.col0, first_row=right.next_row)
+            for cells, height, k in zip(rows.rows, rows.heights, range(len(rows.rows))):
+                if k in rows.merged:
+                    right.merged.add(len(right.rows))
+                right.append(cells, height)
+            right.blank()
+        sheet.write([left, right])
+        shape = _Rows(sheet.row + 1, 0, len(widths))
+        total = sum(widths)
+        shape.blank()
+        shape.wide_text(f"{section.title}: both shapes", total * 0.8, "title")
+        for r in (section.shape.mlperf, *section.shape.own):
+            shape.wide_text(f"{r.label}: {r.shape}; load: {r.load}", total)
+        shape.wide_text(section.shape.sentence, total)
+        shape.wide_text("Beside, never one comparison: each panel has its own axis, band rule and notes.", total,
+                        "legend")
+        sheet.write([shape])
+        for t in section.tables():
+            self._shown(t, sheet.title)
+
     def _shown(self, table, title: str) -> None:
         for _, _, fig in table.figures():
             self.shown_on.setdefault(fig.result.natural_key, title)
 
-    def _panel(self, n, title: str, table, key=None) -> "_Panel":
+    def _panel(self, n, title: str, table, key=None, caveat: bool = True) -> "_Panel":
         """A table's columns, widths, marks and the lines above and below it, as planned."""
         key = n if key is None else key
         mode, lettering = self.plan.mode(key), self.plan.lettering(key)
@@ -333,12 +377,17 @@ class XlsxRenderer:
         figure_chars, band_chars, sort_chars = self._measure(part)
         cols = lay.table_columns(table, lettering, text_cells)
         lay.size_columns(cols, table, figure_chars, band_chars, sort_chars)
-        note_lines = lettering.note_lines()
-        if mode == fmts.TABLE:  # the table note is the note of the table's one mark: [a] at the top
-            top, note_lines = [(note_lines[0], "note")], note_lines[1:]
+        wanted = {note for _, _, f in table.figures() for note in lettering.notes_of(f)}
+        notes = [(m, note) for m, note in lettering.notes() if note in wanted]  # this panel's, in mark order
+        table_note = getattr(lettering, "table_note", None) if mode == fmts.TABLE and table.cohort.mlperf else None
+        if table_note is not None:  # the table note is the note of the table's one mark: [a] at the top
+            top = [(f"[{m}] {note.text}", "note") for m, note in notes if note == table_note]
+            notes = [(m, note) for m, note in notes if note != table_note]
         else:
             top = [(table.table_note.text, "note")]
-        top.append((self.report.caveat_short, "caveat"))
+        note_lines = [f"[{m}] {note.text}" for m, note in notes]
+        if caveat:
+            top.append((self.report.caveat_short, "caveat"))
         if text_cells and not self.text_cells:
             top.append((BUDGET_SENTENCE, "warning"))
         top += [(notice.text, "note") for notice in table.notices]  # EG020: the scales, beside the comparison
@@ -600,6 +649,10 @@ def _units(report: Report) -> list[fmts.Unit]:
             units.append(fmts.unit(n, s.table, Lettering([f for _, _, f in s.table.figures()])))
         elif isinstance(s, KpiSection):
             units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True))
+        elif isinstance(s, BesideSection):  # one unit: the panels share one lettering, so one mode
+            _, _, lettering = beside_parts(n, s)
+            figures = [f for t in s.tables() for _, _, f in t.figures()]
+            units.append(fmts.unit(n, s.mlperf, lettering, figures, marks=fmts.BesideMarks(s.mlperf, s.own)))
     return units
 
 
@@ -614,6 +667,9 @@ def _extras(report: Report) -> list[tuple[tuple, set]]:
     for n, s in enumerate(report.sections, 1):
         if isinstance(s, (TableSection, ChartSection)):
             out += fmts.table_extras(n, s.table)
+        elif isinstance(s, BesideSection):  # the panels' ranks and counts: numbers only if all fit
+            pairs = [fmts.table_extras(n, t) for t in s.tables()]
+            out += [(key, set().union(*(p[k][1] for p in pairs))) for k, (key, _) in enumerate(pairs[0])]
     return out
 
 

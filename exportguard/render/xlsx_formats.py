@@ -138,8 +138,21 @@ class TableMarks(Lettering):
             self.add(fig)
 
     def notes_of(self, fig: BoundFigure) -> tuple[Note, ...]:
+        if fig.own:  # an own run's figure beside the MLPerf table keeps its own note (BesideMarks)
+            return fig.notes
         own = (self.table_note,) + ((self.unverified,) if not fig.verified else ())
         return own + ((fig.derivation.note,) if fig.derivation else ())
+
+
+class BesideMarks(TableMarks):
+    """A beside section's marks in TABLE mode: the MLPerf panel's one mark per table, then the own
+    panels' figures with their own notes, lettered on after it, so that no mark repeats on the sheet."""
+
+    def __init__(self, mlperf: BoundTable, own: Sequence[BoundTable]):
+        super().__init__(mlperf)
+        for table in own:
+            for _, _, fig in table.figures():
+                self.add(fig)
 
 
 def table_mark_text(table: BoundTable) -> str:
@@ -176,13 +189,14 @@ class Unit:
 
 
 def unit(key, table: BoundTable | None, lettering: Lettering, figures: Sequence[BoundFigure] | None = None,
-         kpi: bool = False) -> Unit:
+         kpi: bool = False, marks: TableMarks | None = None) -> Unit:
+    """``marks``: the lettering of TABLE mode (one mark for an MLPerf table), where it is not the table's own."""
     figs = list(figures) if figures is not None else [f for _, _, f in table.figures()]
     u = Unit(key, figs, lettering, bool(table is not None and table.cohort.mlperf), kpi)
     if len(lettering.notes()) <= BUDGET:  # each distinct note needs at least one format of its own
         u.costs[ROW] = _codes(figs, lettering)
-    if table is not None and u.mlperf:
-        u.marks = TableMarks(table)
+    if marks is not None or (table is not None and u.mlperf):
+        u.marks = marks or TableMarks(table)
         u.costs[TABLE] = _codes(figs, u.marks)
     u.costs[TEXT] = set() if kpi else custom(sort_format(f.decimals) for f in figs)
     return u

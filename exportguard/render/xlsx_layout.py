@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..report import BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..report import BesideSection, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from .walk import Lettering
 
 TEXT_WIDTH_CAP = 28  # text columns wrap beyond this many characters...
@@ -100,23 +100,33 @@ def sheet_names(report: Report) -> dict[int, str]:
     if any(isinstance(s, TextSection) for s in sections):
         taken.add("notes")
     tables = [(i, s) for i, s in enumerate(sections) if isinstance(s, (TableSection, ChartSection))]
-    short = {i: _cohort_sheet_name(s.table, long=False) for i, s in tables}
+    for i, s in enumerate(sections):  # a beside section: its MLPerf cohort and the own runs beside it
+        if isinstance(s, BesideSection):
+            tables.append((i, s))
+    tables.sort(key=lambda t: t[0])
+    short = {i: _section_sheet_name(s, long=False) for i, s in tables}
     counts: dict[str, int] = {}
     for n in short.values():
         counts[n.lower()] = counts.get(n.lower(), 0) + 1
     names: dict[int, str] = {}
     for i, s in tables:
-        name = short[i] if counts[short[i].lower()] == 1 else _cohort_sheet_name(s.table, long=True)
+        name = short[i] if counts[short[i].lower()] == 1 else _section_sheet_name(s, long=True)
         if isinstance(s, ChartSection) and counts[short[i].lower()] > 1:
             name = "Chart " + name
         names[i] = unique_sheet_name(name, taken)
     return names
 
 
+def _section_sheet_name(section, long: bool) -> str:
+    if isinstance(section, BesideSection):
+        return _cohort_sheet_name(section.mlperf, long) + ", own runs"
+    return _cohort_sheet_name(section.table, long)
+
+
 def _cohort_sheet_name(table: BoundTable, long: bool) -> str:
     k = table.cohort
     bench = k.benchmark or f"{k.model}-{k.accuracy_track}"
-    base = f"{bench} {k.scenario}" if k.mlperf else f"non-MLPerf {bench} {k.scenario}"
+    base = f"{bench} {k.scenario}" if k.mlperf else f"Own runs {bench} {k.scenario}"
     if long:
         base = f"{k.round} {k.division} {base}" if k.mlperf else f"{base} {k.unit}"
     return base
