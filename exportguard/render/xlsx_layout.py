@@ -167,7 +167,8 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> 
             tag = " (derived)" if derived else ""
             if text_cells:
                 cols.append(Col("figure", f"{header}, {unit}", i, as_text=True))
-                cols.append(Col("sort", f"{c.header} sort value{tag} (the figure beside, as a number)", i))
+                # no unit words in this header: a number under a heading that names a unit reads as a figure
+                cols.append(Col("sort", f"Sort value{tag} (the figure beside, as a number)", i))
             else:
                 cols.append(Col("figure", f"{header}, {unit}", i))
             if not derived:  # a derived figure's text carries the same ± band; its own edges add little
