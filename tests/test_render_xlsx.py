@@ -25,7 +25,6 @@ from exportguard.check.manifests import ManifestNotFound, read_manifest
 from exportguard.render import export
 from exportguard.render import xlsx
 from exportguard.render import xlsx_layout
-from exportguard.render.walk import Lettering
 from exportguard.report import Report, TableSection
 from exportguard.spec import build_report, parse_spec, spec_from_filters
 from tests.office import artifacts, convert, pdf_text, tool

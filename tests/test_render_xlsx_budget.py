@@ -203,6 +203,7 @@ def _csv_cells(csv_dir: Path, stem: str, sheet: str) -> list[list[str]]:
 def assert_libreoffice_shows_every_binding(path: Path, manifest: dict, outdir: Path) -> int:
     """Convert with LibreOffice (every sheet to CSV, cells as shown) and compare each figure's cell and
     its band edges with what the manifest says the workbook shows there. Returns the figures checked."""
+    outdir.mkdir(exist_ok=True)
     _libreoffice_csv(path, outdir)
     sheets: dict[str, list[list[str]]] = {}
     checked = 0
@@ -228,7 +229,29 @@ def test_libreoffice_shows_every_figure_bound(exported, tmp_path, n):
     assert assert_libreoffice_shows_every_binding(path, manifest, tmp_path) == n
 
 
+def without_comments(path: Path, target: Path) -> Path:
+    """The workbook without its cell comments (and their VML drawing): every cell, style and number
+    format as written. LibreOffice 7.4 makes a drawing object of each comment, and 100,000 of them take it
+    more than 10 GB and half an hour to load; the formats under test do not depend on them."""
+    comment_part = re.compile(r"xl/(comments/comment\d+\.xml|drawings/commentsDrawing\d+\.vml)$")
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            if comment_part.match(item.filename):
+                continue
+            data = src.read(item)
+            if item.filename.endswith(".rels"):
+                data = re.sub(rb'<Relationship [^>]*/(comments|vmlDrawing)"[^>]*/>', b"", data)
+            elif item.filename.startswith("xl/worksheets/sheet"):
+                data = re.sub(rb"<legacyDrawing [^>]*/>", b"", data)
+            elif item.filename == "[Content_Types].xml":
+                data = re.sub(rb"<Override [^>]*comment[^>]*/>", b"", data)
+            dst.writestr(item, data)
+    return target
+
+
 @pytest.mark.slow
 def test_libreoffice_shows_every_figure_bound_at_100000(exported, tmp_path):
     path, manifest = exported(100_000)
-    assert assert_libreoffice_shows_every_binding(path, manifest, tmp_path) == 100_000
+    stripped = without_comments(path, tmp_path / path.name)
+    assert custom_formats(stripped) == custom_formats(path)
+    assert assert_libreoffice_shows_every_binding(stripped, manifest, tmp_path / "lo") == 100_000
