@@ -91,6 +91,12 @@ RULES = {r.id: r for r in (
          "that was never calculated (saved without its cached result) under a throughput heading, after a "
          "throughput label or with a unit in its number format. What a reader sees depends on the application "
          "that opens it; recalculate and save the file, then check it again."),
+    Rule("EG024", "number-format-budget", ERROR, "Workbook over the number-format budget",
+         "A workbook defines more than 200 custom number formats. Excel cannot open a workbook with more than "
+         "about 200 to 250 (Office: 206), and LibreOffice keeps the first 9,856 and shows the cells past them "
+         "without their format, silently: a figure whose unit, band and mark are in its number format then reads "
+         "as a bare number. Share one format among the cells that show the same words, or write such figures "
+         "as text."),
 )}
 
 

@@ -11,7 +11,6 @@ import pytest
 import sqlalchemy as sa
 
 from exportguard.check.engine import check
-from exportguard.errors import ExportguardError
 from exportguard.guard import GuardError, bind_table, validate
 from exportguard.ingest import ingest_path
 from exportguard.ingest.csv_rows import COLUMNS
@@ -240,15 +239,6 @@ def test_csv_and_markdown_draw_the_beside_section_and_check_clean(mixed, tmp_pat
     assert len(shapes) == 3 and all(r["figure"] == "" for r in shapes)
     marks = [r["marks"] for r in rows if r["figure"]]
     assert len(marks) == len(set(marks))  # lettered across both panels: no mark twice
-
-
-@pytest.mark.parametrize("suffix", [".xlsx"])  # PDF and PPTX draw it: tests/test_render_pdf_beside.py, test_pptx_beside.py
-def test_the_paged_formats_refuse_a_beside_section_in_one_line(mixed, tmp_path, suffix):
-    report = build_report(mixed, parse_spec(BESIDE))
-    with pytest.raises(ExportguardError) as e:
-        export(report, [tmp_path / f"b{suffix}", tmp_path / "b.md"])
-    assert f"not yet supported in {suffix}" in str(e.value) and "\n" not in str(e.value)
-    assert list(tmp_path.iterdir()) == []  # refused before anything was written
 
 
 # -- own notes check clean in all five formats, distinct from MLPerf notes ----------------------

@@ -333,6 +333,10 @@ class Evaluator:
             self.scope(DOCUMENT)
         self.hits.append(hit("unread-value", where, message, scope=self._scope.name, key=key))
 
+    def document(self, rule_name: str, where: str, message: str) -> None:
+        """A finding about the file as a whole (a workbook's styles), whatever scope is open."""
+        self.hits.append(hit(rule_name, where, message, scope=DOCUMENT))
+
     def finish(self) -> list[Hit]:
         self._close()
         if self._mlperf_where is not None and not self._legend:

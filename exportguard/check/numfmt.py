@@ -16,6 +16,13 @@ import functools
 import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+# Custom number formats a workbook may define and still open in every application: Excel loads at most
+# about 200 to 250 (Office's implementation notes say 206), LibreOffice keeps the first 9,856 and drops
+# the rest silently. exportguard's workbooks stay within it (render/xlsx_formats.py); the checker reports
+# any workbook over it (rule EG024).
+CUSTOM_FORMAT_BUDGET = 200
+FIRST_CUSTOM_ID = 164  # ids below are Excel's built-in formats (a numFmt there only restates one)
+
 BUILTIN = {
     0: "General", 1: "0", 2: "0.00", 3: "#,##0", 4: "#,##0.00", 5: '"$"#,##0_);("$"#,##0)',
     6: '"$"#,##0_);[Red]("$"#,##0)', 7: '"$"#,##0.00_);("$"#,##0.00)', 8: '"$"#,##0.00_);[Red]("$"#,##0.00)',

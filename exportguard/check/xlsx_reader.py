@@ -23,7 +23,7 @@ import posixpath
 import re
 from typing import Callable
 
-from .numfmt import builtin, format_number
+from .numfmt import CUSTOM_FORMAT_BUDGET, FIRST_CUSTOM_ID, builtin, format_number
 from .safety import NotInspectable, SafeZip, local, parse_tree, stream_xml
 from ..detect import find_figures, header_unit, row_units
 
@@ -101,6 +101,7 @@ class Workbook:
         self._rels = rels
         self._strings: list[str] | None = None
         self._formats: list[str] | None = None
+        self._custom = 0
 
     def _target(self, suffix: str) -> str | None:
         for kind, target, _ in self._rels.values():
@@ -120,8 +121,14 @@ class Workbook:
         """Cell style index -> number format code."""
         if self._formats is None:
             part = self._target(_TYPE_STYLES)
-            self._formats = _cell_formats(self.z, part) if part else []
+            self._formats, self._custom = _cell_formats(self.z, part) if part else ([], 0)
         return self._formats
+
+    @property
+    def custom_formats(self) -> int:
+        """How many custom number formats the workbook defines (distinct ids from 164 up)."""
+        self.formats
+        return self._custom
 
     def sheet(self, name: str) -> str | None:
         return next((part for n, _, part in self.sheets if n == name), None)
@@ -170,7 +177,7 @@ def _element_texts(z: SafeZip, part: str, element: str, text_tags: tuple[str, ..
     return out
 
 
-def _cell_formats(z: SafeZip, part: str) -> list[str]:
+def _cell_formats(z: SafeZip, part: str) -> tuple[list[str], int]:
     custom: dict[int, str] = {}
     xfs: list[str] = []
     state = {"cellXfs": False}
@@ -196,7 +203,7 @@ def _cell_formats(z: SafeZip, part: str) -> list[str]:
 
     with z.open(part) as f:
         stream_xml(f, part, start, end)
-    return [custom.get(i) or builtin(i) for i in xfs]
+    return [custom.get(i) or builtin(i) for i in xfs], sum(1 for i in custom if i >= FIRST_CUSTOM_ID)
 
 
 # -- cells -----------------------------------------------------------------------------------------
@@ -403,6 +410,12 @@ def read(z: SafeZip, sink, *, scope_prefix: str = "", key_prefix: str = "", own_
     """Feed every sheet's cells and comments to ``sink``. A workbook embedded in a chart is read
     into the chart's slide scope (``own_scopes=False``), its locations prefixed."""
     wb = Workbook(z)
+    if wb.custom_formats > CUSTOM_FORMAT_BUDGET:
+        where = f"{scope_prefix}workbook" if scope_prefix else "workbook"
+        sink.document("number-format-budget", f"{where} styles", f"the workbook defines {wb.custom_formats:,} custom "
+                      f"number formats, more than the {CUSTOM_FORMAT_BUDGET} every application opens: Excel refuses "
+                      "the file, and LibreOffice shows cells past its 9,856th format without their format (a figure "
+                      "whose unit, band and mark are in its format then reads as a bare number).")
     for name, state, part in wb.sheets:
         if name == MANIFEST_SHEET and state in ("hidden", "veryHidden"):
             continue  # exportguard's manifest: data for the checker, not text a reader sees

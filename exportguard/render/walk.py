@@ -38,12 +38,17 @@ class Lettering:
             self.add(fig)
 
     def add(self, fig: BoundFigure) -> None:
-        for note in fig.notes:
+        for note in self.notes_of(fig):
             if note not in self._letters:
                 self._letters[note] = mark_name(len(self._letters))
 
+    def notes_of(self, fig: BoundFigure) -> tuple[Note, ...]:
+        """The notes a figure's marks resolve to in this scope: its own (a lettering of another kind,
+        such as a workbook's one mark per table, resolves them to other notes)."""
+        return fig.notes
+
     def letters(self, fig: BoundFigure) -> tuple[str, ...]:
-        return tuple(self._letters[n] for n in fig.notes)
+        return tuple(self._letters[n] for n in self.notes_of(fig))
 
     def marks(self, fig: BoundFigure) -> str:
         return marks_words(self.letters(fig))
@@ -65,7 +70,7 @@ class Lettering:
     def footnote(self, fig: BoundFigure, table_note: TableNote) -> str:
         """A figure's full footnote: its text, the conditions its table shares, its marks' notes."""
         return "\n\n".join([self.text(fig), table_note.text] +
-                           [f"[{m}] {n.text}" for m, n in zip(self.letters(fig), fig.notes)])
+                           [f"[{m}] {n.text}" for m, n in zip(self.letters(fig), self.notes_of(fig))])
 
 
 @dataclass(frozen=True)
@@ -139,7 +144,7 @@ class Walk:
               shown_value: float | None = None) -> None:
         letters = lettering.letters(fig)
         self.placements.append(Placement(location, fig, lettering.text(fig) if shown_text is None else shown_text,
-                                         shown_value, letters, tuple(n.text for n in fig.notes)))
+                                         shown_value, letters, tuple(n.text for n in lettering.notes_of(fig))))
 
     def sources(self) -> list[Result]:
         """Every result shown, once, in order of first appearance."""

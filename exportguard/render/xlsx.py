@@ -20,10 +20,10 @@ With ``text_cells=True`` (``--text-cells``) a figure cell holds the text ``101,5
 and a numeric "sort value" column sits beside it.
 
 Written with openpyxl's write-only workbook and its public cell, style, comment and worksheet
-attributes: rows stream to temporary files as they are appended. Excel holds at most 65,430
-distinct cell formats per workbook and every mark of a table needs its own number format: a table
-that would go past ``XF_BUDGET`` is written as text cells with a numeric sort column, and its sheet
-says so.
+attributes: rows stream to temporary files as they are appended. The number formats are planned
+before anything is written, within a budget every application honours (xlsx_formats.py): each
+table's figures carry their row's marks, or one mark for the table, or are written as text beside
+a numeric sort column, and the sheet says which.
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import math
 import re
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
@@ -46,21 +47,24 @@ from .. import manifest as manifest_mod
 from ..check.manifests import XLSX_SHEET
 from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
-from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import band_words, number
+from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
+                      TextSection)
+from ..wording import TIE_RULE, band_words, number
+from . import xlsx_formats as fmts
 from . import xlsx_layout as lay
+from .panels import beside_parts
 from .walk import Lettering, TablePart, Walk, walk
+from .xlsx_formats import edge_format, figure_format, literal, number_format, sort_format  # noqa: F401 (API)
 
 EMBEDS_MANIFEST = True
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 MANIFEST_SHEET = XLSX_SHEET
 MANIFEST_CHUNK = 32_000  # characters per cell of the manifest sheet (Excel allows 32,767)
 CELL_MAX = 32_767
-XF_BUDGET = 60_000  # distinct cell formats we allow ourselves (Excel's limit is 65,430)
 AUTHOR = "exportguard"
 
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _RISKY_START = ("=", "+", "-", "@", "\t", "\r", "\n")
-_DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
 
 
 # -- escaping: what a worksheet cell may hold ------------------------------------------------------
@@ -74,21 +78,6 @@ def clean_text(value) -> str:
     if _ILLEGAL.search(text):
         text = _ILLEGAL.sub("\ufffd", text)
     return text[:CELL_MAX]
-
-
-def literal(text: str) -> str:
-    """Text as a number format's quoted literal: a quote would end it (Excel has no escape for it)."""
-    return text.replace('"', "'")
-
-
-def number_format(fig: BoundFigure, binding: str) -> str:
-    """'#,##0" tok/s ±5.4% [a]"': the figure's digits, then its binding as literal text."""
-    return f'{_DIGITS[fig.decimals]}" {literal(binding)}"'
-
-
-def edge_format(fig: BoundFigure, low: bool, marks: str) -> str:
-    """'#,##0" tok/s, low edge of ±5.4% [a]"': a band edge's digits and what it is."""
-    return f'{_DIGITS[fig.decimals]}" {literal(fig.edge_binding(low, marks))}"'
 
 
 def shown(value: float, fig: BoundFigure, fmt: str) -> str:
@@ -118,6 +107,7 @@ _STYLES = {
     "header": dict(font=Font(name=FONT, bold=True), fill=PatternFill("solid", fgColor="D9E1F2"), border=_BOX,
                    alignment=Alignment(wrap_text=True, vertical="center")),
     "text": dict(font=Font(name=FONT), border=_BOX, alignment=_TOP_WRAP),
+    "count": dict(font=Font(name=FONT), border=_BOX, alignment=Alignment(vertical="top", horizontal="left")),
     "figure": dict(font=Font(name=FONT), border=_BOX, alignment=_RIGHT),
     "derived": dict(font=Font(name=FONT, italic=True, color="595959"), fill=PatternFill("solid", fgColor="F2F2F2"),
                     border=_BOX, alignment=_RIGHT),
@@ -166,14 +156,10 @@ class _Sheet:
         ws.oddFooter.center.size = 8
 
     def text(self, value, style: str = "text") -> _Cell:
-        """A string cell, whatever the text starts with: never a formula, an error or a number."""
-        return _Cell(clean_text(value), style, None, None, True)
+        return _text(value, style)
 
     def number(self, value: float, fmt: str, style: str) -> _Cell:
-        value = float(value)
-        if not math.isfinite(value):
-            raise ExportguardError(f"cannot write {value!r} as a number")
-        return _Cell(value, style, fmt, None, False)
+        return _number(value, fmt, style)
 
     def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
         self.row += 1
@@ -218,6 +204,55 @@ class _Sheet:
     def blank(self) -> None:
         self.append([])
 
+    def write(self, panels: Sequence["_Rows"]) -> None:
+        """Panels side by side, row by row: each from its own first column, each row as tall as the
+        tallest of its panels' rows, each wide text merged across its own panel's columns."""
+        for i in range(max(len(p.rows) for p in panels)):
+            cells: list[_Cell | None] = []
+            height = None
+            for p in panels:
+                if i >= len(p.rows):
+                    continue
+                cells += [None] * (p.col0 - len(cells))
+                cells += p.rows[i]
+                h = p.heights[i]
+                height = max(height or 0, h) if h else height
+            row = self.append(cells, height)
+            for p in panels:
+                if i < len(p.rows) and i in p.merged and p.ncols > 1:
+                    # Added to the range set directly: MultiCellRange.add scans every range (quadratic).
+                    self.ws.merged_cells.ranges.add(CellRange(min_col=p.col0 + 1, min_row=row,
+                                                              max_col=p.col0 + p.ncols, max_row=row))
+
+
+class _Rows:
+    """A panel's rows before they are written (a table, or one side of a beside section): its cells
+    from column ``col0`` on, their heights, the rows whose first cell is merged across the panel."""
+
+    def __init__(self, first_row: int, col0: int, ncols: int):
+        self.first_row, self.col0, self.ncols = first_row, col0, ncols
+        self.rows: list[list[_Cell | None]] = []
+        self.heights: list[float | None] = []
+        self.merged: set[int] = set()
+
+    @property
+    def next_row(self) -> int:
+        """The sheet row the next appended row lands on."""
+        return self.first_row + len(self.rows)
+
+    def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
+        self.rows.append(list(cells))
+        self.heights.append(height)
+        return self.next_row - 1
+
+    def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
+        row = self.append([_text(text, style)], height=lay.height(clean_text(text), width_chars, _FONT_PT[style]))
+        self.merged.add(len(self.rows) - 1)
+        return row
+
+    def blank(self) -> None:
+        self.append([])
+
 
 
 class _Cell(NamedTuple):
@@ -229,6 +264,18 @@ class _Cell(NamedTuple):
 
     def with_comment(self, text: str) -> "_Cell":
         return self._replace(comment=clean_text(text))
+
+
+def _text(value, style: str = "text") -> _Cell:
+    """A string cell, whatever the text starts with: never a formula, an error or a number."""
+    return _Cell(clean_text(value), style, None, None, True)
+
+
+def _number(value: float, fmt: str, style: str) -> _Cell:
+    value = float(value)
+    if not math.isfinite(value):
+        raise ExportguardError(f"cannot write {value!r} as a number")
+    return _Cell(value, style, fmt, None, False)
 
 
 def _comment_height(text: str) -> int:
@@ -248,7 +295,7 @@ class XlsxRenderer:
         self.wb.properties.creator = AUTHOR
         _register_styles(self.wb)
         self.names = lay.sheet_names(report)
-        self.figure_formats: set[str] = set()
+        self.plan = plan_formats(report, self.text_cells)
         self.shown_on: dict[tuple, str] = {}
         self.headline: _Sheet | None = None
         self.notes: _Sheet | None = None
@@ -263,53 +310,118 @@ class XlsxRenderer:
 
     # -- a table (or a chart's table) --
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
+        panel = self._panel(n, section.title, section.table)
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, panel.widths,
+                       freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}")
+        rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1)
+        sheet.write([rows])
         table = section.table
-        part = doc.part(n, section.title, table)
-        formats, figure_chars, band_chars = self._measure(part)
-        over_budget = len(self.figure_formats | formats) > XF_BUDGET
-        text_cells = self.text_cells or over_budget
-        if not over_budget:
-            self.figure_formats |= formats
-        cols = lay.table_columns(table, part.lettering, text_cells, shared_sort=over_budget)
-        lay.size_columns(cols, table, figure_chars, band_chars)
-        ncols, total = len(cols), sum(c.width for c in cols)
-        top = [(table.table_note.text, "note"), (self.report.caveat_short, "caveat")]
-        if over_budget and not self.text_cells:
-            top.append(("This table needs more distinct cell formats than Excel allows in one workbook "
-                        "(65,430), so its figures are written as text with their binding, beside a numeric "
-                        "sort-value column.", "warning"))
-        header_row = len(top) + 2
-        sheet = _Sheet(self.wb, self.names[n - 1], self.report, [c.width for c in cols],
-                       freeze_row=header_row + 1, title_rows=f"1:{header_row}")
-        self._top(sheet, section.title, ncols, total, top)
-        sheet.append([sheet.text(c.header, "header") for c in cols], height=lay.header_height(cols))
-        first = sheet.row + 1
-        for r in range(part.start, part.stop):
-            self._table_row(doc, sheet, cols, table.rows[r], part, text_cells)
-        if part.stop > part.start:
-            sheet.ws.auto_filter.ref = f"A{header_row}:{get_column_letter(ncols)}{first + part.stop - part.start - 1}"
-        sheet.blank()
-        sheet.append([sheet.text("Notes", "label")])
-        for line in part.lettering.note_lines():
-            sheet.wide_text(line, ncols, total)
-        sheet.wide_text(self.report.legend, ncols, total, "legend")
-        for _, _, fig in part.figures():
-            self.shown_on.setdefault(fig.result.natural_key, sheet.title)
+        if table.rows:
+            sheet.ws.auto_filter.ref = (f"A{panel.header_row}:{get_column_letter(panel.ncols)}"
+                                        f"{panel.header_row + len(table.rows)}")
+        self._shown(table, sheet.title)
 
     chart = table
 
-    def _measure(self, part: TablePart) -> tuple[set[str], dict[int, int], dict[int, int]]:
-        """The number formats a table needs, and its figure and band columns' widest texts."""
-        formats: set[str] = set()
+    # -- an MLPerf cohort beside own runs, on one sheet --
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
+        """Two panels side by side, never one comparison: the MLPerf cohort from column A, the own
+        runs (one table per own cohort, one under the other) right of it after an empty column, each
+        with its own header, band rule and notes, marks lettered across both; under both, the shape
+        panel that states both shapes in numbers and why a throughput does not carry over."""
+        mlperf = self._panel(n, section.mlperf.title, section.mlperf, caveat=False)
+        own = [self._panel(n, t.title, t, caveat=False) for t in section.own]
+        own_width = max(p.ncols for p in own) if own else 0
+        widths = mlperf.widths + [3.0] + [max((p.widths[i] for p in own if i < p.ncols), default=10.0)
+                                           for i in range(own_width)]
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, title_rows="1:2")
+        head = _Rows(1, 0, len(widths))
+        head.wide_text(section.title, sum(widths) * 0.8, "title")
+        head.wide_text(self.report.caveat_short, sum(widths), "caveat")
+        head.blank()
+        sheet.write([head])
+        first = sheet.row + 1
+        left = self._panel_rows(doc, sheet.title, mlperf, col0=0, first_row=first)
+        right = _Rows(first, mlperf.ncols + 1, own_width)
+        for p in own:
+            rows = self._panel_rows(doc, sheet.title, p, col0=right.col0, first_row=right.next_row)
+            for cells, height, k in zip(rows.rows, rows.heights, range(len(rows.rows))):
+                if k in rows.merged:
+                    right.merged.add(len(right.rows))
+                right.append(cells, height)
+            right.blank()
+        sheet.write([left, right])
+        shape = _Rows(sheet.row + 1, 0, len(widths))
+        total = sum(widths)
+        shape.blank()
+        shape.wide_text(f"{section.title}: both shapes", total * 0.8, "title")
+        for r in (section.shape.mlperf, *section.shape.own):
+            shape.wide_text(f"{r.label}: {r.shape}; load: {r.load}", total)
+        shape.wide_text(section.shape.sentence, total)
+        shape.wide_text("Beside, never one comparison: each panel has its own axis, band rule and notes.", total,
+                        "legend")
+        sheet.write([shape])
+        for t in section.tables():
+            self._shown(t, sheet.title)
+
+    def _shown(self, table, title: str) -> None:
+        for _, _, fig in table.figures():
+            self.shown_on.setdefault(fig.result.natural_key, title)
+
+    def _panel(self, n, title: str, table, key=None, caveat: bool = True) -> "_Panel":
+        """A table's columns, widths, marks and the lines above and below it, as planned."""
+        key = n if key is None else key
+        mode, lettering = self.plan.mode(key), self.plan.lettering(key)
+        part = TablePart(n, title, table, 0, len(table.rows), lettering)
+        text_cells = mode == fmts.TEXT
+        figure_chars, band_chars, sort_chars = self._measure(part)
+        cols = lay.table_columns(table, lettering, text_cells)
+        lay.size_columns(cols, table, figure_chars, band_chars, sort_chars)
+        wanted = {note for _, _, f in table.figures() for note in lettering.notes_of(f)}
+        notes = [(m, note) for m, note in lettering.notes() if note in wanted]  # this panel's, in mark order
+        table_note = getattr(lettering, "table_note", None) if mode == fmts.TABLE and table.cohort.mlperf else None
+        if table_note is not None:  # the table note is the note of the table's one mark: [a] at the top
+            top = [(f"[{m}] {note.text}", "note") for m, note in notes if note == table_note]
+            notes = [(m, note) for m, note in notes if note != table_note]
+        else:
+            top = [(table.table_note.text, "note")]
+        note_lines = [f"[{m}] {note.text}" for m, note in notes]
+        if caveat:
+            top.append((self.report.caveat_short, "caveat"))
+        if text_cells and not self.text_cells:
+            top.append((BUDGET_SENTENCE, "warning"))
+        top += [(notice.text, "note") for notice in table.notices]  # EG020: the scales, beside the comparison
+        if table.ranked and table.slack.estimable:
+            note_lines = note_lines + [TIE_RULE]
+        numeric = (self.plan.extras.get(("rank", key), False), self.plan.extras.get(("count", key), False))
+        return _Panel(n, title, table, part, cols, top, note_lines, text_cells, numeric)
+
+    def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int) -> "_Rows":
+        rows = _Rows(first_row, col0, panel.ncols)
+        total = panel.total
+        rows.wide_text(panel.title, total * 0.8, "title")
+        for text, style in panel.top:
+            rows.wide_text(text, total, style)
+        rows.append([_text(c.header, "header") for c in panel.cols], height=lay.header_height(panel.cols))
+        for r in range(len(panel.table.rows)):
+            self._table_row(doc, sheet_title, rows, panel, r)
+        rows.blank()
+        rows.append([_text("Notes", "label")])
+        for line in panel.note_lines:
+            rows.wide_text(line, total)
+        rows.wide_text(self.report.legend, total, "legend")
+        return rows
+
+    def _measure(self, part: TablePart) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+        """A table's figure, band and sort-value columns' widest texts."""
         figure_chars: dict[int, int] = {}
         band_chars: dict[int, int] = {}
+        sort_chars: dict[int, int] = {}
         lettering = part.lettering
         for _, c, fig in part.figures():
             marks = lettering.marks(fig)
-            formats.add(number_format(fig, fig.binding(marks)))
-            if fig.derivation is None and fig.slack.estimable:  # its band edges get formats of their own
-                formats.update((edge_format(fig, True, marks), edge_format(fig, False, marks)))
             figure_chars[c] = max(figure_chars.get(c, 0), len(fig.text(marks)))
+            sort_chars[c] = max(sort_chars.get(c, 0), len(number(fig.magnitude, fig.decimals)) + len(fmts.SORT_LITERAL))
             band = (len(fig.edge_text(False, marks)) if fig.slack.estimable else
                     min(len(band_words(fig.slack)), lay.BAND_TEXT_CAP))
             band_chars[c] = max(band_chars.get(c, 0), band)
@@ -317,65 +429,74 @@ class XlsxRenderer:
             for c in figure_chars:
                 if isinstance(row[c], str):
                     figure_chars[c] = max(figure_chars[c], min(len(row[c]), lay.TEXT_WIDTH_CAP))
-        return formats, figure_chars, band_chars
+        return figure_chars, band_chars, sort_chars
 
-    def _table_row(self, doc: Walk, sheet: _Sheet, cols: list[lay.Col], row: tuple, part: TablePart,
-                   text_cells: bool) -> None:
+    def _table_row(self, doc: Walk, sheet_title: str, rows: "_Rows", panel: "_Panel", r: int) -> None:
         cells: list[_Cell | None] = []
+        table, lettering, text_cells = panel.table, panel.part.lettering, panel.text_cells
+        row = table.rows[r]
         first_fig = next((c for c in row if isinstance(c, BoundFigure)), None)
         n_lines = 1
-        lettering = part.lettering
-        for n, col in enumerate(cols, 1):
+        at = rows.next_row
+        for k, col in enumerate(panel.cols, 1):
             value = row[col.src] if col.src >= 0 else None
             if col.kind == "verified":
-                cells.append(sheet.text(first_fig.result.conditions.identity.verified if first_fig else ""))
+                cells.append(_text(first_fig.result.conditions.identity.verified if first_fig else ""))
+            elif col.kind == "rank":
+                cells.append(self._rank_cell(table.ranks[r] if table.ranks else None, value, panel.numeric[0]))
+            elif col.kind == "count":
+                cells.append(_count_cell(first_fig, table.columns[col.src].key, value, panel.numeric[1]))
             elif col.kind == "text":
-                cells.append(sheet.text(value))
+                cells.append(_text(value))
                 if len(value) > col.width - 3 or "\n" in value:
                     n_lines = max(n_lines, lay.lines(value, col.width))
             elif not isinstance(value, BoundFigure):
                 # a derived column's "not derivable: ..." words, or nothing in the sort/band columns
-                cells.append(sheet.text(value, "derived") if col.kind == "figure" else None)
+                cells.append(_text(value, "derived") if col.kind == "figure" else None)
             elif col.kind == "figure":
-                cells.append(self._figure_cell(doc, sheet, value, n, col.as_text, part.table.table_note.text, lettering))
+                location = sheet_location(sheet_title, f"{get_column_letter(rows.col0 + k)}{at}")
+                cells.append(self._figure_cell(doc, location, value, col.as_text, table.table_note.text, lettering))
             elif col.kind == "sort":
-                # Shared by every row past the format budget, the sort value carries no unit: a number
-                # with a throughput unit but no band or mark would be a bare figure.
-                fmt = (f'{_DIGITS[value.decimals]}" (sort value of the figure beside)"'
-                       if col.shared_format else number_format(value, value.binding(lettering.marks(value))))
-                cells.append(sheet.number(value.magnitude, fmt, "band"))
+                cells.append(_number(value.magnitude, sort_format(value.decimals), "band"))
             else:
-                cells.append(self._edge_cell(sheet, value, col.kind == "band_low", lettering, text_cells))
+                cells.append(self._edge_cell(value, col.kind == "band_low", lettering, text_cells))
                 if not value.slack.estimable:
                     n_lines = max(n_lines, lay.lines(band_words(value.slack), col.width))
-        sheet.append(cells, height=lay.row_height(n_lines))
+        rows.append(cells, height=lay.row_height(n_lines))
 
-    def _figure_cell(self, doc: Walk, sheet: _Sheet, fig: BoundFigure, col: int, as_text: bool, table_note: str,
+    @staticmethod
+    def _rank_cell(span: RankSpan | None, words: str, numeric: bool) -> _Cell:
+        """The rank as a number (it sorts and filters) whose format shows its words, '3 (tie 3-11)';
+        the words as text where the rank is not a number ('not ranked') or its formats did not fit."""
+        if numeric and span is not None and span.ranked and words == span.words():
+            return _number(span.position, fmts.rank_format(span), "count")
+        return _text(words)
+
+    def _figure_cell(self, doc: Walk, location: str, fig: BoundFigure, as_text: bool, table_note: str,
                      lettering: Lettering) -> _Cell:
         style = "derived" if fig.derivation else "figure"
         if as_text:
             text = lettering.text(fig)
-            cell, value = sheet.text(text, style), None
+            cell, value = _text(text, style), None
         else:
-            fmt = number_format(fig, fig.binding(lettering.marks(fig)))
+            fmt = figure_format(fig, lettering)
             # the number as the file holds it (openpyxl writes 16 significant digits)
-            cell, value = sheet.number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
+            cell, value = _number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
             text = shown(fig.magnitude, fig, fmt)
-        cell = cell.with_comment("\n\n".join([text, table_note] + [f"[{m}] {note.text}" for m, note in
-                                                                 zip(lettering.letters(fig), fig.notes)]))
-        doc.place(sheet_location(sheet.title, f"{get_column_letter(col)}{sheet.row + 1}"), fig, lettering,
-                  clean_text(text), value)
+        notes = lettering.notes_of(fig)
+        marked = [f"[{m}] {note.text}" for m, note in zip(lettering.letters(fig), notes)]
+        own = [] if fig.note in notes else [f"This row: {fig.note.text}"]  # one mark per table: the row's note
+        cell = cell.with_comment("\n\n".join([text] + ([] if own else [table_note]) + marked + own))
+        doc.place(location, fig, lettering, clean_text(text), value)
         return cell
 
-    def _edge_cell(self, sheet: _Sheet, fig: BoundFigure, low: bool, lettering: Lettering,
-                   as_text: bool = False) -> _Cell:
+    def _edge_cell(self, fig: BoundFigure, low: bool, lettering: Lettering, as_text: bool = False) -> _Cell:
         edges = fig.band_edges()
         if edges is None:
-            return sheet.text(band_words(fig.slack), "band_text")  # the words that say why there is no band
+            return _text(band_words(fig.slack), "band_text")  # the words that say why there is no band
         if as_text:
-            return sheet.text(lettering.edge_text(fig, low), "band")
-        fmt = edge_format(fig, low, lettering.marks(fig))
-        return sheet.number(edges[0] if low else edges[1], fmt, "band")
+            return _text(lettering.edge_text(fig, low), "band")
+        return _number(edges[0] if low else edges[1], edge_format(fig, low, lettering), "band")
 
     # -- headline figures (KPI sections), all on one sheet --
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
@@ -386,17 +507,21 @@ class XlsxRenderer:
         widths = sheet.widths
         total = sum(widths)
         fig, i = section.figure, section.figure.result.conditions.identity
-        lettering = doc.kpi_part(section)
+        lettering = self.plan.lettering(n)
+        as_text = self.plan.mode(n) == fmts.TEXT
         sheet.blank()
         sheet.wide_text(section.title, len(heads), total * 0.8, "title")
         sheet.wide_text(section.inline_conditions, len(heads), total)
+        for notice in section.notices:  # EG020: the scales the headline was picked among
+            sheet.wide_text(notice.text, len(heads), total)
         sheet.append([sheet.text(h, "header") for h in heads])
         texts = [i.submitter, i.system_name, result_id_cell(fig.result)]
         if not fig.slack.estimable:
             texts += [band_words(fig.slack)] * 2
         n_lines = max(lay.lines(t, w) for t, w in zip(texts, widths[3:] + widths[1:3]))
-        cells = [self._figure_cell(doc, sheet, fig, 1, False, section.table_note.text, lettering),
-                 self._edge_cell(sheet, fig, True, lettering), self._edge_cell(sheet, fig, False, lettering),
+        cells = [self._figure_cell(doc, sheet_location(sheet.title, f"A{sheet.row + 1}"), fig, as_text,
+                                   section.table_note.text, lettering),
+                 self._edge_cell(fig, True, lettering, as_text), self._edge_cell(fig, False, lettering, as_text),
                  sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result))]
         sheet.append(cells, height=lay.row_height(n_lines))
         sheet.wide_text(section.table_note.text, len(heads), total)
@@ -471,6 +596,81 @@ class XlsxRenderer:
             sheet.ws.auto_filter.ref = f"A3:{get_column_letter(len(heads))}{3 + len(rows)}"
         sheet.blank()
         sheet.wide_text(self.report.legend, len(heads), total, "legend")
+
+
+BUDGET_SENTENCE = (f"This table's figures are written as text with their binding, beside a numeric sort-value "
+                   f"column: a workbook holds at most {fmts.BUDGET} custom number formats (Excel cannot open one "
+                   "with more) and this workbook's figures would need more.")
+
+
+@dataclass(frozen=True)
+class _Panel:
+    n: int
+    title: str
+    table: BoundTable
+    part: TablePart
+    cols: list
+    top: list  # (text, style) above the header row: table note, caveat, notices
+    note_lines: list  # below the table
+    text_cells: bool
+    numeric: tuple  # (ranks, counts) written as numbers
+
+    @property
+    def widths(self) -> list[float]:
+        return [c.width for c in self.cols]
+
+    @property
+    def ncols(self) -> int:
+        return len(self.cols)
+
+    @property
+    def total(self) -> float:
+        return sum(self.widths)
+
+    @property
+    def header_row(self) -> int:
+        return len(self.top) + 2
+
+
+def _count_cell(fig: BoundFigure | None, key: str, words: str, numeric: bool) -> _Cell:
+    """An accelerator or node count as a number whose format shows its words ('48 (6 nodes x 8)')."""
+    c = fig.result.conditions.configuration if fig is not None else None
+    count = None if c is None else c.accelerators_total if key == "accelerators" else c.nodes
+    if numeric and count is not None and words.startswith(str(count)):
+        return _number(count, fmts.count_format(words, count), "count")
+    return _text(words)
+
+
+def _units(report: Report) -> list[fmts.Unit]:
+    """Each section that shows figures, as the format plan sees it (keyed by its number, from 1)."""
+    units = []
+    for n, s in enumerate(report.sections, 1):
+        if isinstance(s, (TableSection, ChartSection)):
+            units.append(fmts.unit(n, s.table, Lettering([f for _, _, f in s.table.figures()])))
+        elif isinstance(s, KpiSection):
+            units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True))
+        elif isinstance(s, BesideSection):  # one unit: the panels share one lettering, so one mode
+            _, _, lettering = beside_parts(n, s)
+            figures = [f for t in s.tables() for _, _, f in t.figures()]
+            units.append(fmts.unit(n, s.mlperf, lettering, figures, marks=fmts.BesideMarks(s.mlperf, s.own)))
+    return units
+
+
+def plan_formats(report: Report, text_cells: bool = False) -> fmts.Plan:
+    """The workbook's number formats, planned within the budget before anything is written."""
+    return fmts.plan(_units(report), text_cells, _extras(report))
+
+
+def _extras(report: Report) -> list[tuple[tuple, set]]:
+    """The formats each table's rank and count cells would take as numbers, in section order."""
+    out = []
+    for n, s in enumerate(report.sections, 1):
+        if isinstance(s, (TableSection, ChartSection)):
+            out += fmts.table_extras(n, s.table)
+        elif isinstance(s, BesideSection):  # the panels' ranks and counts: numbers only if all fit
+            pairs = [fmts.table_extras(n, t) for t in s.tables()]
+            out += [(key, set().union(*(p[k][1] for p in pairs))) for k, (key, _) in enumerate(pairs[0])]
+    return out
 
 
 def _source_row(r, shown_on: str) -> list[str]:

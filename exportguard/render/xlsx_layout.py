@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..report import BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..report import BesideSection, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from .walk import Lettering
 
 TEXT_WIDTH_CAP = 28  # text columns wrap beyond this many characters...
@@ -27,12 +27,11 @@ _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
 
 @dataclass
 class Col:
-    kind: str  # text / figure / sort / band_low / band_high / verified
+    kind: str  # text / rank / count / figure / sort / band_low / band_high / verified
     header: str
     src: int  # index into the table's cells (-1: from the row's first figure)
     width: float = 10.0
     as_text: bool = False  # a figure written as its text (text-cell mode)
-    shared_format: bool = False  # a sort column with one format per unit (cell-format budget)
 
 
 # -- text measurement ----------------------------------------------------------------------------
@@ -101,23 +100,33 @@ def sheet_names(report: Report) -> dict[int, str]:
     if any(isinstance(s, TextSection) for s in sections):
         taken.add("notes")
     tables = [(i, s) for i, s in enumerate(sections) if isinstance(s, (TableSection, ChartSection))]
-    short = {i: _cohort_sheet_name(s.table, long=False) for i, s in tables}
+    for i, s in enumerate(sections):  # a beside section: its MLPerf cohort and the own runs beside it
+        if isinstance(s, BesideSection):
+            tables.append((i, s))
+    tables.sort(key=lambda t: t[0])
+    short = {i: _section_sheet_name(s, long=False) for i, s in tables}
     counts: dict[str, int] = {}
     for n in short.values():
         counts[n.lower()] = counts.get(n.lower(), 0) + 1
     names: dict[int, str] = {}
     for i, s in tables:
-        name = short[i] if counts[short[i].lower()] == 1 else _cohort_sheet_name(s.table, long=True)
+        name = short[i] if counts[short[i].lower()] == 1 else _section_sheet_name(s, long=True)
         if isinstance(s, ChartSection) and counts[short[i].lower()] > 1:
             name = "Chart " + name
         names[i] = unique_sheet_name(name, taken)
     return names
 
 
+def _section_sheet_name(section, long: bool) -> str:
+    if isinstance(section, BesideSection):
+        return _cohort_sheet_name(section.mlperf, long) + ", own runs"
+    return _cohort_sheet_name(section.table, long)
+
+
 def _cohort_sheet_name(table: BoundTable, long: bool) -> str:
     k = table.cohort
     bench = k.benchmark or f"{k.model}-{k.accuracy_track}"
-    base = f"{bench} {k.scenario}" if k.mlperf else f"non-MLPerf {bench} {k.scenario}"
+    base = f"{bench} {k.scenario}" if k.mlperf else f"Own runs {bench} {k.scenario}"
     if long:
         base = f"{k.round} {k.division} {base}" if k.mlperf else f"{base} {k.unit}"
     return base
@@ -137,7 +146,7 @@ def unique_sheet_name(name: str, taken: set[str]) -> str:
 
 # -- a table's columns ---------------------------------------------------------------------------
 
-def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool, shared_sort: bool = False) -> list[Col]:
+def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> list[Col]:
     """The table's columns, with band low/high (and in text-cell mode a sort value) beside each
     figure column, and a Verified column beside the result ID when the table has none."""
     cols: list[Col] = []
@@ -158,15 +167,16 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool, sha
             tag = " (derived)" if derived else ""
             if text_cells:
                 cols.append(Col("figure", f"{header}, {unit}", i, as_text=True))
-                cols.append(Col("sort", f"{c.header} sort value{tag} (the figure beside, as a number)", i,
-                                shared_format=shared_sort))
+                # no unit words in this header: a number under a heading that names a unit reads as a figure
+                cols.append(Col("sort", f"Sort value{tag} (the figure beside, as a number)", i))
             else:
                 cols.append(Col("figure", f"{header}, {unit}", i))
             if not derived:  # a derived figure's text carries the same ± band; its own edges add little
                 cols.append(Col("band_low", f"Band low edge, {unit}", i))
                 cols.append(Col("band_high", f"Band high edge, {unit}", i))
         else:
-            cols.append(Col("text", c.header, i))
+            kind = "rank" if c.kind == "rank" else "count" if c.key in ("accelerators", "nodes") else "text"
+            cols.append(Col(kind, c.header, i))
             if c.key == "result_id" and add_verified:
                 cols.append(Col("verified", "Verified", -1))
                 add_verified = False
@@ -189,14 +199,17 @@ def column_unit(table: BoundTable, i: int) -> str:
     return ""
 
 
-def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int]) -> None:
+def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int],
+                 sort_chars: dict[int, int] | None = None) -> None:
     """Widths: a figure or band column as wide as its widest text (numbers cannot wrap), a text
     column as wide as its text up to a cap (then it wraps), never narrower than its header's words."""
     rows = sample(table.rows)
     for col in cols:
         head = longest_word(col.header) + 2
-        if col.kind in ("figure", "sort"):
+        if col.kind == "figure":
             col.width = min(FIGURE_WIDTH_CAP, max(head, figure_chars.get(col.src, 10) * 1.05 + 2.5))
+        elif col.kind == "sort":
+            col.width = min(FIGURE_WIDTH_CAP, max(head, (sort_chars or figure_chars).get(col.src, 10) * 1.05 + 2.5))
         elif col.kind in ("band_low", "band_high"):
             col.width = min(FIGURE_WIDTH_CAP, max(head, band_chars.get(col.src, 10) * 1.05 + 2.5))
         elif col.kind == "verified":

@@ -1,0 +1,114 @@
+"""How large a workbook's text prints (issue 16's XLSX print target): each workbook exported from the
+real v5.1 data, printed through LibreOffice's PDF export on A4 and on Letter, landscape as the
+workbook asks; for each sheet, the effective size of its text on paper (the font size times the scale
+LibreOffice fits the sheet to the page width with), read back from the PDF with pypdf.
+
+    .venv/bin/python bench/xlsx_print.py [--out FOLDER]
+
+Prints one line per workbook, paper and sheet: pages, smallest and most common effective text size
+(in points) of the sheet's text (the page header left out; LibreOffice scales it with the sheet).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import REPO, real_store  # noqa: E402
+
+PAPERS = {"A4": 9, "Letter": 1}  # OOXML paperSize codes
+
+
+def workbooks(work: Path) -> dict[str, Path]:
+    from exportguard.render import export
+    from exportguard.spec import build_report, load_spec, spec_from_filters
+    from exportguard.store import open_store
+
+    out = {}
+    with open_store(real_store(work)) as store:
+        reports = {"v5.1 closed, a sheet per cohort": build_report(store, spec_from_filters(
+            {"round": ("v5.1",), "division": ("closed",)}, split_by_cohort=True))}
+        spec = REPO / "examples" / "vendor-comparison.toml"
+        reports["vendor-comparison.toml"] = build_report(store, load_spec(spec))
+    for k, (name, report) in enumerate(reports.items()):
+        [out[name]] = export(report, [work / f"print-{k}.xlsx"])
+    return out
+
+
+def on_paper(path: Path, paper: int, target: Path) -> Path:
+    """The workbook with every sheet's page set-up on the given paper."""
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename.startswith("xl/worksheets/sheet"):
+                text = data.decode("utf-8")
+                text = re.sub(r'<pageSetup( [^>]*)?/>', lambda m: f'<pageSetup paperSize="{paper}"'
+                              + re.sub(r' paperSize="\d+"', "", m.group(1) or "") + "/>", text)
+                data = text.encode("utf-8")
+            dst.writestr(item, data)
+    return target
+
+
+def to_pdf(path: Path, outdir: Path) -> Path:
+    profile = Path(tempfile.mkdtemp(prefix="eg-lo-print-"))
+    try:
+        subprocess.run(["soffice", f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", "pdf",
+                        "--outdir", str(outdir), str(path)], check=True, capture_output=True, timeout=900)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    return outdir / f"{path.stem}.pdf"
+
+
+def sizes(pdf: Path) -> dict[str, list[float]]:
+    """Sheet -> effective text sizes (pt) of its pages' text, the header and footer left out."""
+    from pypdf import PdfReader
+
+    out: dict[str, list[float]] = collections.defaultdict(list)
+    pages: dict[str, int] = collections.Counter()
+    for page in PdfReader(pdf).pages:
+        found: list[tuple[str, float]] = []
+
+        def visit(text, cm, tm, font, size):
+            if not text.strip():
+                return
+            a, b, c, d = (tm[0] * cm[0] + tm[1] * cm[2], tm[0] * cm[1] + tm[1] * cm[3],
+                          tm[2] * cm[0] + tm[3] * cm[2], tm[2] * cm[1] + tm[3] * cm[3])
+            found.append((text.strip(), round(size * abs(a * d - b * c) ** 0.5, 2)))
+
+        page.extract_text(visitor_text=visit)
+        # the page header '<sheet>, page 1 of 3' comes in runs: the sheet's name is the run before ', page'
+        at = next((k for k, (t, _) in enumerate(found) if t == ", page" and k > 0), None)
+        sheet = found[at - 1][0] if at is not None else "?"
+        pages[sheet] += 1
+        header = set(range(at - 2, at + 4)) if at is not None else set()  # title, sheet, page n of m
+        out[sheet] += [s for k, (t, s) in enumerate(found) if k not in header and s > 0]
+    return {k: v + [pages[k]] for k, v in out.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    work = args.out or Path(tempfile.mkdtemp(prefix="eg-print-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"{'workbook':34} {'paper':6} {'sheet':34} {'pages':>5} {'min pt':>7} {'most pt':>7}")
+    for name, path in workbooks(work).items():
+        for paper, code in PAPERS.items():
+            pdf = to_pdf(on_paper(path, code, work / f"{path.stem}-{paper}.xlsx"), work)
+            for sheet, found in sizes(pdf).items():
+                n, found = found[-1], found[:-1]
+                if not found:
+                    continue
+                common = collections.Counter(found).most_common(1)[0][0]
+                print(f"{name:34} {paper:6} {sheet[:34]:34} {n:5} {min(found):7.1f} {common:7.1f}")
+
+
+if __name__ == "__main__":
+    main()
