@@ -5,7 +5,6 @@ HMAC-SHA256. The schema is documented in docs/manifest.md; the checker reads it 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import hashlib
 import hmac
 import json
@@ -16,6 +15,7 @@ import tempfile
 from typing import TYPE_CHECKING, Iterator
 
 from . import __version__
+from .clock import Clock, resolve as resolve_clock
 from .model import CohortKey, Conditions
 from .report import Report
 from .wording import band_words, marks_words
@@ -168,7 +168,9 @@ def _signed_part(manifest: Mapping) -> dict:
 
 
 def build(report: Report, placements: Sequence[Placement], artifact_format: str,
-          key: bytes | None = None) -> dict:
+          key: bytes | None = None, clock: Clock | None = None) -> dict:
+    """The manifest of one artifact. ``clock`` is the export's (exportguard/clock.py; default
+    SOURCE_DATE_EPOCH, else now): nothing else here depends on when or where it runs."""
     if key is None and os.environ.get(SIGNING_KEY_ENV):
         key = os.environ[SIGNING_KEY_ENV].encode("utf-8")
     digests = [hashlib.sha256()] + ([hmac.new(key, digestmod=hashlib.sha256)] if key else [])
@@ -177,7 +179,7 @@ def build(report: Report, placements: Sequence[Placement], artifact_format: str,
         "tool": f"exportguard {__version__}",
         "format": artifact_format,
         "title": report.title,
-        "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "generated_at": resolve_clock(clock).iso(),
         "caveat_short": report.caveat_short,
         "warnings": [{"rule": w.rule_id, "location": w.location, "message": w.message} for w in report.warnings],
         "figures": Figures(placements, digests),

@@ -123,6 +123,6 @@ class CsvRenderer:
                   shown_value=float(fig.magnitude))
 
 
-def render(report: Report, path: Path, **_options) -> dict:
+def render(report: Report, path: Path, clock=None, **_options) -> dict:
     with open(path, "w", newline="", encoding=ENCODING) as f:
-        return walk(report, CsvRenderer(f))
+        return walk(report, CsvRenderer(f), clock)

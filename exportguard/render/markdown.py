@@ -148,9 +148,9 @@ class MarkdownRenderer:
         return doc.manifest()
 
 
-def render(report: Report, path: Path, **_options) -> dict:
+def render(report: Report, path: Path, clock=None, **_options) -> dict:
     renderer = MarkdownRenderer()
-    manifest = walk(report, renderer)
+    manifest = walk(report, renderer, clock)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(renderer.lines))
         f.write("\n" + MD_POINTER + "\n")

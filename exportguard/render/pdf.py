@@ -34,6 +34,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Paragraph
 
 from .. import __version__
+from ..clock import resolve as resolve_clock
 from ..citation import result_id_cell, suite_name
 from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import shape_title
@@ -439,7 +440,7 @@ class PdfRenderer:
             if page.lettering is None:  # the sources' pages: no figures
                 page.lettering = Lettering(page.figures)
         manifest = doc.manifest()
-        self._build(manifest)
+        self._build(manifest, doc.clock)
         return manifest
 
     def _place(self, doc: Walk) -> dict:
@@ -510,7 +511,7 @@ class PdfRenderer:
         self.pager.add_run(layout.run("the sources", make), gap=2.0)
 
     # -- drawing the planned pages --
-    def _build(self, manifest: dict) -> None:
+    def _build(self, manifest: dict, clock) -> None:
         """Draw each planned page straight onto the canvas: running header, the page's items at
         their planned positions, its notes at the foot of the body, the caveat line and the page
         number. Nothing is re-flowed, so nothing can move to another page than planned."""
@@ -526,7 +527,9 @@ class PdfRenderer:
         keywords += sorted({clean(s.table.cohort.label(), 200, one_line=True) for s in r.sections
                             if isinstance(s, (TableSection, ChartSection))})
         canv = Canvas(str(self.path), pagesize=(PORTRAIT.page_w, PORTRAIT.page_h), pageCompression=1, lang="en",
-                      initialFontName=SANS, initialFontSize=9.5, initialLeading=BODY.leading)
+                      initialFontName=SANS, initialFontSize=9.5, initialLeading=BODY.leading,
+                      invariant=1)  # no wall clock, no random ID: the same report gives the same bytes
+        canv.setDateFormatter(lambda *_: clock.pdf_date())  # CreationDate and ModDate: the export's clock
         canv.setTitle(title)
         canv.setAuthor("exportguard")
         canv.setSubject(clean(f"MLPerf Inference LLM throughput briefing for {r.audience or 'a general audience'}: "
@@ -598,12 +601,12 @@ def _page_list(pages: Sequence[int]) -> str:
     return ", ".join(map(str, pages))
 
 
-def render(report: Report, path, **_options) -> dict:
+def render(report: Report, path, clock=None, **_options) -> dict:
     """Write the briefing to ``path``; return the manifest attached to it. Options meant for other
     formats are ignored."""
     with _no_cyclic_gc():
         renderer = PdfRenderer(report, Path(path))
-        return walk(report, renderer)
+        return walk(report, renderer, resolve_clock(clock))
 
 
 @contextmanager

@@ -31,6 +31,8 @@ from pptx.enum.text import MSO_AUTO_SIZE, MSO_ANCHOR
 from pptx.util import Emu, Pt
 
 from .. import manifest as manifest_mod
+from ..clock import resolve as resolve_clock
+from .package import save as save_package
 from ..citation import result_id_cell
 from ..errors import ExportguardError
 from ..guard import rank_groups
@@ -700,7 +702,7 @@ def _category_parts(table: BoundTable, col: int, rows: Sequence[int]) -> tuple[l
 
 # -- entry point -----------------------------------------------------------------------------------------
 
-def render(report: Report, path, template: str | Path | None = None, **_options) -> dict:
+def render(report: Report, path, template: str | Path | None = None, clock=None, **_options) -> dict:
     """Write the deck to ``path``; return the manifest embedded in it.
 
     ``template``: a .pptx or .potx whose masters, layouts, theme fonts and slide size the deck uses
@@ -712,8 +714,9 @@ def render(report: Report, path, template: str | Path | None = None, **_options)
     props.last_modified_by = "exportguard"
     props.keywords = "MLPerf; exportguard"
     renderer = PptxRenderer(report, t)
-    manifest = walk(report, renderer)
-    t.prs.save(str(path))
+    clock = resolve_clock(clock)  # the export's instant: package dates and the manifest (render/package.py)
+    manifest = walk(report, renderer, clock)
+    save_package(t.prs.save, path, clock)
     return manifest
 
 

@@ -6,6 +6,7 @@ written and read back.
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import uuid
 import zipfile
@@ -329,8 +330,10 @@ def add_custom_xml(prs, blob: bytes, namespace: str) -> str:
     while f"/customXml/item{n}.xml" in taken or f"/customXml/itemProps{n}.xml" in taken:
         n += 1
     item = Part(PackURI(f"/customXml/item{n}.xml"), CT.XML, package, blob)
+    # The item's ID follows from its content (which holds the manifest's digest and clock), not from chance.
+    item_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{namespace}#{hashlib.sha256(blob).hexdigest()}")
     props_xml = (f'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
-                 f'<ds:datastoreItem ds:itemID="{{{str(uuid.uuid4()).upper()}}}" xmlns:ds="{DS}">'
+                 f'<ds:datastoreItem ds:itemID="{{{str(item_id).upper()}}}" xmlns:ds="{DS}">'
                  f'<ds:schemaRefs><ds:schemaRef ds:uri="{namespace}"/></ds:schemaRefs></ds:datastoreItem>')
     props = Part(PackURI(f"/customXml/itemProps{n}.xml"), CT_CUSTOM_XML_PROPS, package, props_xml.encode("utf-8"))
     item.relate_to(props, RT_CUSTOM_XML_PROPS)
