@@ -12,16 +12,13 @@ import os
 from collections.abc import Mapping, Sequence
 import functools
 import tempfile
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator, Protocol
 
 from . import __version__
 from .clock import Clock, resolve as resolve_clock
 from .model import CohortKey, Conditions
-from .report import Report
+from .report import BoundFigure, Report
 from .wording import band_words, marks_words
-
-if TYPE_CHECKING:
-    from .render.walk import Placement
 
 SCHEMA = "exportguard-manifest/2"
 SIGNING_KEY_ENV = "EXPORTGUARD_SIGNING_KEY"
@@ -31,6 +28,18 @@ def shown_digest(text: str, value: float | None) -> str:
     """sha256 over what an artifact shows at a figure's location: its text and, where the artifact
     holds a number there (a spreadsheet cell), that number. The checker recomputes it."""
     return hashlib.sha256(json.dumps([text, value], ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+class Placement(Protocol):
+    """What the manifest reads of a figure's placement (render/walk.py's Placement): the manifest
+    is built from any such record, without importing the renderers that make them."""
+
+    location: str
+    figure: BoundFigure
+    shown_text: str
+    shown_value: float | None
+    letters: tuple[str, ...]
+    notes: tuple[str, ...]
 
 
 def figure_entry(p: Placement) -> dict:

@@ -91,6 +91,10 @@ RULES = {r.id: r for r in (
          "that was never calculated (saved without its cached result) under a throughput heading, after a "
          "throughput label or with a unit in its number format. What a reader sees depends on the application "
          "that opens it; recalculate and save the file, then check it again."),
+    Rule("EG024", "note-not-visible", ERROR, "Footnote not visible where the figure is",
+         "A figure's mark resolves only to a note that a reader of its slide does not see: the notes block "
+         "inside a chart's embedded workbook (shown only by Edit Data). A chart's marks must resolve to notes "
+         "standing on its slide or page."),
 )}
 
 

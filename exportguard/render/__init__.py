@@ -18,7 +18,7 @@ from ..clock import Clock, resolve as resolve_clock
 from ..errors import ExportguardError, os_cause as cause
 from ..guard import refuse_on_errors, validate
 from ..manifest import write as write_manifest
-from ..check.manifests import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
+from ..embedding import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
 from ..report import Report
 from .commit import Commit, ExportWriteError, is_ours, write_failure
 

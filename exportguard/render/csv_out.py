@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..sanitize import visible
 from ..report import BesideSection, BoundFigure, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
-from ..check.manifests import CSV_FIGURE_HEADER, CSV_VALUE_HEADER
+from ..embedding import CSV_FIGURE_HEADER, CSV_VALUE_HEADER, csv_cell
 from ..wording import band_words, load_text, own_shape_words, shape_words
 from .panels import beside_parts
 from .walk import Lettering, Walk, walk
@@ -119,7 +119,7 @@ class CsvRenderer:
                 report.legend)
         self.writer.writerow([safe_text(v) for v in text_cells] + [number_cell(v) for v in numbers]
                              + [safe_text(v) for v in rest])
-        doc.place(f"row {self.row_no}, column {FIGURE_COLUMN}", fig, lettering, safe_text(text),
+        doc.place(csv_cell(self.row_no, FIGURE_COLUMN), fig, lettering, safe_text(text),
                   shown_value=float(fig.magnitude))
 
 

@@ -33,7 +33,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Paragraph
 
-from .. import __version__
+from .. import __version__, embedding as emb
 from ..clock import resolve as resolve_clock
 from ..citation import result_id_cell, suite_name
 from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
@@ -460,7 +460,7 @@ class PdfRenderer:
                         for c, cell in enumerate(cells):
                             if isinstance(cell, FigureCell):
                                 share.texts[(r, c)] = cell.text
-                                doc.place(f"page {p}, table {number}, row {r - share.start + 1}, column {c + 1}",
+                                doc.place(emb.pdf_table_cell(p, number, r - share.start + 1, c + 1),
                                           cell.figure, lettering, cell.text)
                                 _shown(shown_on, cell.figure, p)
                 elif kind == "chart":
@@ -469,12 +469,12 @@ class PdfRenderer:
                         fig = share.layout.bars[i].cell
                         if isinstance(fig, BoundFigure):
                             text = share.texts[i] = lettering.text(fig)
-                            doc.place(f"page {p}, chart {number}, bar {i - share.start + 1}", fig, lettering, text)
+                            doc.place(emb.pdf_chart_bar(p, number, i - share.start + 1), fig, lettering, text)
                             _shown(shown_on, fig, p)
                 elif kind == "headline":
                     box, fig = item.payload, section.figure
                     box.text = lettering.text(fig)
-                    doc.place(f"page {p}, headline {number}", fig, lettering, box.text)
+                    doc.place(emb.pdf_headline(p, number), fig, lettering, box.text)
                     _shown(shown_on, fig, p)
         return shown_on
 

@@ -45,7 +45,7 @@ from openpyxl.worksheet.properties import PageSetupProperties
 from .. import manifest as manifest_mod
 from ..clock import resolve as resolve_clock
 from .package import save as save_package
-from ..check.manifests import XLSX_SHEET
+from ..embedding import XLSX_MANIFEST_SHEET as XLSX_SHEET, xlsx_cell
 from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
 from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
@@ -98,9 +98,7 @@ def shown(value: float, fig: BoundFigure, fmt: str) -> str:
     return number(value, fig.decimals) + fmt[fmt.index('"') + 1:-1]
 
 
-def sheet_location(title: str, coordinate: str) -> str:
-    """``'llama2-70b-99 Offline'!I7``: the form the manifest uses for a cell."""
-    return "'" + title.replace("'", "''") + "'!" + coordinate
+sheet_location = xlsx_cell  # ``'llama2-70b-99 Offline'!I7``: the form the manifest uses for a cell
 
 
 # -- styles ---------------------------------------------------------------------------------------
