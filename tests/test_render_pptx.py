@@ -340,7 +340,7 @@ def test_charts_draw_the_bands_as_error_bars_and_carry_cohort_and_shape(deck, ve
     checked = not_estimable = 0
     for path in (deck, vendor_deck):
         manifest = read_manifest(path)
-        by_location = {e["location"]: e for e in manifest["figures"]}
+        by_location = {e["location"]: e for e in manifest_mod.entries(manifest)}
         prs = Presentation(path)
         for s, slide in enumerate(prs.slides, 1):
             for k, shape in enumerate(_charts(slide), 1):
@@ -691,7 +691,7 @@ def test_hostile_names_render_safely(hostile):
     assert re.search("zero\ufffd?width\ufffd?joiner\ufffd?name", joined)
     assert re.search(r"L(ong name ){5,}.*….{0,3}\[.*cut.*\]", joined)  # cut visibly
     assert '=HYPERLINK("http://x","y") & <b>bold</b>' in joined  # shown as text
-    conditions = [e["conditions"]["identity"]["submitter"] for e in manifest["figures"]]
+    conditions = [e["conditions"]["identity"]["submitter"] for e in manifest_mod.entries(manifest)]
     assert HOSTILE[0] in conditions  # the manifest keeps the data as stored
 
 

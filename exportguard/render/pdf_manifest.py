@@ -14,7 +14,7 @@ from ..embedding import PDF_MANIFEST_NAME
 
 MANIFEST_NAME = PDF_MANIFEST_NAME
 DESCRIPTION = ("exportguard manifest: every figure this briefing shows, with its page, value, unit, band, "
-               "marks, notes and conditions (schema exportguard-manifest/2)")
+               f"marks, notes and conditions (schema {manifest_mod.SCHEMA})")
 
 
 def attach(pdf_doc, manifest: dict) -> None:
