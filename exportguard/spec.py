@@ -8,7 +8,8 @@
     [[section]]              # kind = "table" | "chart" | "kpi" | "text" | "beside"
     title, filters, columns, sort, limit, split_by_cohort, derived, pick, text
                              # beside: mlperf = {filters}, own = {filters}, own_columns, axis
-    [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml"
+    [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml",
+                             page_size = "a4" | "letter", orientation = "portrait" | "landscape" (PDF)
 """
 from __future__ import annotations
 
@@ -68,6 +69,8 @@ class ReportSpec:
     targets: tuple[str, ...] = ()
     prices: str | None = None
     name: str = ""
+    page_size: str = ""  # PDF: "a4" or "letter" ("" = a4)
+    orientation: str = ""  # PDF: "portrait" or "landscape" ("" = portrait unless the tables need landscape)
     base_dir: Path = field(default=Path("."), compare=False)
 
 
@@ -85,7 +88,16 @@ def parse_spec(text: str, name: str = "<spec>", base_dir: Path = Path(".")) -> R
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{name}: {e}") from None
-    where = _Locator(text, name)
+    return spec_from_data(data, name, base_dir, _Locator(text, name))
+
+
+def spec_from_data(data: Any, name: str = "<spec>", base_dir: Path = Path("."), where: "_Locator | None" = None
+                   ) -> ReportSpec:
+    """A spec from its parsed form (a TOML document's tables, or the same as a dict from Python):
+    the same keys and checks as a file; errors name the key (and the line, where there is text)."""
+    if not isinstance(data, dict):
+        raise SpecError(f"{name}: a spec is a table of keys (title, filters, section, outputs), not {type(data).__name__}")
+    where = where or _Locator("", name)
     for key in data:
         if key not in TOP_KEYS:
             raise where.error(key, None, f"unknown key {key!r}; known: {', '.join(sorted(TOP_KEYS))}")
@@ -96,6 +108,8 @@ def parse_spec(text: str, name: str = "<spec>", base_dir: Path = Path(".")) -> R
         raise where.error("section", None, "a spec needs at least one [[section]]")
     sections = tuple(_section(s, i, defaults, where) for i, s in enumerate(raw_sections))
     outputs = data.get("outputs", {})
+    if not isinstance(outputs, dict):
+        raise where.error("outputs", None, "outputs must be a table (targets, prices)")
     targets = outputs.get("targets", [])
     if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
         raise where.error("targets", None, "outputs.targets must be a list of file names")
@@ -104,8 +118,14 @@ def parse_spec(text: str, name: str = "<spec>", base_dir: Path = Path(".")) -> R
         raise where.error("prices", None, "outputs.prices must be a file name")
     for t in [*targets, *([prices] if prices else [])]:
         inside_folder(t, where, "prices" if t == prices else "targets")
+    page = {}
+    for key, choices in (("page_size", ("a4", "letter")), ("orientation", ("portrait", "landscape"))):
+        value = outputs.get(key, "")
+        if value and value not in choices:
+            raise where.error(key, None, f"outputs.{key} must be {' or '.join(repr(c) for c in choices)}")
+        page[key] = value
     return ReportSpec(title, _str(data, "audience", where, None) or "general", sections, tuple(targets),
-                      prices, name, base_dir)
+                      prices, name, base_dir=base_dir, **page)
 
 
 def inside_folder(name: str, where: "_Locator", key: str) -> str:
@@ -139,9 +159,9 @@ class _Locator:
 
     def error(self, key: str, section: int | None, message: str) -> SpecError:
         line = self.line_of(key, section)
-        at = f"line {line}" if line else "(line not found)"
+        at = f"line {line}, " if line else "(line not found), " if self.lines else ""  # a dict has no lines
         where = f"section {section + 1}, " if section is not None else ""
-        return SpecError(f"{self.name}, {at}, {where}key {key!r}: {message}")
+        return SpecError(f"{self.name}, {at}{where}key {key!r}: {message}")
 
 
 def _str(data: dict, key: str, where: _Locator, section, required: bool = False) -> str:
