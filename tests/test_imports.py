@@ -1,9 +1,12 @@
 """The package's import graph: renderers and the checker never import each other (they share
 exportguard/embedding.py), and no exportguard module is part of an import cycle.
 
-Every ``import`` and ``from ... import`` in every module (at module level, inside functions and
-under ``if TYPE_CHECKING`` alike: each is a dependency a reader of the code has to follow) is read
-with ``ast``; relative imports are resolved against the module's package. The same check by hand:
+Every ``import`` and ``from ... import`` in every module, at module level and inside functions (an
+import deferred to a call is still a dependency), is read with ``ast``; relative imports are
+resolved against the module's package. Imports under ``if TYPE_CHECKING:`` never run: they count for
+the render/check rule (a type-only import still couples the two) but not for cycles (the package's
+``__init__`` names its public API that way, for type checkers, while loading it on first use). The
+same check by hand:
 
     .venv/bin/python -m pytest -q tests/test_imports.py
 """
@@ -26,13 +29,26 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _imports(name: str, path: Path, known: set[str]) -> set[str]:
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """ids of the import nodes under ``if TYPE_CHECKING:`` (or ``if typing.TYPE_CHECKING:``)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            out |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    return out
+
+
+def _imports(name: str, path: Path, known: set[str], type_checking: bool = True) -> set[str]:
     """The exportguard modules ``name`` imports (a package counts as its ``__init__``; ``from pkg
     import mod`` counts as the submodule when it is one)."""
     is_package = path.name == "__init__.py"
     base = name.split(".") if is_package else name.split(".")[:-1]
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+    tree = ast.parse(path.read_text("utf-8"), str(path))
+    skip = set() if type_checking else _type_checking_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -52,10 +68,10 @@ def _imports(name: str, path: Path, known: set[str]) -> set[str]:
     return out
 
 
-def graph() -> dict[str, set[str]]:
+def graph(type_checking: bool = True) -> dict[str, set[str]]:
     modules = _modules()
     known = set(modules)
-    return {name: _imports(name, path, known) for name, path in modules.items()}
+    return {name: _imports(name, path, known, type_checking) for name, path in modules.items()}
 
 
 def _cycles(g: dict[str, set[str]]) -> list[list[str]]:
@@ -110,6 +126,7 @@ def test_the_graph_sees_the_imports_it_must():
     assert "exportguard.render.package" in g["exportguard.render.xlsx"]  # from .package import save
     assert "exportguard.manifest" in g["exportguard.render.walk"]  # inside a function
     assert "exportguard.check.safety" in g["exportguard.check.manifests"]
+    assert "exportguard.api" in g["exportguard"] and "exportguard.api" not in graph(type_checking=False)["exportguard"]
 
 
 def test_render_and_check_never_import_each_other():
@@ -131,7 +148,7 @@ KNOWN_CYCLES = [sorted(["exportguard.ingest", "exportguard.ingest.csv_rows", "ex
 
 
 def test_no_import_cycle_among_exportguard_modules():
-    assert [c for c in _cycles(graph()) if c not in KNOWN_CYCLES] == []
+    assert [c for c in _cycles(graph(type_checking=False)) if c not in KNOWN_CYCLES] == []
 
 
 def test_a_cycle_and_a_crossing_would_be_found():
