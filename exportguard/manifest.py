@@ -5,7 +5,6 @@ HMAC-SHA256. The schema is documented in docs/manifest.md; the checker reads it 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import hashlib
 import hmac
 import json
@@ -13,17 +12,18 @@ import os
 from collections.abc import Mapping, Sequence
 import functools
 import tempfile
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator, Protocol
 
 from . import __version__
+from .clock import Clock, resolve as resolve_clock
 from .model import CohortKey, Conditions
-from .report import Report
+from .report import BoundFigure, Report
 from .wording import band_words, marks_words
 
-if TYPE_CHECKING:
-    from .render.walk import Placement
-
-SCHEMA = "exportguard-manifest/2"
+SCHEMA = "exportguard-manifest/3"
+# Schema 2 stated every condition in every figure entry; 3 states each distinct condition part once
+# (top-level "conditions", "cohort_keys") and each entry refers to it. Both verify alike.
+SCHEMAS = ("exportguard-manifest/2", SCHEMA)
 SIGNING_KEY_ENV = "EXPORTGUARD_SIGNING_KEY"
 
 
@@ -33,9 +33,55 @@ def shown_digest(text: str, value: float | None) -> str:
     return hashlib.sha256(json.dumps([text, value], ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def figure_entry(p: Placement) -> dict:
+class Placement(Protocol):
+    """What the manifest reads of a figure's placement (render/walk.py's Placement): the manifest
+    is built from any such record, without importing the renderers that make them."""
+
+    location: str
+    figure: BoundFigure
+    shown_text: str
+    shown_value: float | None
+    letters: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+class Shared:
+    """The condition parts and cohort keys the figure entries share, each stated once: a figure
+    entry refers to them by position (``condition_refs``, ``cohort_ref``). Parts are interned by
+    value (they are frozen dataclasses), in order of first appearance."""
+
+    def __init__(self):
+        self.conditions: dict[str, list[dict]] = {part: [] for part in _CONDITION_PARTS}
+        self.cohort_keys: list[dict] = []
+        self._index: dict = {}
+
+    def ref(self, kind: str, value, as_dict) -> int:
+        try:
+            key = (kind, value)
+            hash(key)
+        except TypeError:  # a part holding an unhashable value: interned by its canonical text
+            key = (kind, _canonical(as_dict(value)))
+        i = self._index.get(key)
+        if i is None:
+            table = self.cohort_keys if kind == "cohort" else self.conditions[kind]
+            i = self._index[key] = len(table)
+            table.append(as_dict(value))
+        return i
+
+
+def figure_entry(p: Placement, shared: Shared | None = None) -> dict:
+    """A figure's manifest entry. With ``shared`` (schema 3) its conditions and cohort key are
+    references into the manifest's shared tables; without, they are stated in the entry (schema 2's
+    form, which ``entries`` gives back for any manifest)."""
     fig = p.figure
     c = fig.result.conditions
+    if shared is not None:
+        refs = {"condition_refs": {part: shared.ref(part, getattr(c, part), _part_dict) for part in _CONDITION_PARTS},
+                "cohort_ref": shared.ref("cohort", fig.cohort, _cohort_fields)}
+    else:
+        refs = {"cohort_key": _cohort_fields(fig.cohort),
+                # Shallow copies of flat dataclasses: asdict's deep recursion costs more than the export itself.
+                "conditions": {part: _part_dict(getattr(c, part)) for part in _CONDITION_PARTS}}
     return {
         "location": p.location,
         "shown": {"text": p.shown_text, "value": p.shown_value},
@@ -53,18 +99,35 @@ def figure_entry(p: Placement) -> dict:
         "notes": list(p.notes),
         "verified": fig.verified,
         "cohort": fig.cohort.label(),
-        "cohort_key": _cohort_fields(fig.cohort),
-        # Shallow copies of flat dataclasses: asdict's deep recursion costs more than the export itself.
-        "conditions": {part: dict(vars(getattr(c, part))) for part in _CONDITION_PARTS},
+        **refs,
     }
 
 
 _CONDITION_PARTS = tuple(f.name for f in dataclasses.fields(Conditions))
 
 
+def _part_dict(part) -> dict:
+    return dict(vars(part))
+
+
 @functools.lru_cache(maxsize=1024)
 def _cohort_fields(key: CohortKey) -> dict:
     return dataclasses.asdict(key)
+
+
+def entries(manifest: Mapping) -> Iterator[dict]:
+    """The figure entries with their conditions and cohort key stated in each (``conditions``,
+    ``cohort_key``), whichever schema the manifest has: what a reader of one entry wants."""
+    conditions = manifest.get("conditions") or {}
+    cohorts = manifest.get("cohort_keys") or []
+    for e in manifest.get("figures") or ():
+        refs = e.get("condition_refs") if isinstance(e, dict) else None
+        if isinstance(refs, dict):
+            out = {k: v for k, v in e.items() if k not in ("condition_refs", "cohort_ref")}
+            out["conditions"] = {part: conditions[part][i] for part, i in refs.items()}
+            out["cohort_key"] = cohorts[e["cohort_ref"]]
+            e = out
+        yield e
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
@@ -81,13 +144,13 @@ class Figures(Sequence):
     disk past a few MB): a 100,000-figure export neither holds 100,000 entry dicts nor encodes any of
     them twice. Reading an entry parses it back from its canonical text."""
 
-    def __init__(self, placements: Sequence[Placement], digests: Sequence):
+    def __init__(self, placements: Sequence[Placement], digests: Sequence, shared: Shared | None = None):
         self._spool = tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+b")
         self._offsets: list[int] = []
         batch: list[bytes] = []
         at = size = 0
         for p in placements:
-            data = _canonical(figure_entry(p)).encode("ascii")
+            data = _canonical(figure_entry(p, shared)).encode("ascii")
             _take_in(digests, data)
             self._offsets.append(at)
             batch.append(data)
@@ -168,19 +231,24 @@ def _signed_part(manifest: Mapping) -> dict:
 
 
 def build(report: Report, placements: Sequence[Placement], artifact_format: str,
-          key: bytes | None = None) -> dict:
+          key: bytes | None = None, clock: Clock | None = None) -> dict:
+    """The manifest of one artifact. ``clock`` is the export's (exportguard/clock.py; default
+    SOURCE_DATE_EPOCH, else now): nothing else here depends on when or where it runs."""
     if key is None and os.environ.get(SIGNING_KEY_ENV):
         key = os.environ[SIGNING_KEY_ENV].encode("utf-8")
     digests = [hashlib.sha256()] + ([hmac.new(key, digestmod=hashlib.sha256)] if key else [])
+    shared = Shared()
     manifest = {
         "schema": SCHEMA,
         "tool": f"exportguard {__version__}",
         "format": artifact_format,
         "title": report.title,
-        "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "generated_at": resolve_clock(clock).iso(),
         "caveat_short": report.caveat_short,
         "warnings": [{"rule": w.rule_id, "location": w.location, "message": w.message} for w in report.warnings],
-        "figures": Figures(placements, digests),
+        "figures": Figures(placements, digests, shared),
+        "conditions": shared.conditions,  # each distinct condition part once; entries refer to them
+        "cohort_keys": shared.cohort_keys,
     }
     digest, mac = _digests(manifest, key, digests)
     manifest["digest"] = {"algorithm": "sha256", "value": digest}
@@ -193,7 +261,7 @@ def verify(manifest: dict, key: bytes | None = None) -> list[str]:
     """Problems with a manifest read back from an artifact: [] when it is intact (and, with a key,
     signed by it)."""
     problems = []
-    if manifest.get("schema") != SCHEMA:
+    if manifest.get("schema") not in SCHEMAS:
         problems.append(f"unknown manifest schema {manifest.get('schema')!r}")
     digest, mac = _digests(manifest, key)
     if manifest.get("digest", {}).get("value") != digest:

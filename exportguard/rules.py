@@ -97,6 +97,10 @@ RULES = {r.id: r for r in (
          "without their format, silently: a figure whose unit, band and mark are in its number format then reads "
          "as a bare number. Share one format among the cells that show the same words, or write such figures "
          "as text."),
+    Rule("EG025", "note-not-visible", ERROR, "Footnote not visible where the figure is",
+         "A figure's mark resolves only to a note that a reader of its slide does not see: the notes block "
+         "inside a chart's embedded workbook (shown only by Edit Data). A chart's marks must resolve to notes "
+         "standing on its slide or page."),
 )}
 
 

@@ -13,7 +13,6 @@
 """
 from __future__ import annotations
 
-import datetime as dt
 import math
 import re
 import tomllib
@@ -360,7 +359,7 @@ def _build_report(store: Store, spec: ReportSpec, prices: PriceTable | None) -> 
     if problems:
         raise GuardError(problems)
     return Report(spec.title, spec.audience, tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
-                  spec_name=spec.name, generated_on=dt.date.today().isoformat())
+                  spec_name=spec.name)  # dated by the export's clock (render.export)
 
 
 def _beside_section(store: Store, s: SectionSpec, where: str):

@@ -95,3 +95,8 @@ def v51_store(tmp_path_factory):
     ingest_path(s, TREE_V51)
     yield s
     s.close()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regen-golden", action="store_true", default=False,
+                     help="rewrite the golden files under tests/golden/ (tests/test_deterministic.py)")

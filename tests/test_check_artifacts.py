@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -80,17 +81,45 @@ def test_a_deck_after_a_libreoffice_round_trip(artifacts, tmp_path):
     (original,) = check([artifacts / "executive-deck.pptx"])
     (converted,) = _round_trip([artifacts / "executive-deck.pptx"], tmp_path, "pptx")
     (r,) = check([converted])
-    # What LibreOffice drops, precisely: the custom XML part that holds the manifest (so the deck can no
-    # longer be compared with what was exported) and the charts' embedded workbooks (their data labels
-    # stay); what a reader sees of every figure still carries its binding.
-    assert original.manifest is not None and r.manifest is None
+    # What LibreOffice does, precisely: it keeps the custom XML part that holds the manifest but
+    # relates it from the package root (target "../customXml/item1.xml") instead of the presentation
+    # part, keeps the custom properties (docProps/custom.xml, with the manifest's digest), and drops
+    # the charts' embedded workbooks (their data labels stay). The checker finds the manifest there,
+    # so the deck is still compared with what was exported, and what a reader sees still checks bound.
+    assert original.manifest is not None and r.manifest is not None
+    assert r.manifest["digest_ok"] and r.manifest["figures"] == original.manifest["figures"]
     assert r.status == "clean", [str(h) for h in r.hits[:5]]
-    dropped = original.figures - r.figures
     with zipfile.ZipFile(artifacts / "executive-deck.pptx") as z:
         embedded = [n for n in z.namelist() if n.startswith("ppt/embeddings/")]
     with zipfile.ZipFile(converted) as z:
         assert not any(n.startswith("ppt/embeddings/") and n.endswith(".xlsx") for n in z.namelist())
-    assert embedded and dropped > 0
+        assert "customXml/item1.xml" in z.namelist() and "docProps/custom.xml" in z.namelist()
+        assert "customXml" not in z.read("ppt/_rels/presentation.xml.rels").decode()
+    assert embedded and original.figures > r.figures  # the workbooks' figure cells went with them
+
+
+def test_an_edit_after_a_libreoffice_round_trip_is_still_found(artifacts, tmp_path):
+    (converted,) = _round_trip([artifacts / "executive-deck.pptx"], tmp_path, "pptx")
+    entry, number, bumped = _bump_table_figure(converted)
+    (r,) = check([converted])
+    (hit,) = [h for h in r.hits if h.rule_id == "EG017"]
+    assert hit.location == entry["location"] and hit.message.startswith(f"exported {number}, now {bumped}")
+
+
+def test_a_deck_whose_manifest_part_was_removed_says_so(artifacts, tmp_path):
+    """The digest in docProps/custom.xml (which LibreOffice keeps) tells that the deck carried a
+    manifest: removing the custom XML part is reported, not taken for a deck made by someone else."""
+    stripped = tmp_path / "stripped.pptx"
+    with zipfile.ZipFile(artifacts / "executive-deck.pptx") as src, zipfile.ZipFile(stripped, "w") as dst:
+        for info in src.infolist():
+            blob = src.read(info)
+            if info.filename == "ppt/_rels/presentation.xml.rels":
+                blob = re.sub(rb'<Relationship [^>]*relationships/customXml"[^>]*/>', b"", blob)
+            if not info.filename.startswith("customXml/"):
+                dst.writestr(info, blob)
+    (r,) = check([stripped])
+    (hit,) = [h for h in r.hits if h.rule_id == "EG016"]
+    assert "exportguard-manifest-sha256" in hit.message and "no manifest" in hit.message
 
 
 # -- tampering -------------------------------------------------------------------------------------
@@ -292,11 +321,11 @@ def test_a_removed_figure_is_not_masked_by_the_same_text_elsewhere(artifacts, tm
     assert hit.message == f"exported {top!r}, now 'n/a'"
 
 
-def test_a_value_edited_in_an_exported_deck(artifacts, tmp_path):
+def _bump_table_figure(path: Path):
+    """Change the first digit of the first table figure the manifest lists (153,076 -> 253,076),
+    as a person editing the cell in PowerPoint would; returns (entry, old number, new number)."""
     from pptx import Presentation
 
-    path = tmp_path / "edited.pptx"
-    shutil.copy(artifacts / "executive-deck.pptx", path)
     entry = next(e for e in read_manifest(path)["figures"] if ", table " in e["location"])
     slide_no, table_no, row, col = (int(x.split()[-1]) for x in entry["location"].split(", "))
     prs = Presentation(path)
@@ -304,12 +333,19 @@ def test_a_value_edited_in_an_exported_deck(artifacts, tmp_path):
     cell = tables[table_no - 1].table.cell(row - 1, col - 1)
     old = cell.text
     number = old.split(" ")[0]
-    bumped = str(int(number[0]) + 1) + number[1:]  # 153,076 -> 253,076
+    bumped = str(int(number[0]) + 1) + number[1:]
     runs = cell.text_frame.paragraphs[0].runs
     runs[0].text = bumped + old[len(number):]
     for run in runs[1:]:
         run.text = ""
     prs.save(path)
+    return entry, number, bumped
+
+
+def test_a_value_edited_in_an_exported_deck(artifacts, tmp_path):
+    path = tmp_path / "edited.pptx"
+    shutil.copy(artifacts / "executive-deck.pptx", path)
+    entry, number, bumped = _bump_table_figure(path)
     (r,) = check([path])
     (hit,) = [h for h in r.hits if h.rule_id == "EG017"]
     assert hit.location == entry["location"]

@@ -14,6 +14,7 @@ from pptx import Presentation
 from exportguard.caveat import TRADEMARK_LEGEND
 from exportguard.check.engine import check
 from exportguard.check.manifests import read_manifest
+from exportguard.manifest import entries as manifest_entries
 from exportguard.ingest import ingest_path
 from exportguard.render import export
 from exportguard.report import BesideSection
@@ -175,7 +176,7 @@ def test_the_shape_panel_states_both_shapes_in_numbers(decks):
 def test_the_manifest_places_every_figure_of_both_panels(decks):
     for name, (section, path) in decks.items():
         manifest = read_manifest(path)
-        figures = [e for e in manifest["figures"]]
+        figures = list(manifest_entries(manifest))  # conditions and cohort key resolved (schema 3)
         assert len(figures) == len(section.mlperf.rows) + sum(len(t.rows) for t in section.own)
         assert {e["cohort_key"]["mlperf"] for e in figures} == {True, False}
         assert any(", table 2, " in e["location"] for e in figures)  # the own table beside the MLPerf one

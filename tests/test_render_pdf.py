@@ -423,7 +423,7 @@ def test_markup_and_figure_lookalikes_in_names_render_as_literal_text(v51_store,
         assert bad not in text
     assert "\ufffd" in text  # controls and bidi overrides are shown, not obeyed
     assert "more characters cut]" in text  # an over-long name is cut visibly
-    assert manifest["figures"][0]["conditions"]["identity"]["submitter"] == HOSTILE[0]
+    assert next(manifest_mod.entries(manifest))["conditions"]["identity"]["submitter"] == HOSTILE[0]
     qpdf_check(path)
 
 

@@ -29,7 +29,7 @@ from pptx import Presentation
 
 from exportguard import manifest as manifest_mod
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
-from exportguard.check.manifests import ManifestNotFound, read_manifest
+from exportguard.check.manifests import ManifestNotFound, custom_xml_part_names, read_manifest
 from exportguard.cli import main
 from exportguard.errors import ExportguardError
 from exportguard.guard import bind_table, kpi
@@ -279,7 +279,7 @@ def test_the_manifest_lists_every_figure_where_the_deck_shows_it(deck_report, de
 
 
 def test_the_manifest_is_a_custom_xml_part_and_reveals_edits(deck, tmp_path):
-    assert pptx_xml.manifest_part_names(deck) == ["customXml/item1.xml"]
+    assert custom_xml_part_names(deck) == ["customXml/item1.xml"]
     with zipfile.ZipFile(deck) as z:
         item = z.read("customXml/item1.xml")
         props = z.read("customXml/itemProps1.xml").decode()
@@ -306,8 +306,17 @@ def test_the_manifest_is_a_custom_xml_part_and_reveals_edits(deck, tmp_path):
             if info.filename == "ppt/_rels/presentation.xml.rels":
                 blob = re.sub(rb'<Relationship [^>]*relationships/customXml"[^>]*/>', b"", blob)
             dst.writestr(info, blob)
-    with pytest.raises(ManifestNotFound):
+    # its custom property still states the manifest's digest (docProps/custom.xml, kept by LibreOffice)
+    with pytest.raises(ExportguardError, match="exportguard-manifest-sha256 says it carried"):
         read_manifest(stripped)
+    with zipfile.ZipFile(stripped) as src, zipfile.ZipFile(bare := tmp_path / "bare.pptx", "w") as dst:
+        for info in src.infolist():
+            blob = src.read(info)
+            if info.filename == "_rels/.rels":
+                blob = re.sub(rb'<Relationship [^>]*relationships/custom-properties"[^>]*/>', b"", blob)
+            dst.writestr(info, blob)
+    with pytest.raises(ManifestNotFound):  # without both, it is a deck that carries none
+        read_manifest(bare)
 
 
 def test_a_hostile_manifest_part_is_refused_not_parsed(deck, tmp_path):
@@ -331,7 +340,7 @@ def test_charts_draw_the_bands_as_error_bars_and_carry_cohort_and_shape(deck, ve
     checked = not_estimable = 0
     for path in (deck, vendor_deck):
         manifest = read_manifest(path)
-        by_location = {e["location"]: e for e in manifest["figures"]}
+        by_location = {e["location"]: e for e in manifest_mod.entries(manifest)}
         prs = Presentation(path)
         for s, slide in enumerate(prs.slides, 1):
             for k, shape in enumerate(_charts(slide), 1):
@@ -602,12 +611,12 @@ def test_a_templates_own_slides_and_custom_xml_are_handled(deck, deck_report, tm
     out = Presentation(path)
     assert len(out.slides) == len(Presentation(deck).slides)
     assert all("Sample slide" not in (s.shapes.title.text if s.shapes.title else "") for s in out.slides)
-    assert len(pptx_xml.manifest_part_names(path)) == 2  # the template's own item and ours
+    assert len(custom_xml_part_names(path)) == 2  # the template's own item and ours
     manifest = read_manifest(path)
     assert manifest["schema"] == manifest_mod.SCHEMA and manifest_mod.verify(manifest) == []
     # a deck exported by exportguard is itself a usable template
     [again] = export(deck_report, [tmp_path / "again.pptx"], template=deck)
-    assert len(pptx_xml.manifest_part_names(again)) == 1 and manifest_mod.verify(read_manifest(again)) == []
+    assert len(custom_xml_part_names(again)) == 1 and manifest_mod.verify(read_manifest(again)) == []
 
 
 def test_the_shipped_default_template_is_what_the_builder_makes():
@@ -678,7 +687,7 @@ def test_hostile_names_render_safely(hostile):
     assert re.search("zero\ufffd?width\ufffd?joiner\ufffd?name", joined)
     assert re.search(r"L(ong name ){5,}.*….{0,3}\[.*cut.*\]", joined)  # cut visibly
     assert '=HYPERLINK("http://x","y") & <b>bold</b>' in joined  # shown as text
-    conditions = [e["conditions"]["identity"]["submitter"] for e in manifest["figures"]]
+    conditions = [e["conditions"]["identity"]["submitter"] for e in manifest_mod.entries(manifest)]
     assert HOSTILE[0] in conditions  # the manifest keeps the data as stored
 
 

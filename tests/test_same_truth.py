@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from openpyxl import load_workbook
 
 from exportguard.check.manifests import read_manifest
+from exportguard.manifest import entries as manifest_entries
 from exportguard.citation import row_note, table_note
 from exportguard.cli import main
 from exportguard.render import export
@@ -109,7 +110,7 @@ def test_terminal_json_csv_markdown_and_xlsx_agree_digit_for_digit(cli, v51_stor
     paths = export(report, [tmp_path / "a.csv", tmp_path / "a.md", tmp_path / "a.xlsx"])
     wb = load_workbook(tmp_path / "a.xlsx")
     for path in (p for p in paths if not p.name.endswith(".manifest.json")):
-        entries = read_manifest(path)["figures"]
+        entries = list(manifest_entries(read_manifest(path)))
         assert len(entries) == len(terminal) == 114
         for e in entries:
             c = e["conditions"]

@@ -87,10 +87,9 @@ def preload(fmt: str) -> None:
         from . import xlsx_reader  # noqa: F401
     elif fmt == "pptx":
         from . import pptx_reader  # noqa: F401
-        from ..render import pptx_xml  # noqa: F401  (read_manifest's branch for decks)
     elif fmt == "pdf":
         from . import pdf_reader  # noqa: F401
-        from ..render import pdf_manifest  # noqa: F401  (read_manifest's branch for PDFs)
+        import pypdf  # noqa: F401  (read_manifest's branch for PDFs)
     else:
         from . import text_reader  # noqa: F401
 

@@ -35,6 +35,8 @@ from ..citation import OWN_FIELDS, OWN_NOTE_MARK
 from ..detect import MARK, Detected, column_figure, find_figures
 from ..rules import Finding, finding
 
+EMBEDDED = "embedded"  # the kind the observer hears for text inside a container (never seen on the page)
+
 # Field tests run on every note and on every text that states conditions: each is a substring test
 # (C speed) on the lowered text, confirmed by a pattern that starts with a literal where one is needed.
 SCENARIO = re.compile(r"(?<![A-Za-z])(?:Offline|Server|Interactive|SingleStream|MultiStream)(?![a-z])")
@@ -155,6 +157,7 @@ class Figure:
     item_mlperf: bool
     column: bool  # found through its column's header unit (or a label, a tile's caption)
     value: float | None  # the number the item holds (a numeric cell)
+    within: str = ""  # the container a reader opens to see it (a chart's embedded workbook), "" on the page
 
 
 @dataclass(slots=True)
@@ -198,7 +201,10 @@ class _Marks:
 class Scope:
     name: str
     figures: list[Figure] = field(default_factory=list)
-    marks: dict[str, _Marks] = field(default_factory=dict)
+    marks: dict[str, _Marks] = field(default_factory=dict)  # the notes a reader of the scope sees
+    # notes inside a container on the scope (a chart's embedded workbook): (container, mark) -> notes;
+    # they resolve the marks of figures in that container only, never those on the slide
+    inside: dict[tuple[str, str], _Marks] = field(default_factory=dict)
     shared_texts: set = field(default_factory=set)  # texts that may state conditions for the whole scope
     mlperf: bool = False
     _shared: frozenset | None = None
@@ -272,9 +278,12 @@ class Evaluator:
             self.observer.scope(name)
 
     def item(self, key: str, where: str, text: str, value: float | None = None, *, block: str = "",
-             unit: str = "", kind: str = "text", line: int | None = None, shown: str | None = None) -> None:
+             unit: str = "", kind: str = "text", line: int | None = None, shown: str | None = None,
+             within: str = "") -> None:
         """One text a person sees. ``shown`` is what the file holds there when that differs from
-        what a reader sees (a Markdown cell with its escapes): the manifest records that."""
+        what a reader sees (a Markdown cell with its escapes): the manifest records that. ``within``
+        names the container a reader must open to see it (``slide 3, chart 1 data``: the chart's
+        embedded workbook): its notes do not stand on the slide."""
         if self._scope is None:
             self.scope(DOCUMENT)
         sc = self._scope
@@ -282,7 +291,7 @@ class Evaluator:
         if shown is None:
             shown = text
         if self.observer:
-            self.observer.item(sc.name, key, where, shown, value, kind, line)
+            self.observer.item(sc.name, key, where, shown, value, EMBEDDED if within else kind, line)
         if not text:
             return
         figs = detect(text)
@@ -302,6 +311,11 @@ class Evaluator:
         notes = note_spans(text, figs) if "[" in text else []
         for mark, note_text, _start, _end in notes:
             rec = Note(note_text, self._seq, block, kind)
+            if within:
+                sc.inside.setdefault((within, mark), _Marks()).add(rec)
+                if self.observer:
+                    self.observer.note(sc.name, mark, note_text, EMBEDDED)
+                continue
             marks = sc.marks.get(mark)
             if marks is None:
                 marks = sc.marks[mark] = _Marks()
@@ -315,7 +329,7 @@ class Evaluator:
             if multiline:  # a paragraph, a page, a cell of several lines: the figure's own line
                 fig_line = line + text.count("\n", 0, d.start)
                 at = _LINE.sub(f"line {fig_line}", where, 1) if _LINE.search(where) else f"{where}, line {fig_line}"
-            fig = Figure(d, key, at, block, self._seq, kind, fig_line, has_mlperf, column, value)
+            fig = Figure(d, key, at, block, self._seq, kind, fig_line, has_mlperf, column, value, within)
             sc.figures.append(fig)
             if self.observer:
                 self.observer.figure(sc.name, fig, shown)
@@ -397,13 +411,21 @@ class Evaluator:
         if not d.band:
             found.append(hit("missing-band", fig.where, f"{shown} shows no shape-slack band (±x%) and no words "
                              "saying why there is none (\"slack not estimable: ...\").", **at))
-        notes, missing = [], []
+        notes, missing, unseen = [], [], []
         for mark in d.marks:
-            marks = sc.marks.get(mark)
-            if marks is None:
-                missing.append(mark)
-            else:
+            marks = (sc.inside.get((fig.within, mark)) if fig.within else None) or sc.marks.get(mark)
+            if marks is not None:
                 notes.append(marks.resolve(fig))
+            elif not fig.within and any(m == mark for _, m in sc.inside):
+                unseen.append(mark)
+            else:
+                missing.append(mark)
+        if unseen:
+            inside = sorted({w for w, m in sc.inside if m in unseen})
+            found.append(hit("note-not-visible", fig.where, f"{shown}: mark {_marks(unseen)} resolves only to a note "
+                             f"inside {', '.join(f'{w} (the embedded workbook)' for w in inside[:2])}, which a reader "
+                             f"{on(sc.name)} does not see unless they open it: its note must stand {_same_scope(sc.name)}.",
+                             **at))
         if missing:  # said at the end, when every scope's notes are known
             self._unresolved.append((len(self.hits) + len(found), sc.name, fig, shown, missing))
             found.append(None)

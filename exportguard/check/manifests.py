@@ -1,27 +1,30 @@
 """The manifest embedded in an artifact, read back: the very hidden sheet of a workbook, the
-sidecar file of a CSV or a Markdown file (older Markdown exports: their closing HTML comment), the custom XML part of a deck,
-the attached file of a PDF. Integrity is checked separately (exportguard.manifest.verify).
+sidecar file of a CSV or a Markdown file (older Markdown exports: their closing HTML comment), the
+custom XML part of a deck, the attached file of a PDF. Integrity is checked separately
+(exportguard.manifest.verify). Where each format keeps it is named in exportguard/embedding.py,
+which the renderers write by; nothing here imports a renderer.
 
 Artifacts are untrusted input: every branch reads through the checker's safe-open layer
-(check/safety.py: archive limits, XML without DTDs or entities, file size limits), which raises
-NotInspectable (an ExportguardError) for a file it refuses; the checker also runs each file in a
-worker with a time and memory bound. A new format adds one branch to ``read_manifest``."""
+(check/safety.py: archive limits, XML without DTDs or entities, file size limits, pypdf's limits),
+which raises NotInspectable (an ExportguardError) for a file it refuses; the checker also runs each
+file in a worker with a time and memory bound. A new format adds one branch to ``read_manifest``."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from ..embedding import (CSV_FIGURE_HEADER, CSV_VALUE_HEADER, MD_CLOSE, MD_OPEN, MD_POINTER,  # noqa: F401
+                         PDF_MANIFEST_NAME, PDF_MAX_MANIFEST_BYTES, PPTX_DIGEST_PROPERTY, PPTX_MANIFEST_NS, SIDECAR,
+                         XLSX_MANIFEST_SHEET)
 from ..errors import ExportguardError
 
-XLSX_SHEET = "exportguard_manifest"
-MD_OPEN, MD_CLOSE = "<!-- exportguard-manifest\n", "\nexportguard-manifest -->"  # older Markdown exports
-# The closing line of exportguard's Markdown now: a comment (not shown when rendered) saying where the manifest is.
-MD_POINTER = "<!-- exportguard manifest: beside this file, as <this file's name>.manifest.json -->"
-SIDECAR = ".manifest.json"  # beside a CSV, and beside a Markdown file (which keeps only a pointer to it)
+XLSX_SHEET = XLSX_MANIFEST_SHEET
 CSV_SIDECAR = SIDECAR
-# exportguard's CSV: the column of each figure's text, and the column of the number it shows (the
-# checker pairs them, so an edited number is found like an edited text)
-CSV_FIGURE_HEADER, CSV_VALUE_HEADER = "figure", "value"
+RT_CUSTOM_XML = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml"
+RT_CUSTOM_PROPERTIES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties"
+_CUSTOM_PROPS = "{http://schemas.openxmlformats.org/officeDocument/2006/custom-properties}"
+_VT = "{http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes}"
+MAX_CUSTOM_XML_BYTES = 256 << 20  # a deck's custom XML item larger than this is not read
 
 
 class ManifestNotFound(ExportguardError):
@@ -40,17 +43,12 @@ def read_manifest(path) -> dict:
     if suffix == ".md":
         return _parse(path, _markdown_text(path))  # its sidecar, or the closing comment of an older export
     if suffix == ".pptx":
-        from ..render.pptx_xml import read_manifest_text  # the deck's custom XML part (docs/pptx.md)
-
-        _archive_within_limits(path)
-        return _parse(path, read_manifest_text(path))
+        return _pptx_manifest(path)  # the deck's custom XML part, checked against its custom property
     if suffix == ".csv":
         return _parse(path, _sidecar_text(path, "the CSV"))
     if suffix == ".pdf":
-        from ..render.pdf_manifest import read_text  # pypdf: the attached exportguard-manifest.json
-
         _file_within_limits(path)
-        return _parse(path, read_text(path))
+        return _parse(path, _pdf_text(path))  # the attached exportguard-manifest.json
     raise NoManifestReader(f"{path}: no manifest reader for {suffix!r} files")
 
 
@@ -60,17 +58,152 @@ def _text(path: Path) -> str:
     return read_text(path)
 
 
-def _archive_within_limits(path: Path) -> None:
-    """The checker's archive limits (entries, sizes, ratio, names) before any part is read."""
-    from .safety import SafeZip
-
-    SafeZip(path).close()
-
-
 def _file_within_limits(path: Path) -> None:
     from .safety import DEFAULT_LIMITS, check_file_size
 
     check_file_size(path, DEFAULT_LIMITS)
+
+
+def custom_xml_parts(z) -> list[str]:
+    """The custom XML parts of a deck (a SafeZip): related from its presentation part, as
+    exportguard and PowerPoint relate them, then from the package root, where LibreOffice relates
+    them when it saves a deck (with a target of ``../customXml/item1.xml``: above the root, which
+    resolves to the root, RFC 3986 section 5.2.4)."""
+    from .xlsx_reader import main_part, relationships
+
+    main = main_part(z, "ppt/presentation.xml")
+    out: list[str] = []
+    for part in (main, ""):
+        for kind, target, mode in relationships(z, part).values():
+            while target.startswith("../"):
+                target = target[3:]
+            if kind == RT_CUSTOM_XML and mode != "External" and target not in out:
+                out.append(target)
+    return out
+
+
+def custom_xml_part_names(path) -> list[str]:
+    """``custom_xml_parts`` of the deck at ``path``."""
+    from .safety import SafeZip
+
+    with SafeZip(Path(path)) as z:
+        return custom_xml_parts(z)
+
+
+class _NotOurs(Exception):
+    """A custom XML item whose root is not the manifest: reading it stops at its first tag."""
+
+
+def custom_xml_manifest(stream, part: str) -> str | None:
+    """The JSON text of ``<eg:manifest xmlns:eg="urn:exportguard:manifest">JSON</eg:manifest>``, or
+    None when the item's root is another element. Streamed through the safety layer's parser (no
+    DTD, no entities), so a large manifest is not built into a tree."""
+    from .safety import local, stream_xml
+
+    depth = [0]
+    text: list[str] = []
+
+    def start(tag, attrs):
+        if depth[0] == 0:
+            prefix = tag.partition(":")[0] if ":" in tag else ""
+            ns = attrs.get(f"xmlns:{prefix}" if prefix else "xmlns")
+            if ns != PPTX_MANIFEST_NS or local(tag) != "manifest":
+                raise _NotOurs()
+        depth[0] += 1
+
+    def end(tag):
+        depth[0] -= 1
+
+    def data(chunk):
+        if depth[0] == 1:
+            text.append(chunk)
+
+    try:
+        stream_xml(stream, part, start, end, data)
+    except _NotOurs:
+        return None
+    return "".join(text)
+
+
+def custom_properties(z) -> dict[str, str]:
+    """The text custom properties of an OOXML package (docProps/custom.xml, related from the root)."""
+    from .safety import parse_tree
+    from .xlsx_reader import relationships
+
+    out: dict[str, str] = {}
+    for kind, target, mode in relationships(z, "").values():
+        if kind != RT_CUSTOM_PROPERTIES or mode == "External" or z.find(target) is None:
+            continue
+        for prop in parse_tree(z.read(target), target, z.limits).iter(f"{_CUSTOM_PROPS}property"):
+            value = prop.find(f"{_VT}lpwstr")
+            if prop.get("name") and value is not None:
+                out[prop.get("name")] = value.text or ""
+    return out
+
+
+def _pptx_manifest(path: Path) -> dict:
+    """The deck's manifest. The digest exportguard also states in docProps/custom.xml (which
+    LibreOffice keeps on a re-save) must be the manifest's: a deck that states one but carries no
+    manifest, or another, had its manifest removed or replaced."""
+    from .safety import SafeZip
+
+    with SafeZip(path) as z:
+        stated = custom_properties(z).get(PPTX_DIGEST_PROPERTY)
+        try:
+            manifest = _parse(path, _pptx_text(path, z))
+        except ManifestNotFound:
+            if stated is None:
+                raise
+            raise ExportguardError(f"{path}: the deck's custom property {PPTX_DIGEST_PROPERTY} says it carried an "
+                                   f"exportguard manifest (sha256 {stated[:16]}...), but it has no manifest: the "
+                                   "custom XML part that held it was removed") from None
+    digest = manifest.get("digest")
+    if stated is not None and (not isinstance(digest, dict) or digest.get("value") != stated):
+        raise ExportguardError(f"{path}: the manifest's digest is not the one the deck's custom property "
+                               f"{PPTX_DIGEST_PROPERTY} states ({stated[:16]}...): the manifest was replaced")
+    return manifest
+
+
+def _pptx_text(path: Path, z) -> str:
+    for target in custom_xml_parts(z):
+        if z.find(target) is None:
+            raise ExportguardError(f"{path}: the package names a part it does not hold: {target}")
+        if z.size(target) > MAX_CUSTOM_XML_BYTES:
+            raise ExportguardError(f"{path}: part {target} is larger than {MAX_CUSTOM_XML_BYTES >> 20} MB; not read")
+        with z.open(target) as f:
+            text = custom_xml_manifest(f, target)
+        if text is not None:
+            return text
+    raise ManifestNotFound(f"{path}: no exportguard manifest part (custom XML {PPTX_MANIFEST_NS}): the presentation "
+                           "carries no exportguard manifest")
+
+
+def _pdf_text(path: Path) -> str:
+    """The manifest JSON attached to a PDF, read by pypdf (its limits as the checker set them, but
+    the attachment may inflate to PDF_MAX_MANIFEST_BYTES: a big export's manifest is one stream)."""
+    from .safety import pdf_problem
+
+    try:
+        import contextlib
+
+        import pypdf
+        from pypdf import PdfReader
+
+        apply = getattr(pypdf, "apply_configuration", None)  # an older pypdf: its default limits apply
+        with apply(zlib_maximum_output_length=PDF_MAX_MANIFEST_BYTES) if apply else contextlib.nullcontext():
+            for entry in PdfReader(str(path)).attachment_list:
+                if entry.name == PDF_MANIFEST_NAME:
+                    data = entry.content
+                    try:
+                        return data.decode("utf-8")
+                    except UnicodeDecodeError as e:
+                        raise ExportguardError(f"{path}: the attached {PDF_MANIFEST_NAME} is not UTF-8 text: {e}") \
+                            from None
+    except ExportguardError:
+        raise
+    except Exception as e:  # pypdf's PdfReadError, LimitReachedError, OSError, ...: not a readable PDF
+        raise ExportguardError(f"{path}: cannot read the PDF's attachments: {pdf_problem(e)}") from None
+    raise ManifestNotFound(f"{path}: no {PDF_MANIFEST_NAME} attachment: the PDF carries no exportguard manifest")
 
 
 def _xlsx_text(path: Path) -> str:

@@ -63,6 +63,21 @@ def text_of(body) -> str:
     return "\n".join(paras).strip("\n")
 
 
+class _Within:
+    """The evaluator, for the items of a container on the slide (a chart's embedded workbook): each
+    item is said to be ``within`` it, so that its notes resolve only the figures inside it (EG025)."""
+
+    def __init__(self, sink, within: str):
+        self._sink, self._within = sink, within
+
+    def item(self, *args, **kwargs) -> None:
+        kwargs.setdefault("within", self._within)
+        self._sink.item(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._sink, name)
+
+
 class _Slide:
     def __init__(self, z: SafeZip, sink, n: int, part: str):
         self.z, self.sink, self.n, self.part = z, sink, n, part
@@ -207,9 +222,10 @@ class _Slide:
                 self.series(ser, s, label, block, group_labels, axis_unit or header_unit(title) or "",
                             cached=embedded is None, only=only)
         if embedded is not None:
-            with embedded as inner:
-                read_workbook(inner, self.sink, scope_prefix=f"{self.at}, {label} data, ",
-                              key_prefix=f"{self.at}, {label} data ", own_scopes=False)
+            with embedded as inner:  # read in the slide's scope, but as text inside the chart (not on the slide)
+                read_workbook(inner, _Within(self.sink, f"{self.at}, {label} data"),
+                              scope_prefix=f"{self.at}, {label} data, ", key_prefix=f"{self.at}, {label} data ",
+                              own_scopes=False)
 
     def _embedded(self, chart_part: str, k: int):
         for kind, target, mode in relationships(self.z, chart_part).values():

@@ -17,7 +17,8 @@ evaluator's observer) and, at the end, compares:
 - figures in the artifact that the manifest does not list (EG019: added after export), band edges
   and copies of a listed figure (a sort column, a cell comment) excepted.
 
-A format plugs in by its location syntax (``SYNTAX``): how a location names its scope and how a
+A format plugs in by its location syntax (``SYNTAX``, from the patterns in exportguard/embedding.py
+that the renderers write by): how a location names its scope and how a
 person reads it. XLSX, CSV and Markdown readers emit items at exactly the manifest's locations;
 a format whose reader cannot address every location (a PDF's table cell) still gets the
 scope-level comparison, because a figure that is not found at its location is looked for by its
@@ -31,20 +32,19 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..detect import find_figures
+from ..embedding import PDF_SCOPE, PPTX_CELL, PPTX_SCOPE, xlsx_sheet_of
 from ..manifest import shown_digest
-from .evaluate import DOCUMENT, Figure, Hit, hit, on
+from .evaluate import DOCUMENT, EMBEDDED, Figure, Hit, hit, on
+
+# Texts that do not stand where a reader sees them: a cell's comment, text inside a chart's workbook.
+_UNSEEN = ("comment", EMBEDDED)
 
 
 def _xlsx_scope(location: str) -> str:
-    sheet = location[:location.rfind("!")]
-    if sheet.startswith("'") and sheet.endswith("'"):
-        sheet = sheet[1:-1].replace("''", "'")
-    return f"Sheet '{sheet}'"
+    return f"Sheet '{xlsx_sheet_of(location)}'"
 
 
-def _prefix_scope(pattern: str) -> Callable[[str], str]:
-    rx = re.compile(pattern)
-
+def _prefix_scope(rx: re.Pattern) -> Callable[[str], str]:
     def scope(location: str) -> str:
         m = rx.match(location)
         return m.group(1) if m else DOCUMENT
@@ -60,14 +60,12 @@ class Syntax:
     by_text: bool = False  # some locations are not addressable: keep each scope's text to look in
 
 
-_PPTX_CELL = re.compile(r"slide \d+, (?:table \d+, row \d+, column \d+|chart \d+, (?:series \d+, )?point \d+)")
-
 SYNTAX = {
     "xlsx": Syntax(_xlsx_scope, lambda loc: "Sheet " + loc),
     "csv": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
     "markdown": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
-    "pptx": Syntax(_prefix_scope(r"(slide \d+)"), lambda loc: loc, lambda loc: bool(_PPTX_CELL.fullmatch(loc)), True),
-    "pdf": Syntax(_prefix_scope(r"(page \d+)"), lambda loc: loc, lambda loc: False, True),
+    "pptx": Syntax(_prefix_scope(PPTX_SCOPE), lambda loc: loc, lambda loc: bool(PPTX_CELL.fullmatch(loc)), True),
+    "pdf": Syntax(_prefix_scope(PDF_SCOPE), lambda loc: loc, lambda loc: False, True),
 }
 
 
@@ -151,14 +149,14 @@ class ManifestCheck:
     def item(self, scope: str, key: str, where: str, text: str, value, kind: str, line) -> None:
         if key in self.entries:
             self.found[key] = (text, value, where, line)
-        if self.syntax.by_text and kind != "comment":
+        if self.syntax.by_text and kind not in _UNSEEN:
             self.texts[scope].append(_squash(text))
-        if (self.caveat and scope not in self.caveat_in and kind != "comment" and len(text) >= len(self.caveat)
+        if (self.caveat and scope not in self.caveat_in and kind not in _UNSEEN and len(text) >= len(self.caveat)
                 and self.caveat in _squash(text)):
             self.caveat_in.add(scope)
 
     def note(self, scope: str, mark: str, text: str, kind: str) -> None:
-        if kind != "comment":
+        if kind not in _UNSEEN:
             squashed = _squash(text)
             self.notes_in[scope].setdefault(squashed[:_PREFIX], []).append(squashed)
 

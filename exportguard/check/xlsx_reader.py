@@ -26,8 +26,8 @@ from typing import Callable
 from .numfmt import CUSTOM_FORMAT_BUDGET, FIRST_CUSTOM_ID, builtin, format_number
 from .safety import NotInspectable, SafeZip, local, parse_tree, stream_xml
 from ..detect import find_figures, header_unit, row_units
+from ..embedding import XLSX_MANIFEST_SHEET as MANIFEST_SHEET, xlsx_cell as sheet_location
 
-MANIFEST_SHEET = "exportguard_manifest"
 _R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 _TYPE_SHEET = "/worksheet"
@@ -46,10 +46,6 @@ def unescape(text: str) -> str:
     if "_x" not in text:
         return text
     return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text)
-
-
-def sheet_location(sheet: str, coordinate: str) -> str:
-    return "'" + sheet.replace("'", "''") + "'!" + coordinate
 
 
 def relationships(z: SafeZip, part: str) -> dict[str, tuple[str, str, str]]:

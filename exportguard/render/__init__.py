@@ -14,10 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from ..clock import Clock, resolve as resolve_clock
 from ..errors import ExportguardError, os_cause as cause
 from ..guard import refuse_on_errors, validate
 from ..manifest import write as write_manifest
-from ..check.manifests import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
+from ..embedding import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
 from ..report import Report
 from .commit import Commit, ExportWriteError, is_ours, write_failure
 
@@ -107,12 +108,16 @@ NOTHING_REPLACED = "Nothing was replaced: every target is as it was before, and 
 
 def export(report: Report, targets: Sequence[str | Path], *, force: bool = False,
            inputs: Mapping[str, str | Path | None] | None = None, wait_s: float = 0.0,
-           tell: Callable[[str], None] | None = None, **options) -> list[Path]:
+           tell: Callable[[str], None] | None = None, clock: Clock | None = None, **options) -> list[Path]:
     """Validate once, render every target, then move all into place together (render/commit.py).
     ``options`` go to every renderer (e.g. text_cells=True for XLSX); a renderer ignores those it
     does not know. ``inputs`` (role -> path) are files the export reads, which no target may be
     (the template in ``options`` is one); ``wait_s`` bounds the wait for another export writing in
-    a target's folder; ``tell`` hears about waits and interrupted exports undone."""
+    a target's folder; ``tell`` hears about waits and interrupted exports undone; ``clock`` is the
+    instant every artifact states (default: SOURCE_DATE_EPOCH when set, else now)."""
+    clock = resolve_clock(clock)  # one instant for every target (exportguard/clock.py)
+    if not report.generated_on:
+        report = replace(report, generated_on=clock.date())
     warnings = refuse_on_errors(validate(report))
     if warnings and not report.warnings:
         report = replace(report, warnings=warnings)
@@ -130,7 +135,7 @@ def export(report: Report, targets: Sequence[str | Path], *, force: bool = False
                     doing = target
                     part = commit.stage(target)
                     with commit.scratch(target):
-                        manifest = module.render(report, part, **options)
+                        manifest = module.render(report, part, clock=clock, **options)
                     if not getattr(module, "EMBEDS_MANIFEST", True):
                         doing = target.with_name(target.name + SIDECAR_SUFFIX)
                         with open(commit.stage(doing), "w", encoding="utf-8") as f:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..sanitize import visible
 from ..report import BesideSection, BoundFigure, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
-from ..check.manifests import CSV_FIGURE_HEADER, CSV_VALUE_HEADER
+from ..embedding import CSV_FIGURE_HEADER, CSV_VALUE_HEADER, csv_cell
 from ..wording import band_words, load_text, own_shape_words, shape_words
 from .panels import beside_parts
 from .walk import Lettering, Walk, walk
@@ -131,7 +131,7 @@ class CsvRenderer:
                   r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short,
                   report.legend)
         self.emit(dict(zip(HEADER, values)), fig)
-        doc.place(f"row {self.row_no}, column {FIGURE_COLUMN}", fig, lettering, safe_text(text),
+        doc.place(csv_cell(self.row_no, FIGURE_COLUMN), fig, lettering, safe_text(text),
                   shown_value=float(fig.magnitude))
 
 
@@ -164,6 +164,6 @@ def records(report: Report) -> list[dict]:
     return walk(report, _Records())
 
 
-def render(report: Report, path: Path, **_options) -> dict:
+def render(report: Report, path: Path, clock=None, **_options) -> dict:
     with open(path, "w", newline="", encoding=ENCODING) as f:
-        return walk(report, CsvRenderer(f))
+        return walk(report, CsvRenderer(f), clock)

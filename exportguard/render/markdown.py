@@ -14,7 +14,7 @@ import functools
 import re
 from pathlib import Path
 
-from ..check.manifests import MD_POINTER
+from ..embedding import MD_POINTER, md_headline, md_table_cell
 from ..sanitize import visible
 from ..report import BesideSection, ChartSection, KpiSection, Report, TableSection, TextSection
 from .panels import beside_parts, notes_of
@@ -110,7 +110,7 @@ class MarkdownRenderer:
             out = []
             for c, cell in enumerate(cells, 1):
                 if isinstance(cell, FigureCell):
-                    doc.place(f"section {n}, table row {r + 1}, column {c}", cell.figure, part.lettering,
+                    doc.place(md_table_cell(n, r + 1, c), cell.figure, part.lettering,
                               _figure(cell.text))
                     out.append(_figure(cell.text))
                 else:
@@ -123,7 +123,7 @@ class MarkdownRenderer:
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         lettering = doc.kpi_part(section)
         text = _figure(lettering.text(section.figure))
-        doc.place(f"section {self._heading(section.title)}, headline", section.figure, lettering, text)
+        doc.place(md_headline(self._heading(section.title)), section.figure, lettering, text)
         self.lines += [f"**{text}**: {md_text(section.inline_conditions)}", "",
                        f"*{md_text(section.table_note.text)}*", ""]
         self.lines += self._notices(section.notices)
@@ -148,9 +148,9 @@ class MarkdownRenderer:
         return doc.manifest()
 
 
-def render(report: Report, path: Path, **_options) -> dict:
+def render(report: Report, path: Path, clock=None, **_options) -> dict:
     renderer = MarkdownRenderer()
-    manifest = walk(report, renderer)
+    manifest = walk(report, renderer, clock)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(renderer.lines))
         f.write("\n" + MD_POINTER + "\n")

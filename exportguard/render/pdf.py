@@ -37,7 +37,8 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Paragraph
 
-from .. import __version__
+from .. import __version__, embedding as emb
+from ..clock import resolve as resolve_clock
 from ..citation import result_id_cell, suite_name
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, shape_title
@@ -547,7 +548,7 @@ class PdfRenderer:
         if not self.draw:  # a plan only (choosing the orientation): nothing is written
             return {}
         manifest = doc.manifest()
-        self._build(manifest)
+        self._build(manifest, doc.clock)
         return manifest
 
     def _place(self, doc: Walk) -> dict:
@@ -567,7 +568,7 @@ class PdfRenderer:
                         for c, cell in enumerate(cells):
                             if isinstance(cell, FigureCell):
                                 share.texts[(r, c)] = cell.text
-                                doc.place(f"page {p}, table {number}, row {r - share.start + 1}, column {c + 1}",
+                                doc.place(emb.pdf_table_cell(p, number, r - share.start + 1, c + 1),
                                           cell.figure, lettering, cell.text)
                                 _shown(shown_on, cell.figure, p)
                 elif kind == "chart":
@@ -576,12 +577,12 @@ class PdfRenderer:
                         fig = share.layout.bars[i].cell
                         if isinstance(fig, BoundFigure):
                             text = share.texts[i] = lettering.text(fig)
-                            doc.place(f"page {p}, chart {number}, bar {i - share.start + 1}", fig, lettering, text)
+                            doc.place(emb.pdf_chart_bar(p, number, i - share.start + 1), fig, lettering, text)
                             _shown(shown_on, fig, p)
                 elif kind == "headline":
                     box, fig = item.payload, section.figure
                     box.text = lettering.text(fig)
-                    doc.place(f"page {p}, headline {number}", fig, lettering, box.text)
+                    doc.place(emb.pdf_headline(p, number), fig, lettering, box.text)
                     _shown(shown_on, fig, p)
         return shown_on
 
@@ -618,7 +619,7 @@ class PdfRenderer:
         self.pager.add_run(layout.run("the sources", make), gap=2.0)
 
     # -- drawing the planned pages --
-    def _build(self, manifest: dict) -> None:
+    def _build(self, manifest: dict, clock) -> None:
         """Draw each planned page straight onto the canvas: running header, the page's items at
         their planned positions, its notes at the foot of the body, the caveat line and the page
         number. Nothing is re-flowed, so nothing can move to another page than planned."""
@@ -634,7 +635,9 @@ class PdfRenderer:
         keywords += sorted({clean(s.table.cohort.label(), 200, one_line=True) for s in r.sections
                             if isinstance(s, (TableSection, ChartSection))})
         canv = Canvas(str(self.path), pagesize=(self.geometry.page_w, self.geometry.page_h), pageCompression=1, lang="en",
-                      initialFontName=SANS, initialFontSize=9.5, initialLeading=BODY.leading)
+                      initialFontName=SANS, initialFontSize=9.5, initialLeading=BODY.leading,
+                      invariant=1)  # no wall clock, no random ID: the same report gives the same bytes
+        canv.setDateFormatter(lambda *_: clock.pdf_date())  # CreationDate and ModDate: the export's clock
         canv.setTitle(title)
         canv.setAuthor("exportguard")
         canv.setSubject(clean(f"MLPerf Inference LLM throughput briefing for {r.audience or 'a general audience'}: "
@@ -733,13 +736,13 @@ def render(report: Report, path, **options) -> dict:
 
 
 def render_planned(report: Report, path, page_size: str | None = None, orientation: str | None = None,
-                   **_options) -> tuple[dict, list[Page]]:
+                   clock=None, **_options) -> tuple[dict, list[Page]]:
     """``render``, also returning the page plan that was drawn (for pdf_layout.density). The page is
     A4, portrait unless a table needs a landscape page's width, unless ``page_size`` ("a4", "letter")
     or ``orientation`` ("portrait", "landscape") say otherwise (the CLI's --page-size and --orientation, a spec's outputs.page_size and orientation)."""
     with _no_cyclic_gc():
         renderer = PdfRenderer(report, Path(path), page_size or "a4", orientation)
-        return walk(report, renderer), renderer.pager.pages
+        return walk(report, renderer, resolve_clock(clock)), renderer.pager.pages
 
 
 @contextmanager

@@ -1,22 +1,20 @@
 """The manifest of a PDF briefing, as a file attached to the PDF (an embedded file in the document's
 EmbeddedFiles name tree, as PDF viewers list attachments) named ``exportguard-manifest.json``.
 
-``attach`` writes it while reportlab saves the document; ``read_text`` reads it back with pypdf (for
-exportguard.check.manifests.read_manifest). Only this module knows where the manifest lives in a PDF.
+``attach`` writes it while reportlab saves the document; the checker reads it back with pypdf
+(exportguard.check.manifests). The attachment's name is in exportguard/embedding.py.
 """
 from __future__ import annotations
 
 import hashlib
 import zlib
-from pathlib import Path
 
 from .. import manifest as manifest_mod
-from ..errors import ExportguardError
+from ..embedding import PDF_MANIFEST_NAME
 
-MANIFEST_NAME = "exportguard-manifest.json"
+MANIFEST_NAME = PDF_MANIFEST_NAME
 DESCRIPTION = ("exportguard manifest: every figure this briefing shows, with its page, value, unit, band, "
-               "marks, notes and conditions (schema exportguard-manifest/2)")
-MAX_MANIFEST_BYTES = 1 << 30  # what a reader will inflate at most
+               f"marks, notes and conditions (schema {manifest_mod.SCHEMA})")
 
 
 def attach(pdf_doc, manifest: dict) -> None:
@@ -51,38 +49,3 @@ def attach(pdf_doc, manifest: dict) -> None:
     })
     ref = pdf_doc.Reference(filespec)
     pdf_doc.Catalog.Names = PDFDictionary({"EmbeddedFiles": PDFDictionary({"Names": PDFArray([PDFString(MANIFEST_NAME), ref])})})
-
-
-def read_text(path) -> str:
-    """The manifest JSON attached to a PDF. Raises ManifestNotFound when the PDF has none and
-    ExportguardError when the file cannot be read as a PDF."""
-    from ..check.manifests import ManifestNotFound
-
-    path = Path(path)
-    try:
-        import pypdf
-        from pypdf import PdfReader
-
-        limits = dict(zlib_maximum_output_length=MAX_MANIFEST_BYTES)
-        apply = getattr(pypdf, "apply_configuration", None)
-        if apply is None:  # an older pypdf: its default limits apply
-            return _read(PdfReader(str(path)), path, ManifestNotFound)
-        with apply(**limits):
-            return _read(PdfReader(str(path)), path, ManifestNotFound)
-    except ManifestNotFound:
-        raise
-    except ExportguardError:
-        raise
-    except Exception as e:  # pypdf's PdfReadError, LimitReachedError, OSError, ...: not a readable PDF
-        raise ExportguardError(f"{path}: cannot read the PDF's attachments: {type(e).__name__}: {e}") from None
-
-
-def _read(reader, path: Path, not_found) -> str:
-    for entry in reader.attachment_list:
-        if entry.name == MANIFEST_NAME:
-            data = entry.content
-            try:
-                return data.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise ExportguardError(f"{path}: the attached {MANIFEST_NAME} is not UTF-8 text: {e}") from None
-    raise not_found(f"{path}: no {MANIFEST_NAME} attachment: the PDF carries no exportguard manifest")

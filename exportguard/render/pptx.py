@@ -35,7 +35,9 @@ from pptx.enum.dml import MSO_THEME_COLOR
 from pptx.enum.text import MSO_AUTO_SIZE, MSO_ANCHOR
 from pptx.util import Emu, Pt
 
-from .. import manifest as manifest_mod
+from .. import embedding as emb, manifest as manifest_mod
+from ..clock import resolve as resolve_clock
+from .package import save as save_package
 from ..citation import result_id_cell
 from ..errors import ExportguardError
 from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection,
@@ -319,8 +321,7 @@ class PptxRenderer:
                     text = slide_text(cell.text, figure=True)
                     kind = "derived" if fig.derivation is not None else "figure"
                     out.append((text, style[kind + ("_odd" if odd else "")]))
-                    doc.place(f"slide {s.number}, table {table_no}, row {i + 2}, column {c + 1}", fig, part.lettering,
-                              text)
+                    doc.place(emb.pptx_table_cell(s.number, table_no, i + 2, c + 1), fig, part.lettering, text)
                     self._shown(fig, s.number)
                 else:
                     out.append((cell, style[("text_r" if c in fig_cols else "text") + ("_odd" if odd else "")]))
@@ -487,7 +488,7 @@ class PptxRenderer:
                 r.font.size = Pt(plan.label_pt)
             label.position = XL_LABEL_POSITION.OUTSIDE_END
             px.label_nowrap_and_offset(label._get_or_add_dLbl(), geom.label_offsets[i])
-            doc.place(f"slide {s.number}, chart 1, point {i + 1}", fig, lettering, text)
+            doc.place(emb.pptx_chart_point(s.number, 1, i + 1), fig, lettering, text)
             self._shown(fig, s.number)
         n_pts = len(figs)
         if band:
@@ -651,7 +652,7 @@ class PptxRenderer:
             paras = candidate
         shape = self._textbox(s.slide, box, paras, "Headline", italic_from=len(paras) - 1)
         px.set_alt_text(shape, f"Headline figure {headline}: {conditions}. Its notes follow in the same box.")
-        doc.place(f"slide {s.number}, headline", fig, lettering, headline)
+        doc.place(emb.pptx_headline(s.number), fig, lettering, headline)
         self._shown(fig, s.number)
         self._caveat_strip(s.slide)
         self._speaker_notes(s.slide, title, [headline + ": " + conditions], shared + notes)
@@ -680,6 +681,8 @@ class PptxRenderer:
         self._sources(doc)
         manifest = doc.manifest()
         px.embed_manifest(self.prs, manifest_mod.json_pieces(manifest), manifest_mod.SCHEMA)
+        px.set_custom_properties(self.prs, {emb.PPTX_DIGEST_PROPERTY: manifest["digest"]["value"],
+                                            emb.PPTX_SCHEMA_PROPERTY: manifest_mod.SCHEMA})  # kept by a re-save
         return manifest
 
     def _sources(self, doc: Walk) -> None:
@@ -870,7 +873,7 @@ def _category_parts(table: BoundTable, col: int, rows: Sequence[int], shows_rank
 
 # -- entry point -----------------------------------------------------------------------------------------
 
-def render(report: Report, path, template: str | Path | None = None, **_options) -> dict:
+def render(report: Report, path, template: str | Path | None = None, clock=None, **_options) -> dict:
     """Write the deck to ``path``; return the manifest embedded in it.
 
     ``template``: a .pptx or .potx whose masters, layouts, theme fonts and slide size the deck uses
@@ -882,10 +885,7 @@ def render(report: Report, path, template: str | Path | None = None, **_options)
     props.last_modified_by = "exportguard"
     props.keywords = "MLPerf; exportguard"
     renderer = PptxRenderer(report, t)
-    manifest = walk(report, renderer)
-    t.prs.save(str(path))
+    clock = resolve_clock(clock)  # the export's instant: package dates and the manifest (render/package.py)
+    manifest = walk(report, renderer, clock)
+    save_package(t.prs.save, path, clock)
     return manifest
-
-
-def read_manifest_text(path) -> str:
-    return px.read_manifest_text(path)

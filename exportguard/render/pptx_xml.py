@@ -1,36 +1,30 @@
 """The XML python-pptx has no API for (docs/pptx.md): table cells written directly, chart error
 bars, data label offsets and per-point number formats, the plot area's manual layout, alt text,
-the embedded chart workbook with bound number formats, and the manifest as a custom XML part,
-written and read back.
+the embedded chart workbook with bound number formats, and the manifest as a custom XML part
+(written here; the checker reads it back, through its safety layer: check/manifests.py).
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import uuid
-import zipfile
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Iterable, Sequence
 
 from lxml import etree
 
-from ..check.manifests import ManifestNotFound
+from ..embedding import PPTX_CUSTOM_XML_ITEM, PPTX_CUSTOM_XML_PROPS, PPTX_MANIFEST_NS as MANIFEST_NS, \
+    PPTX_MANIFEST_TAG as MANIFEST_TAG
 from ..errors import ExportguardError
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 C = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-PKG_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
 DS = "http://schemas.openxmlformats.org/officeDocument/2006/customXml"
-RT_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
 RT_CUSTOM_XML = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml"
 RT_CUSTOM_XML_PROPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXmlProps"
 CT_CUSTOM_XML_PROPS = "application/vnd.openxmlformats-officedocument.customXmlProperties+xml"
-MANIFEST_NS = "urn:exportguard:manifest"
-MANIFEST_TAG = f"{{{MANIFEST_NS}}}manifest"
-MAX_MEMBER_BYTES = 256 * 2**20  # a custom XML item larger than this is not read
-MAX_RELS_BYTES = 16 * 2**20
 
 
 def _a(tag: str) -> str:
@@ -326,16 +320,55 @@ def add_custom_xml(prs, blob: bytes, namespace: str) -> str:
     package = prs.part.package
     taken = {str(p.partname) for p in package.iter_parts()}
     n = 1
-    while f"/customXml/item{n}.xml" in taken or f"/customXml/itemProps{n}.xml" in taken:
+    while PPTX_CUSTOM_XML_ITEM.format(n=n) in taken or PPTX_CUSTOM_XML_PROPS.format(n=n) in taken:
         n += 1
-    item = Part(PackURI(f"/customXml/item{n}.xml"), CT.XML, package, blob)
+    item = Part(PackURI(PPTX_CUSTOM_XML_ITEM.format(n=n)), CT.XML, package, blob)
+    # The item's ID follows from its content (which holds the manifest's digest and clock), not from chance.
+    item_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{namespace}#{hashlib.sha256(blob).hexdigest()}")
     props_xml = (f'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
-                 f'<ds:datastoreItem ds:itemID="{{{str(uuid.uuid4()).upper()}}}" xmlns:ds="{DS}">'
+                 f'<ds:datastoreItem ds:itemID="{{{str(item_id).upper()}}}" xmlns:ds="{DS}">'
                  f'<ds:schemaRefs><ds:schemaRef ds:uri="{namespace}"/></ds:schemaRefs></ds:datastoreItem>')
-    props = Part(PackURI(f"/customXml/itemProps{n}.xml"), CT_CUSTOM_XML_PROPS, package, props_xml.encode("utf-8"))
+    props = Part(PackURI(PPTX_CUSTOM_XML_PROPS.format(n=n)), CT_CUSTOM_XML_PROPS, package, props_xml.encode("utf-8"))
     item.relate_to(props, RT_CUSTOM_XML_PROPS)
     prs.part.relate_to(item, RT_CUSTOM_XML)
     return str(item.partname)
+
+
+_CUSTOM_PROPS_NS = "http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"
+_VT_NS = "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"
+_PROPS_FMTID = "{D5CDD505-2E9C-101B-9397-08002B2CF9AE}"  # the format ID every user-defined property carries
+
+
+def set_custom_properties(prs, values: dict[str, str]) -> None:
+    """Text properties in docProps/custom.xml (File > Properties > Custom), added to a template's own
+    or in a part of their own. LibreOffice keeps them when it saves the deck (tested), so the
+    manifest's digest stated there says, whatever happens to the custom XML part, that the deck
+    carried one (exportguard/embedding.py, PPTX_DIGEST_PROPERTY)."""
+    from pptx.opc.constants import CONTENT_TYPE as CT, RELATIONSHIP_TYPE as RT
+    from pptx.opc.package import Part
+    from pptx.opc.packuri import PackURI
+
+    package = prs.part.package
+    try:
+        part = package.part_related_by(RT.CUSTOM_PROPERTIES)
+        root = _safe_parse(part.blob, "custom properties")
+    except (KeyError, ExportguardError):
+        part, root = None, etree.Element(f"{{{_CUSTOM_PROPS_NS}}}Properties", nsmap={None: _CUSTOM_PROPS_NS, "vt": _VT_NS})
+    props = [p for p in root if p.tag == f"{{{_CUSTOM_PROPS_NS}}}property"]
+    for p in props:
+        if p.get("name") in values:
+            root.remove(p)
+    pid = max([int(p.get("pid", "1")) for p in props if p.get("pid", "").isdigit()] + [1])
+    for name, value in values.items():
+        pid += 1
+        prop = etree.SubElement(root, f"{{{_CUSTOM_PROPS_NS}}}property", fmtid=_PROPS_FMTID, pid=str(pid), name=name)
+        etree.SubElement(prop, f"{{{_VT_NS}}}lpwstr").text = value
+    blob = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    if part is None:
+        package.relate_to(Part(PackURI("/docProps/custom.xml"), CT.OFC_CUSTOM_PROPERTIES, package, blob),
+                          RT.CUSTOM_PROPERTIES)
+    else:
+        part._blob = blob  # python-pptx has no setter for a generic part's bytes
 
 
 def drop_manifests(prs) -> int:
@@ -356,6 +389,8 @@ def drop_manifests(prs) -> int:
 
 
 def _safe_parse(blob: bytes, what: str):
+    """A template's custom XML item (a file the user chose, which python-pptx has already parsed):
+    no DTD, no entities, no network."""
     if b"<!DOCTYPE" in blob or b"<!ENTITY" in blob:
         raise ExportguardError(f"{what}: a document type declaration is not allowed here")
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
@@ -363,74 +398,3 @@ def _safe_parse(blob: bytes, what: str):
         return etree.fromstring(blob, parser)
     except etree.XMLSyntaxError as e:
         raise ExportguardError(f"{what}: not well-formed XML: {e}") from None
-
-
-def _read_member(z: zipfile.ZipFile, name: str, cap: int, path) -> bytes:
-    try:
-        info = z.getinfo(name)
-    except KeyError:
-        raise ExportguardError(f"{path}: the package names a part it does not hold: {name}") from None
-    if info.file_size > cap:
-        raise ExportguardError(f"{path}: part {name} is larger than {cap // 2**20} MB; not read")
-    with z.open(info) as f:
-        data = f.read(cap + 1)
-    if len(data) > cap:
-        raise ExportguardError(f"{path}: part {name} is larger than {cap // 2**20} MB; not read")
-    return data
-
-
-def _rels(z: zipfile.ZipFile, part: str, path) -> list[tuple[str, str]]:
-    """(type, target part name) of a part's relationships."""
-    folder, name = part.rsplit("/", 1) if "/" in part else ("", part)
-    rels_name = f"{folder}/_rels/{name}.rels" if folder else f"_rels/{name}.rels"
-    if rels_name not in z.namelist():
-        return []
-    root = _safe_parse(_read_member(z, rels_name, MAX_RELS_BYTES, path), f"{path}: {rels_name}")
-    out = []
-    for rel in root.iter(f"{{{PKG_RELS}}}Relationship"):
-        if rel.get("TargetMode") == "External":
-            continue
-        target = rel.get("Target", "")
-        resolved = target.lstrip("/") if target.startswith("/") else str(PurePosixPath(folder) / target)
-        out.append((rel.get("Type", ""), _normalise(resolved)))
-    return out
-
-
-def _normalise(name: str) -> str:
-    parts: list[str] = []
-    for piece in name.split("/"):
-        if piece in ("", "."):
-            continue
-        if piece == "..":
-            if parts:
-                parts.pop()
-            continue
-        parts.append(piece)
-    return "/".join(parts)
-
-
-def read_manifest_text(path) -> str:
-    """The JSON text of the exportguard manifest embedded in a .pptx (docs/pptx.md, section 5)."""
-    try:
-        z = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as e:
-        raise ExportguardError(f"{path}: cannot read as a presentation: {e}") from None
-    with z:
-        main = next((t for kind, t in _rels(z, "", path) if kind == RT_OFFICE_DOCUMENT), "ppt/presentation.xml")
-        for kind, target in _rels(z, main, path):
-            if kind != RT_CUSTOM_XML:
-                continue
-            root = _safe_parse(_read_member(z, target, MAX_MEMBER_BYTES, path), f"{path}: {target}")
-            if root.tag == MANIFEST_TAG:
-                return root.text or ""
-    raise ManifestNotFound(f"{path}: no exportguard manifest part (custom XML {MANIFEST_NS}): the presentation "
-                           "carries no exportguard manifest")
-
-
-def manifest_part_names(path) -> list[str]:
-    """The custom XML parts related from the presentation part (for tests and the checker)."""
-    with zipfile.ZipFile(path) as z:
-        main = next((t for kind, t in _rels(z, "", path) if kind == RT_OFFICE_DOCUMENT), "ppt/presentation.xml")
-        return [t for kind, t in _rels(z, main, path) if kind == RT_CUSTOM_XML]
-
-

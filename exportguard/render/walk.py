@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Protocol, Sequence
 
 from ..citation import Note, TableNote
+from ..clock import Clock
 from ..model import Result
 from ..report import BoundFigure, BoundTable, Cell, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import mark_name, marks_words
@@ -131,6 +132,7 @@ class Walk:
     report: Report
     placements: list[Placement] = field(default_factory=list)
     artifact_format: str = ""
+    clock: Clock | None = None  # the export's (exportguard/clock.py); None: SOURCE_DATE_EPOCH, else now
 
     def part(self, n: int, title: str, table: BoundTable, start: int = 0, stop: int | None = None) -> TablePart:
         stop = len(table.rows) if stop is None else min(stop, len(table.rows))
@@ -158,7 +160,7 @@ class Walk:
     def manifest(self, key: bytes | None = None) -> dict:
         from ..manifest import build
 
-        return build(self.report, self.placements, self.artifact_format, key)
+        return build(self.report, self.placements, self.artifact_format, key, self.clock)
 
 
 class Renderer(Protocol):
@@ -172,9 +174,9 @@ class Renderer(Protocol):
     def back(self, doc: Walk) -> dict: ...
 
 
-def walk(report: Report, renderer: Renderer) -> dict:
+def walk(report: Report, renderer: Renderer, clock: Clock | None = None) -> dict:
     """Drive a renderer over a report; returns what ``back`` returns (the manifest it embedded)."""
-    doc = Walk(report, artifact_format=renderer.format)
+    doc = Walk(report, artifact_format=renderer.format, clock=clock)
     renderer.front(doc)
     for n, section in enumerate(report.sections, 1):
         getattr(renderer, section.kind)(doc, n, section)

@@ -44,7 +44,9 @@ from openpyxl.worksheet.cell_range import CellRange
 from openpyxl.worksheet.properties import PageSetupProperties
 
 from .. import manifest as manifest_mod
-from ..check.manifests import XLSX_SHEET
+from ..clock import resolve as resolve_clock
+from .package import save as save_package
+from ..embedding import XLSX_MANIFEST_SHEET as XLSX_SHEET, xlsx_cell
 from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
 from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
@@ -85,9 +87,7 @@ def shown(value: float, fig: BoundFigure, fmt: str) -> str:
     return number(value, fig.decimals) + fmt[fmt.index('"') + 1:-1]
 
 
-def sheet_location(title: str, coordinate: str) -> str:
-    """``'llama2-70b-99 Offline'!I7``: the form the manifest uses for a cell."""
-    return "'" + title.replace("'", "''") + "'!" + coordinate
+sheet_location = xlsx_cell  # ``'llama2-70b-99 Offline'!I7``: the form the manifest uses for a cell
 
 
 # -- styles ---------------------------------------------------------------------------------------
@@ -700,7 +700,7 @@ def _manifest_chunks(manifest: dict) -> Iterable[str]:
         yield text
 
 
-def render(report: Report, path, text_cells: bool = False, **_options) -> dict:
+def render(report: Report, path, text_cells: bool = False, clock=None, **_options) -> dict:
     """Write the workbook to ``path``; return the manifest embedded in it.
 
     ``text_cells``: figure cells hold the text ``101,527 tok/s ±5.4% [a]`` (with a numeric sort-value
@@ -710,8 +710,9 @@ def render(report: Report, path, text_cells: bool = False, **_options) -> dict:
     with _scratch_folder():
         renderer = XlsxRenderer(report, bool(text_cells))
         try:
-            manifest = walk(report, renderer)
-            renderer.wb.save(Path(path))
+            clock = resolve_clock(clock)  # the export's instant: package dates and the manifest (render/package.py)
+            manifest = walk(report, renderer, clock)
+            save_package(renderer.wb.save, path, clock)
         except BaseException:
             for ws in renderer.wb.worksheets:  # end each sheet's XML stream; the folder goes with it
                 try:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..embedding import XLSX_MANIFEST_SHEET
 from ..report import BesideSection, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from .walk import Lettering
 
@@ -21,7 +22,7 @@ FIGURE_WIDTH_CAP = 250  # numeric cells cannot wrap: a figure column is as wide 
 PAGE_COL = 80  # the one column of a portrait text sheet (Caveat, Notes) fits the page at 100 %
 WIDTH_SAMPLE = 4000  # rows sampled for text column widths in very long tables
 LINE_PT = 14.5  # one line of 11 pt text
-RESERVED_SHEETS = ("Caveat", "Sources", "exportguard_manifest", "History")
+RESERVED_SHEETS = ("Caveat", "Sources", XLSX_MANIFEST_SHEET, "History")
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
 
 
