@@ -99,3 +99,10 @@ def xlsx_sheet_of(location: str) -> str:
     if sheet.startswith("'") and sheet.endswith("'"):
         sheet = sheet[1:-1].replace("''", "'")
     return sheet
+
+
+# Custom number formats a workbook may define and still open in every application: Excel loads at most
+# about 200 to 250 (Office's implementation notes say 206), LibreOffice keeps the first 9,856 and drops
+# the rest silently. exportguard's workbooks stay within it (render/xlsx_formats.py); the checker reports
+# any workbook over it (rule EG024).
+CUSTOM_FORMAT_BUDGET = 200

@@ -16,11 +16,7 @@ import functools
 import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-# Custom number formats a workbook may define and still open in every application: Excel loads at most
-# about 200 to 250 (Office's implementation notes say 206), LibreOffice keeps the first 9,856 and drops
-# the rest silently. exportguard's workbooks stay within it (render/xlsx_formats.py); the checker reports
-# any workbook over it (rule EG024).
-CUSTOM_FORMAT_BUDGET = 200
+from ..embedding import CUSTOM_FORMAT_BUDGET  # noqa: F401  (the writer and this reader share it)
 FIRST_CUSTOM_ID = 164  # ids below are Excel's built-in formats (a numFmt there only restates one)
 
 BUILTIN = {

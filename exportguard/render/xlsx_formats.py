@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ..caveat import UNVERIFIED_SENTENCE
-from ..check.numfmt import CUSTOM_FORMAT_BUDGET
+from ..embedding import CUSTOM_FORMAT_BUDGET
 from ..citation import Note
 from ..model import RESULT_ID_PENDING
 from ..report import BoundFigure, BoundTable, RankSpan
