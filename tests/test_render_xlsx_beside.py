@@ -10,6 +10,7 @@ import pytest
 from openpyxl import load_workbook
 from openpyxl.utils import column_index_from_string
 
+from exportguard.manifest import entries as entries_of
 from exportguard.check.engine import check
 from exportguard.check.manifests import read_manifest
 from exportguard.render import export
@@ -37,7 +38,7 @@ def test_both_panels_stand_side_by_side_on_one_sheet_with_their_own_notes(beside
     report, path = beside
     (section,) = report.sections
     manifest = read_manifest(path)
-    entries = manifest["figures"]
+    entries = list(entries_of(manifest))
     assert len(entries) == sum(len(t.rows) for t in section.tables())
     sheets = {_where(e)[0] for e in entries}
     assert len(sheets) == 1
@@ -94,7 +95,7 @@ def test_past_the_budget_the_mlperf_panel_takes_one_mark_and_the_own_runs_keep_t
     monkeypatch.setattr(fmts, "BUDGET", 20)
     report = build_report(mixed, parse_spec(BESIDE.replace("limit = 4\n", "")))
     [path] = export(report, [tmp_path / "table-mark.xlsx"])
-    entries = read_manifest(path)["figures"]
+    entries = list(entries_of(read_manifest(path)))
     mlperf = [e for e in entries if e["conditions"]["identity"]["mlperf"]]
     own = [e for e in entries if not e["conditions"]["identity"]["mlperf"]]
     assert len(mlperf) > 20 and {tuple(e["marks"]) for e in mlperf} == {("a",)}

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from openpyxl import Workbook, load_workbook
 
+from exportguard.manifest import entries as entries_of
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.check.engine import check
 from exportguard.check.manifests import read_manifest
@@ -86,7 +87,7 @@ def test_50_figures_carry_their_rows_own_marks(exported):
     codes = _within_budget(path, manifest, 50)
     wb = load_workbook(path)
     marks = set()
-    for e in manifest["figures"]:
+    for e in entries_of(manifest):
         m = LOCATION.match(e["location"])
         cell = wb[m.group(1)][m.group(2) + m.group(3)]
         assert cell.data_type == "n" and cell.number_format in codes
@@ -102,7 +103,7 @@ def test_large_exports_share_one_mark_per_table(exported, n):
     codes = _within_budget(path, manifest, n)
     assert len([c for c in codes if "tok/s" in c]) <= 12  # figure and band edges, per decimals and labels
     assert any("(tie " in c for c in codes)  # the rest of the budget: ranks and counts, shared
-    entries = manifest["figures"]
+    entries = list(entries_of(manifest))
     assert {tuple(e["marks"]) for e in entries} == {("a",)}
     assert all(e["notes"][0].startswith(entries[0]["notes"][0][:40]) for e in entries[:100])
     if n == 20_000:  # the row's own note stays in its cells and its cell comment
@@ -142,7 +143,7 @@ def test_past_the_budget_tables_become_text_beside_a_sort_column(v51_store, tmp_
     assert len(custom_formats(tmp_path / "budget.xlsx")) <= 12
     wb = load_workbook(tmp_path / "budget.xlsx")
     as_text = 0
-    for e in manifest["figures"]:
+    for e in entries_of(manifest):
         m = LOCATION.match(e["location"])
         cell = wb[m.group(1)][m.group(2) + m.group(3)]
         if cell.data_type == "s":
@@ -207,7 +208,7 @@ def assert_libreoffice_shows_every_binding(path: Path, manifest: dict, outdir: P
     _libreoffice_csv(path, outdir)
     sheets: dict[str, list[list[str]]] = {}
     checked = 0
-    for e in manifest["figures"]:
+    for e in entries_of(manifest):
         m = LOCATION.match(e["location"])
         sheet, col, row = m.group(1).replace("''", "'"), column_index(m.group(2)), int(m.group(3))
         if sheet not in sheets:
