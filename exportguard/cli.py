@@ -477,10 +477,14 @@ def _demo_own_run(ctx, data) -> None:
 @click.option("--force", is_flag=True, help="Replace outputs even where they are read-only.")
 @click.option("--template", type=click.Path(exists=True, dir_okay=False),
               help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses.")
+@click.option("--page-size", type=click.Choice(["a4", "letter"], case_sensitive=False), default=None,
+              help="PDF: page size (default a4, or the spec's outputs.page_size).")
+@click.option("--orientation", type=click.Choice(["portrait", "landscape"], case_sensitive=False), default=None,
+              help="PDF: one orientation for every page (default: portrait unless the tables need landscape).")
 @wait_option
 @click.pass_context
 def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, template,
-           wait_s, **kwargs):
+           page_size, orientation, wait_s, **kwargs):
     """Export bound figures to XLSX, PPTX, PDF, CSV or Markdown: from a spec, or from the filters."""
     from pathlib import Path
 
@@ -508,6 +512,8 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
                       "price table": prices or (spec.base_dir / spec.prices if spec.prices else None)}
         ctx.obj["on_stop"] = _export_stopped(targets)
         written = export_report(report, targets, text_cells=text_cells, force=force, template=template,
+                                page_size=(page_size or spec.page_size or "a4").lower(),
+                                orientation=(orientation or spec.orientation or "").lower() or None,
                                 inputs=inputs, wait_s=wait_s, tell=_tell)
     except GuardError as e:
         _say(str(e), err=True)

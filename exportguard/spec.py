@@ -8,7 +8,8 @@
     [[section]]              # kind = "table" | "chart" | "kpi" | "text" | "beside"
     title, filters, columns, sort, limit, split_by_cohort, derived, pick, text
                              # beside: mlperf = {filters}, own = {filters}, own_columns, axis
-    [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml"
+    [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml",
+                             page_size = "a4" | "letter", orientation = "portrait" | "landscape" (PDF)
 """
 from __future__ import annotations
 
@@ -69,6 +70,8 @@ class ReportSpec:
     targets: tuple[str, ...] = ()
     prices: str | None = None
     name: str = ""
+    page_size: str = ""  # PDF: "a4" or "letter" ("" = a4)
+    orientation: str = ""  # PDF: "portrait" or "landscape" ("" = portrait unless the tables need landscape)
     base_dir: Path = field(default=Path("."), compare=False)
 
 
@@ -105,8 +108,14 @@ def parse_spec(text: str, name: str = "<spec>", base_dir: Path = Path(".")) -> R
         raise where.error("prices", None, "outputs.prices must be a file name")
     for t in [*targets, *([prices] if prices else [])]:
         inside_folder(t, where, "prices" if t == prices else "targets")
+    page = {}
+    for key, choices in (("page_size", ("a4", "letter")), ("orientation", ("portrait", "landscape"))):
+        value = outputs.get(key, "")
+        if value and value not in choices:
+            raise where.error(key, None, f"outputs.{key} must be {' or '.join(repr(c) for c in choices)}")
+        page[key] = value
     return ReportSpec(title, _str(data, "audience", where, None) or "general", sections, tuple(targets),
-                      prices, name, base_dir)
+                      prices, name, base_dir=base_dir, **page)
 
 
 def inside_folder(name: str, where: "_Locator", key: str) -> str:

@@ -4,8 +4,12 @@ figures. Layout in docs/pdf.md.
 - A title page (title, audience, date, the one-line caveat, how to read the figures, contents),
   then one part per section of the report: text, tables (split across pages with caption, shared
   conditions and header rows repeated), KPI boxes (the figure with its scenario and shape inline),
-  charts (reportlab graphics, bands as error bars, ties within slack by colour), then the caveat in
+  charts (reportlab graphics, bands as error bars, each bar's rank in words), then the caveat in
   full and a sources appendix.
+- Ranks are the guard's (BoundTable.ranks, KpiSection.rank: "3 (tie 2-5)", "not ranked"); wherever
+  a rank shows, its table or chart states the tie rule (wording.TIE_RULE) on the same page, and
+  every guard notice of a comparison (report.Notice, e.g. EG020) stands in its shared conditions on
+  each page it spans.
 - Every figure is one text run, exactly its bound text (``101,527 tok/s ±5.4% [a]``), in a column
   sized to it, so it never breaks across lines. Marks are lettered per page; each page's notes area
   holds exactly the notes of the figures on that page.
@@ -35,17 +39,19 @@ from reportlab.platypus import Flowable, Paragraph
 
 from .. import __version__
 from ..citation import result_id_cell, suite_name
-from ..report import BoundFigure, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import shape_title
+from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, shape_title
 from . import pdf_layout as lay
-from .pdf_chart import Bar, ChartLayout, ChartShare, rank_labels
-from .pdf_layout import (BODY, CAPTION, GREY, INK, LANDSCAPE, PORTRAIT, RULE, SMALL, Geometry, LayoutError, Metrics,
+from .pdf_chart import Bar, ChartLayout, ChartShare
+from .pdf_layout import (BODY, CAPTION, GREY, INK, RULE, SMALL, Geometry, LayoutError, Metrics,
                          NoteBook, Page, Pager, TableLayout, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
 from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, markup, register_fonts
 from .walk import FigureCell, Lettering, TablePart, Walk, walk
 
 EMBEDS_MANIFEST = True
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
+BESIDE_RULE = "Beside, never one comparison: each panel has its own band rule and notes; compare figures only within a panel."
 
 HEADING = Style(SANS_BOLD, 13.0, 16.5)
 TITLE = Style(SANS_BOLD, 21.0, 26.0)
@@ -177,6 +183,12 @@ class _Kpi(Flowable):
                            Paragraph(markup(f"{i.submitter}, {i.system_name}; result {result_id_cell(fig.result)}, "
                                             f"{i.verified}", 600), P_KPI_WHO),
                            Paragraph(markup(section.table_note.text, lay.NOTE_LIMIT), P_KPI_SHARED)]
+        if section.rank is not None:
+            rule = TIE_RULE if section.rank.ranked else NOT_RANKED_SENTENCE
+            self.paragraphs.append(Paragraph(markup(f"Rank among the results it was picked from: "
+                                                    f"{section.rank.words()}. {rule}", 1000), P_KPI_SHARED))
+        self.paragraphs += [Paragraph(markup(f"Note ({x.rule_id}): {x.text}", 1000), P_KPI_SHARED)
+                            for x in section.notices]
         self.sizes = [p.wrap(inner, 1e6) for p in self.paragraphs]
         self.height = (2 * self.PAD + SMALL.leading + 2.0 + self.size * 1.25 + 4.0 +
                        sum(h for _, h in self.sizes) + 3.0 * (len(self.paragraphs) - 1))
@@ -250,26 +262,65 @@ class _Contents(Flowable):
 class PdfRenderer:
     format = "pdf"
 
-    def __init__(self, report: Report, path: Path):
+    def __init__(self, report: Report, path: Path, page_size: str = "a4", orientation: str | None = None,
+                 draw: bool = True):
         register_fonts()
-        self.report, self.path = report, Path(path)
+        self.draw = draw
         self.metrics = Metrics()
-        self.notebook = NoteBook(self.metrics)
-        self.pager = Pager(self.notebook, PORTRAIT)
-        self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
-        self.toc: list[tuple[str, str]] = []  # (entry, key)
-        self.toc_pages: dict[str, int] = {}
         notes = set()
         for _, fig in report.figures():
             notes.update(fig.notes)
         self.letters = lay.mark_letters(len(notes))  # a page never holds more notes than the report
+        # every page's geometry: one orientation per document, portrait unless asked or unless a
+        # table's columns (each figure whole, at the one type size) need a landscape page's width
+        if orientation is None:
+            orientation = self._orientation(report, page_size)
+        self.geometry = lay.geometry(page_size, orientation)
+        self.report, self.path = report, Path(path)
+        self.notebook = NoteBook(self.metrics)
+        self.pager = Pager(self.notebook, self.geometry)
+        self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
+        self.toc: list[tuple[str, str]] = []  # (entry, key)
+        self.toc_pages: dict[str, int] = {}
+
+    def _orientation(self, report: Report, page_size: str) -> str:
+        """Portrait where every table holds its columns with their words whole; landscape where a
+        table needs its width for the full type size; else the one of the two whose plan takes
+        fewer pages (planned, not drawn)."""
+        portrait, landscape = (lay.geometry(page_size, o) for o in lay.ORIENTATIONS)
+        if self._fits(report, portrait, lay.WORD_CAPS[0]):
+            return "portrait"
+        if not self._fits(report, portrait, lay.WORD_CAPS[-1]) or not self._fits(report, landscape, lay.WORD_CAPS[-1]):
+            return "landscape"
+        pages = {}
+        for o in lay.ORIENTATIONS:
+            trial = PdfRenderer(report, Path("plan-only.pdf"), page_size, o, draw=False)
+            walk(report, trial)
+            pages[o] = len(trial.pager.pages)
+        return "portrait" if pages["portrait"] <= pages["landscape"] else "landscape"
+
+    def _fits(self, report: Report, g: Geometry, cap: float) -> bool:
+        """Does every table of the report hold its columns on a page of this geometry, at the full
+        type size, breaking no word shorter than ``cap`` points?"""
+        size = lay.CELL.size
+        for s in report.sections:
+            tables = s.tables() if isinstance(s, BesideSection) else (s.table,) if isinstance(s, TableSection) else ()
+            for table in tables:
+                kinds = [c.kind for c in table.columns]
+                layout = TableLayout(self.metrics, letters=self.letters, label="", title="", shared="",
+                                     headers=[c.header for c in table.columns], rows=table.rows,
+                                     whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)])
+                if sum(layout.minimum(size, cap)) > g.frame_w + 0.01:
+                    return False
+        return True
 
     # -- helpers --
     def _width(self) -> float:
         return self.pager.page.geometry.frame_w
 
     def _heading(self, text: str, key: str, keep: float = 0.0, keep_figures: Sequence[BoundFigure] = (),
-                 new_page: bool = False, geometry: Geometry = PORTRAIT) -> None:
+                 new_page: bool = False, geometry: Geometry | None = None) -> None:
+        geometry = geometry or self.geometry
         if new_page and not self.pager.page.empty:
             self.pager.new_page(geometry)
         self.pager.use(geometry)
@@ -310,8 +361,8 @@ class PdfRenderer:
         how = Paragraph(
             "<b>How to read the figures.</b> Every figure is printed as one piece of text: its value, its unit, its "
             "band and a note mark in brackets. The band is plus or minus half the shape slack of the figure's cohort "
-            "(the spread of generation lengths among the results that may be compared with it): a lead smaller "
-            "than the slack is a tie, and rankings say so. Each mark points to a note at the foot of the same page, "
+            "(the spread of generation lengths among the results that may be compared with it). "
+            f"{markup(TIE_RULE)} Each mark points to a note at the foot of the same page, "
             "with the result's MLCommons citation, its configuration, shape and load; marks are lettered afresh on "
             "every page. A table that runs over several pages repeats its header, its shared conditions and the "
             "notes of the figures on each page. Figures from different cohorts are never compared. This PDF carries "
@@ -339,7 +390,7 @@ class PdfRenderer:
         whole), else landscape, in smaller type and with long words broken if it must be
         (pdf_layout.FITS)."""
         layout = TableLayout(self.metrics, letters=self.letters, **kw)
-        return layout, layout.fit(lay.FITS)
+        return layout, layout.fit(lay.fits_for(self.geometry))
 
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         table = section.table
@@ -350,11 +401,12 @@ class PdfRenderer:
         title = section.title if cohort in section.title else f"{section.title} ({cohort})"
         layout, geometry = self._fitting_layout(
             label=f"Table {number}", title=title, first_caption="" if cohort in section.title else f"Cohort: {cohort}",
-            shared=f"Every row: {table.table_note.text}", headers=[c.header for c in table.columns], rows=table.rows,
-            numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds])
+            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}", headers=[c.header for c in table.columns], rows=table.rows,
+            numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds],
+            whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)])
 
         def make(start, stop, continued, page, continues):
-            return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, section))
+            return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, table))
 
         keep, keep_figures = self._keep(layout, layout.head_height(False, geometry), geometry)
         self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep, keep_figures=keep_figures)
@@ -375,8 +427,10 @@ class PdfRenderer:
             # bars highest first (a derived column has its own order); rows without a figure last
             rows.sort(key=lambda r: (not isinstance(figs[r], BoundFigure),
                                      -figs[r].magnitude if isinstance(figs[r], BoundFigure) else 0.0))
-            values = [figs[r].magnitude for r in rows if isinstance(figs[r], BoundFigure)]
-            ranks = rank_labels(values, table.slack) + [""] * (len(rows) - len(values))
+            # the guard's ranks, for the figure column the table is ranked by; a derived column's bars
+            # are in its own order and carry no rank (a rank is a statement about the throughput)
+            ranked = table.ranked and table.columns[c].kind == "figure"
+            ranks = [table.ranks[r].words() if ranked else "" for r in rows]
             bars = []
             for k, r in enumerate(rows):
                 row = table.rows[r]
@@ -392,8 +446,9 @@ class PdfRenderer:
             title = title if not what else f"{title}: {table.columns[c].header}"
             chart = ChartLayout(self.metrics, label=f"Chart {number}", title=title,
                                 first_caption=f"{what}{cohort}; shape: {shape}",
-                                shared=f"Every bar: {table.table_note.text}", unit=unit, bars=bars, slack=table.slack,
-                                width=PORTRAIT.frame_w, letters=self.letters)
+                                shared=f"Every bar: {table.table_note.text}{_rank_and_notices(table, ranked)}",
+                                unit=unit, bars=bars, slack=table.slack, width=self.geometry.frame_w,
+                                letters=self.letters)
 
             def make(start, stop, continued, page, continues, chart=chart, number=number):
                 return ChartShare(chart, start, stop, continued, continues, page, meta=("chart", number, n, section))
@@ -403,12 +458,13 @@ class PdfRenderer:
                 self._heading(f"{n}. {section.title}", f"s{n}", keep=keep, keep_figures=keep_figures)
                 first = False
             else:
-                self.pager.use(PORTRAIT)
+                self.pager.use(self.geometry)
             self.pager.add_run(chart.run(make), gap=6.0)
 
-    def _keep(self, layout, head: float, geometry: Geometry = PORTRAIT) -> tuple[float, list[BoundFigure]]:
+    def _keep(self, layout, head: float, geometry: Geometry | None = None) -> tuple[float, list[BoundFigure]]:
         """What a heading keeps with it: the whole table or chart (with its notes) when that fits
         on one page, so a short one never splits; else its head and first row."""
+        geometry = geometry or self.geometry
         n = len(layout.heights)
         figures = [f for i in range(n) for f in layout.figures_of(i)]
         whole = head + sum(layout.heights) + layout.tail_h
@@ -420,10 +476,60 @@ class PdfRenderer:
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self.counts["headline"] += 1
-        box = _Kpi(f"Headline {self.counts['headline']}", section, PORTRAIT.frame_w, self.letters)
+        box = _Kpi(f"Headline {self.counts['headline']}", section, self.geometry.frame_w, self.letters)
         box.meta = ("headline", self.counts["headline"], n, section)
         self._heading(f"{n}. {section.title}", f"s{n}", keep=box.height + 4.0, keep_figures=[section.figure])
         self.pager.add(box, box.height, [section.figure], gap=4.0)
+
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
+        """The MLPerf panel and the own panel stacked on one page where they fit (else continued like
+        any table), each its own table with its own caption, band rule, ranks and notes; then the
+        shape panel: both shapes in numbers and why a throughput does not carry over. Every panel
+        takes one page geometry, so the section never flips orientation midway."""
+        panels = []
+        for k, table in enumerate(section.tables()):
+            self.counts["table"] += 1
+            number = self.counts["table"]
+            kinds = [c.kind for c in table.columns]
+            which = "MLPerf panel" if k == 0 else "Your runs panel"
+            panels.append((number, table, TableLayout(
+                self.metrics, letters=self.letters, label=f"Table {number}", title=f"{which}: {table.title}",
+                first_caption=f"{which}: {table.cohort.label()}",
+                shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
+                headers=[c.header for c in table.columns], rows=table.rows,
+                numeric=[x in ("figure", "derived") for x in kinds], derived=[x == "derived" for x in kinds],
+                whole=[x == "rank" or c.key == "result_id" for x, c in zip(kinds, table.columns)])))
+        self.counts["table"] += 1
+        shape_number = self.counts["table"]
+        rows = [(r.label, r.shape, r.load) for r in (section.shape.mlperf, *section.shape.own)]
+        shape = TableLayout(self.metrics, letters=self.letters, label=f"Table {shape_number}",
+                            title="Shape panel: both shapes in numbers", first_caption="Shape panel: both shapes in numbers",
+                            shared=section.shape.sentence, headers=["Whose", "Shape, in numbers", "Load"], rows=rows)
+        geometry = _fit_together([layout for _, _, layout in panels] + [shape], self.geometry)
+        intro = Paragraph(markup(BESIDE_RULE), P_SMALL)
+        intro_h = intro.wrap(geometry.frame_w, 1e6)[1]
+        # the heading keeps the whole section with it when it fits on one page with its notes
+        figures = [f for _, t, _ in panels for _, _, f in t.figures()]
+        whole = intro_h + 4.0 + sum(layout.head_height(False, geometry) + sum(layout.heights) + layout.tail_h + 8.0
+                                    for _, _, layout in panels) + shape.head_height(False, geometry) + sum(shape.heights)
+        notes = {note for f in figures for note in f.notes}
+        notes_h = sum(self.notebook.height(note, geometry.frame_w) for note in notes) + (lay.NOTES_TOP if notes else 0.0)
+        fits = whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY
+        first = panels[0][2]
+        keep = whole if fits else intro_h + 4.0 + first.head_height(False, geometry) + first.heights[0] + first.tail_h
+        self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep,
+                      keep_figures=figures if fits else first.figures_of(0))
+        self.pager.add(intro, intro_h, gap=4.0)
+        for number, table, layout in panels:
+            def make(start, stop, continued, page, continues, layout=layout, number=number, table=table):
+                return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, table))
+
+            self.pager.add_run(layout.run(f"table {number}", make), gap=8.0)
+
+        def make_shape(start, stop, continued, page, continues):
+            return TableShare(shape, start, stop, continued, continues, page)
+
+        self.pager.add_run(shape.run(f"table {shape_number}", make_shape), gap=8.0)
 
     def back(self, doc: Walk) -> dict:
         r = self.report
@@ -438,6 +544,8 @@ class PdfRenderer:
         for page in self.pager.pages:
             if page.lettering is None:  # the sources' pages: no figures
                 page.lettering = Lettering(page.figures)
+        if not self.draw:  # a plan only (choosing the orientation): nothing is written
+            return {}
         manifest = doc.manifest()
         self._build(manifest)
         return manifest
@@ -452,9 +560,9 @@ class PdfRenderer:
                 if meta is None:
                     continue
                 kind, number, n, section = meta
-                if kind == "table":
+                if kind == "table":  # the fourth element is the bound table (a beside section has several)
                     share = item.payload
-                    part = TablePart(n, section.title, section.table, share.start, share.stop, lettering)
+                    part = TablePart(n, section.title, section, share.start, share.stop, lettering)
                     for r, cells in part.cells():
                         for c, cell in enumerate(cells):
                             if isinstance(cell, FigureCell):
@@ -499,8 +607,8 @@ class PdfRenderer:
                   f"(every figure with its page, value, unit, band, marks, notes and conditions) is attached to it as "
                   f"the file {MANIFEST_NAME}.")
         layout, geometry = self._fitting_layout(label="Sources", title="one citation per result shown", first_caption=None,
-                                                shared=shared,
-                                                headers=headers, rows=rows, numeric=numeric)
+                                                shared=shared, headers=headers, rows=rows, numeric=numeric,
+                                                whole=[True] + [False] * 5)
 
         def make(start, stop, continued, page, continues):
             return TableShare(layout, start, stop, continued, continues, page)
@@ -520,12 +628,12 @@ class PdfRenderer:
         title = clean(r.title, 300, one_line=True)
         small = self.metrics(SMALL)
         header = self.metrics(Style(SANS, 7.5, 9.0))
-        caveat_lines = {g.name: small.wrap(clean(r.caveat_short, 1000, one_line=True), g.frame_w - 70)
-                        for g in (PORTRAIT, LANDSCAPE)}
+        caveat_lines = {g: small.wrap(clean(r.caveat_short, 1000, one_line=True), g.frame_w - 70)
+                        for g in {p.geometry for p in pages}}
         keywords = ["MLPerf", "MLPerf Inference", "LLM", "throughput", "exportguard"]
         keywords += sorted({clean(s.table.cohort.label(), 200, one_line=True) for s in r.sections
                             if isinstance(s, (TableSection, ChartSection))})
-        canv = Canvas(str(self.path), pagesize=(PORTRAIT.page_w, PORTRAIT.page_h), pageCompression=1, lang="en",
+        canv = Canvas(str(self.path), pagesize=(self.geometry.page_w, self.geometry.page_h), pageCompression=1, lang="en",
                       initialFontName=SANS, initialFontSize=9.5, initialLeading=BODY.leading)
         canv.setTitle(title)
         canv.setAuthor("exportguard")
@@ -565,7 +673,7 @@ class PdfRenderer:
             t.colour(GREY)
             t.font(SMALL.font, SMALL.size)
             ty = lay.MARGIN_BOTTOM - 12 - SMALL.leading
-            for line in caveat_lines[g.name]:
+            for line in caveat_lines[g]:
                 t.text(lay.MARGIN_X, ty, line)
                 ty -= SMALL.leading
             t.colour(INK)
@@ -586,6 +694,26 @@ class PdfRenderer:
             rl_config.useA85 = a85
 
 
+def _fit_together(layouts: Sequence[TableLayout], geometry: Geometry) -> Geometry:
+    """The first fit (pdf_layout.fits_for) that holds every one of these tables, each then laid out
+    in it: the panels of one section share a page and a look."""
+    for option in lay.fits_for(geometry):
+        if all(sum(t.minimum(option[1], option[2])) <= option[0].frame_w + 0.01 for t in layouts):
+            for t in layouts:
+                t.fit([option])
+            return option[0]
+    for t in layouts:
+        t.fit(lay.fits_for(geometry))  # raises LayoutError, naming the table that does not fit
+    return geometry
+
+
+def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:
+    """What a table's or chart's shared conditions add on every page it spans: the tie rule where
+    ranks show (the not-ranked sentence is in the table note already), and the guard's notices."""
+    out = f" {TIE_RULE}" if ranks_shown and table.slack.estimable else ""
+    return out + "".join(f" Note ({x.rule_id}): {x.text}" for x in table.notices)
+
+
 def _shown(shown_on: dict, fig: BoundFigure, page: int) -> None:
     pages = shown_on[fig.result.natural_key]
     if not pages or pages[-1] != page:
@@ -598,12 +726,20 @@ def _page_list(pages: Sequence[int]) -> str:
     return ", ".join(map(str, pages))
 
 
-def render(report: Report, path, **_options) -> dict:
+def render(report: Report, path, **options) -> dict:
     """Write the briefing to ``path``; return the manifest attached to it. Options meant for other
     formats are ignored."""
+    return render_planned(report, path, **options)[0]
+
+
+def render_planned(report: Report, path, page_size: str | None = None, orientation: str | None = None,
+                   **_options) -> tuple[dict, list[Page]]:
+    """``render``, also returning the page plan that was drawn (for pdf_layout.density). The page is
+    A4, portrait unless a table needs a landscape page's width, unless ``page_size`` ("a4", "letter")
+    or ``orientation`` ("portrait", "landscape") say otherwise (the CLI's --page-size and --orientation, a spec's outputs.page_size and orientation)."""
     with _no_cyclic_gc():
-        renderer = PdfRenderer(report, Path(path))
-        return walk(report, renderer)
+        renderer = PdfRenderer(report, Path(path), page_size or "a4", orientation)
+        return walk(report, renderer), renderer.pager.pages
 
 
 @contextmanager

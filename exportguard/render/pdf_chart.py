@@ -1,7 +1,10 @@
 """Charts for the PDF briefing, drawn with reportlab's graphics: one horizontal bar per result, the
 bar from zero to the figure, a whisker over the figure's band (its error bar), and the figure's
-bound text (value, unit, band, marks) as the bar's label. Bars of one colour form a tie within
-slack (guard.rank_groups); the caption carries the cohort and the shape. Every number drawn is a
+bound text (value, unit, band, marks) as the bar's label, and the bar's rank in words from the guard
+(BoundTable.ranks: "3 (tie 2-5)"). Every bar has one colour: ties hold pairwise, not in groups, so
+no colouring could state them truly; the rank words do. The caption carries the cohort and the
+shape, the legend the band's basis (wording of citation.band_basis_words: an MLPerf cohort's shape
+slack, an own cohort's repeated runs, or why there is no band). Every number drawn is a
 bound figure: the value axis has no bare scale numbers.
 
 A chart with more bars than a page holds is split like a table (pdf_layout.Pager.add_run): each
@@ -16,15 +19,14 @@ from reportlab.graphics import renderPDF
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
 from reportlab.lib.colors import HexColor
 
-from ..guard import rank_groups
+from ..citation import band_basis_words
 from ..model import Slack
 from ..report import BoundFigure
-from ..wording import band_words, slack_words
-from .pdf_layout import (widest_text, CAPTION, CELL, CONTINUES_H, GREY, INK, RULE, SHARED, SMALL, Geometry, Metrics, Page, Run,
+from .pdf_layout import (sentence, widest_text, CAPTION, CELL, CONTINUES_H, GREY, INK, LEGEND, RULE, SHARED, SMALL, Geometry, Metrics, Page, Run,
                          CELL_LIMIT, NOTE_LIMIT)
 from .pdf_text import NARROW, NARROW_OBLIQUE, clean
 
-PALETTE = [HexColor(c) for c in ("#2f5f8f", "#d0822a", "#4f8a3c", "#8a4f9e", "#b8860b", "#2a9d8f", "#a23b4b")]
+BAR_FILL = HexColor("#2f5f8f")
 BAR_PITCH = 17.0
 BAR_THICK = 9.5
 AXIS_H = 16.0
@@ -33,7 +35,7 @@ AXIS_H = 16.0
 @dataclass(frozen=True)
 class Bar:
     label: str  # "NVIDIA, DGX B200 ...": who, cleaned
-    rank: str  # "1", "~2-4"
+    rank: str  # the guard's words: "1", "3 (tie 2-5)", "not ranked"; "" where the chart shows no rank
     cell: BoundFigure | str  # the figure, or the words that say why there is none
 
 
@@ -55,7 +57,7 @@ class ChartLayout:
     def __init__(self, metrics: Metrics, *, label: str, title: str, first_caption: str, shared: str, unit: str,
                  bars: Sequence[Bar], slack: Slack, width: float, letters: int = 2):
         self.metrics = metrics
-        self.cap, self.cell, self.shared_m, self.small = metrics(CAPTION), metrics(CELL), metrics(SHARED), metrics(SMALL)
+        self.cap, self.cell, self.shared_m, self.small = metrics(CAPTION), metrics(CELL), metrics(SHARED), metrics(LEGEND)
         self.label = label
         self.title = clean(title, 400, one_line=True)
         self.first_caption = clean(first_caption, 400, one_line=True)
@@ -76,32 +78,24 @@ class ChartLayout:
         self.plot_w = max(60.0, width - self.plot_x - self.data_w)
         self.label_lines = [self.cell.wrap(b.label, self.label_w - 6.0) or [""] for b in self.bars]
         self.heights = [max(BAR_PITCH, len(lines) * CELL.leading + 6.0) for lines in self.label_lines]
-        # colours: one per tie group, alternating, so neighbours that are not tied differ
-        values = [b.cell.magnitude if isinstance(b.cell, BoundFigure) else 0.0 for b in self.bars]
-        self.colour: list = [PALETTE[0]] * len(self.bars)
-        self.tied = [False] * len(self.bars)
-        for g, (first, last) in enumerate(rank_groups(values, slack)):
-            for i in range(first, last + 1):
-                self.colour[i] = PALETTE[g % len(PALETTE)]
-                self.tied[i] = last > first
 
     def legend(self) -> str:
+        """How to read the bars: from zero, the whisker and where its band comes from (the band rule
+        of the cohort: shape slack, repeated runs, or why there is none)."""
         if self.slack.estimable:
-            return (f"Bars start at zero. Each whisker is the figure's band ({band_words(self.slack)}, half the cohort's "
-                    f"shape slack of {slack_words(self.slack)}); bars of one colour are a tie within slack; the rank "
-                    "column marks ties with ~.")
-        return (f"Bars start at zero. No whiskers and no ties: {band_words(self.slack)}, so each bar stands alone.")
+            return f"Bars start at zero. Each whisker is the figure's band. {band_basis_words(self.slack)}."
+        return f"Bars start at zero, without whiskers. {band_basis_words(self.slack)}."
 
     def head_lines(self, continued: bool) -> list[tuple[str, list[str]]]:
         w = self.width
-        caption = f"{self.label} (continued). {self.title}" if continued else f"{self.label}. {self.first_caption}"
+        caption = sentence(f"{self.label} (continued). {self.title}" if continued else f"{self.label}. {self.first_caption}")
         out = [("caption", self.cap.wrap(caption, w))]
         out.append(("shared", self.shared_m.wrap(self.shared, w)))
         out.append(("small", self.small.wrap(self.legend(), w)))
         return out
 
     def head_height(self, continued: bool, geometry: Geometry | None = None) -> float:
-        lead = {"caption": CAPTION.leading, "shared": SHARED.leading, "small": SMALL.leading}
+        lead = {"caption": CAPTION.leading, "shared": SHARED.leading, "small": LEGEND.leading}
         return sum(len(lines) * lead[kind] for kind, lines in self.head_lines(continued)) + 6.0
 
     def figures_of(self, i: int) -> list[BoundFigure]:
@@ -119,7 +113,7 @@ class ChartLayout:
         each bar's bound figure text with the marks of its page."""
         d = Drawing(self.width, height)
         y = height
-        styles = {"caption": CAPTION, "shared": SHARED, "small": SMALL}
+        styles = {"caption": CAPTION, "shared": SHARED, "small": LEGEND}
         colour = {"caption": INK, "shared": GREY, "small": GREY}
         for kind, lines in self.head_lines(share.continued):
             st = styles[kind]
@@ -144,7 +138,7 @@ class ChartLayout:
                              fontSize=CELL.size, fillColor=INK))
             if isinstance(bar.cell, BoundFigure):
                 v = bar.cell.magnitude
-                d.add(Rect(x0, mid - BAR_THICK / 2, v * scale, BAR_THICK, fillColor=self.colour[i], strokeColor=None))
+                d.add(Rect(x0, mid - BAR_THICK / 2, v * scale, BAR_THICK, fillColor=BAR_FILL, strokeColor=None))
                 end = v * scale
                 if self.band:
                     lo, hi = x0 + v * (1 - self.band) * scale, x0 + v * (1 + self.band) * scale
@@ -177,12 +171,3 @@ class ChartLayout:
 
     def draw(self, canv, share: ChartShare, texts: dict[int, str], height: float) -> None:
         renderPDF.draw(self.drawing(share, texts, height), canv, 0, 0)
-
-
-def rank_labels(values: Sequence[float], slack: Slack) -> list[str]:
-    """'1', or '~2-4' for a run of ties within slack (guard.rank_groups), for the chart's rank column."""
-    out = [""] * len(values)
-    for first, last in rank_groups(values, slack):
-        for i in range(first, last + 1):
-            out[i] = f"{first + 1}" if first == last else f"~{first + 1}-{last + 1}"
-    return out

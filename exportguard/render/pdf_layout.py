@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from reportlab.lib.colors import HexColor
-from reportlab.lib.pagesizes import A4, landscape
+from reportlab.lib.pagesizes import A4, LETTER, landscape
 
 from ..citation import Note
 from ..errors import ExportguardError
@@ -30,15 +30,15 @@ from .pdf_text import (NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SAN
 
 # -- page geometry and type -------------------------------------------------------------------------
 
-MARGIN_X = 46.0
-MARGIN_TOP = 54.0  # the running header sits in it
-MARGIN_BOTTOM = 58.0  # the one-line caveat and the page number sit in it
+MARGIN_X = 40.0
+MARGIN_TOP = 46.0  # the running header sits in it
+MARGIN_BOTTOM = 54.0  # the one-line caveat and the page number sit in it
 SAFETY = 0.5  # points left free on every page, so that rounding never pushes content over
 
 
 @dataclass(frozen=True)
 class Geometry:
-    name: str  # the page template's name: "portrait" or "landscape"
+    name: str  # the orientation: "portrait" or "landscape"
     page_w: float
     page_h: float
 
@@ -53,15 +53,29 @@ class Geometry:
 
 PORTRAIT = Geometry("portrait", *A4)
 LANDSCAPE = Geometry("landscape", *landscape(A4))
+PAGE_SIZES = {"a4": A4, "letter": LETTER}
+ORIENTATIONS = ("portrait", "landscape")
 
+
+def geometry(page_size: str = "a4", orientation: str = "portrait") -> Geometry:
+    """The one page geometry of a briefing (issue 16: one orientation per document)."""
+    if page_size not in PAGE_SIZES or orientation not in ORIENTATIONS:
+        raise ExportguardError(f"PDF page: size {page_size!r} (a4 or letter), orientation {orientation!r} "
+                               "(portrait or landscape)")
+    size = PAGE_SIZES[page_size]
+    return Geometry(orientation, *(landscape(size) if orientation == "landscape" else size))
+
+
+# Legibility on screen and on paper (issue 16): table text at least 8.5 pt, notes at least 8 pt.
 BODY = Style(SANS, 9.5, 13.4)
-CAPTION = Style(SANS_BOLD, 9.0, 11.6)
-CELL = Style(NARROW, 7.8, 9.6)
-HEAD = Style(NARROW_BOLD, 7.8, 9.6)
-SHARED = Style(NARROW_OBLIQUE, 7.3, 9.0)  # a table's shared conditions
-NOTE = Style(NARROW, 7.2, 8.7)
-NOTE_MARK = Style(NARROW_BOLD, 7.2, 8.7)
-SMALL = Style(SANS_OBLIQUE, 6.8, 8.2)
+CAPTION = Style(SANS_BOLD, 9.5, 12.0)
+CELL = Style(NARROW, 8.6, 10.4)
+HEAD = Style(NARROW_BOLD, 8.6, 10.4)
+SHARED = Style(NARROW_OBLIQUE, 8.0, 9.5)  # a table's shared conditions
+NOTE = Style(NARROW, 8.0, 9.4)
+NOTE_MARK = Style(NARROW_BOLD, 8.0, 9.4)
+SMALL = Style(SANS_OBLIQUE, 7.4, 8.8)  # page furniture: the footer's caveat line, "continues" lines
+LEGEND = Style(NARROW_OBLIQUE, 8.0, 9.5)  # a chart's legend: read like a note
 
 INK = HexColor("#1a1a1a")
 GREY = HexColor("#555555")
@@ -71,9 +85,9 @@ ZEBRA = HexColor("#f3f5f8")
 DERIVED_FILL = HexColor("#f2f2f2")
 
 PAD_X, PAD_Y = 3.2, 2.6  # cell padding
-NOTES_TOP = 9.0  # the rule above a page's notes and the space around it
-NOTE_GAP = 1.6  # between two notes
-NOTE_GUTTER = 19.0  # the marks' column in the notes area
+NOTES_TOP = 8.0  # the rule above a page's notes and the space around it
+NOTE_GAP = 1.2  # between two notes
+NOTE_GUTTER = 17.0  # the marks' column in the notes area
 WIDEST_SAMPLE = 6  # the widest texts of a column that decide its width
 CELL_LIMIT = 240  # characters of one text cell before it is cut, visibly
 NOTE_LIMIT = 2000
@@ -307,6 +321,12 @@ class TableShare:
     texts: dict = field(default_factory=dict)  # (row, column) -> the figure's text with its page's marks
 
 
+def sentence(caption: str) -> str:
+    """A caption closed by a full stop, so that no reader (the checker's included) runs it on into
+    the shared conditions below it: '(tokens/s)' there is the caption's unit, not theirs."""
+    return caption if caption.endswith((".", "!", "?")) else caption + "."
+
+
 def share_width(total: float, natural: list[float], minimum: list[float], fixed: list[bool],
                 lines_at: Callable[[int, float], int] | None = None) -> list[float]:
     """Column widths: every column at least its minimum (its longest word, a figure's whole text).
@@ -369,13 +389,20 @@ def mark_letters(distinct_notes: int) -> int:
     return 1 if distinct_notes <= 26 else 2 if distinct_notes <= 702 else 3
 
 
-TYPE_SIZES = (7.8, 7.0, 6.3, 5.6)  # cell type sizes a table may use, largest first
+TYPE_SIZES = (CELL.size, 7.8, 7.0, 6.3, 5.6)  # cell type sizes, largest first; below the first only as a last resort
 REF = 10.0  # the size at which a table's widths are measured once (widths scale with the size)
+WORD_CAPS = (60.0, 44.0, 32.0, 24.0)
 
 
-# (page, type size, longest word kept whole in points): a table takes the first that holds its columns
-FITS = ((PORTRAIT, 7.8, 60.0), (LANDSCAPE, 7.8, 60.0), (LANDSCAPE, 7.0, 54.0), (LANDSCAPE, 7.0, 36.0),
-        (LANDSCAPE, 6.3, 28.0), (LANDSCAPE, 5.6, 24.0))
+def fits_for(g: Geometry) -> tuple[tuple[Geometry, float, float], ...]:
+    """(page, type size, longest word kept whole in points): a table takes the first that holds its
+    columns, in the document's one geometry. A wide table first breaks its long words (after a / - or
+    _ first) at the full type size; only a table whose figures alone (each kept whole) are too wide
+    for the page gets smaller type, and bench/density.py shows it."""
+    return tuple((g, CELL.size, cap) for cap in WORD_CAPS) + tuple((g, size, WORD_CAPS[-1]) for size in TYPE_SIZES[1:])
+
+
+FITS = fits_for(PORTRAIT)
 
 
 def cell_styles(size: float) -> tuple[Style, Style]:
@@ -391,7 +418,8 @@ class TableLayout:
 
     def __init__(self, metrics: Metrics, *, label: str, title: str, shared: str, headers: Sequence[str],
                  rows: Sequence[Sequence[str | BoundFigure]], numeric: Sequence[bool] = (),
-                 derived: Sequence[bool] = (), first_caption: str | None = "", letters: int = 2):
+                 derived: Sequence[bool] = (), first_caption: str | None = "", letters: int = 2,
+                 whole: Sequence[bool] = ()):
         self.metrics = metrics
         self.cap, self.shared_m = metrics(CAPTION), metrics(SHARED)
         self.label = label
@@ -404,6 +432,7 @@ class TableLayout:
         ncols = len(self.headers)
         self.numeric = list(numeric) or [False] * ncols
         self.derived = list(derived) or [False] * ncols
+        self.whole = list(whole) or [False] * ncols  # text kept on one line, like a figure (a rank's words)
         self._measure_at_ref()
 
     # -- once: cleaned cells and each column's natural and minimum width at the reference size --
@@ -441,6 +470,9 @@ class TableLayout:
                 text = clean(value, CELL_LIMIT)
                 w = width(text)
                 got = seen[c][value] = (text, w)
+                if self.whole[c]:  # never broken: "3 (tie 2-11)" is read as one statement
+                    fixed[c] = True
+                    figure_w[c] = max(figure_w[c], w)
                 out.append(got)
                 top = widest[c]
                 if len(top) < WIDEST_SAMPLE:
@@ -483,7 +515,8 @@ class TableLayout:
                 return geometry
         geometry, size, cap = options[-1]
         raise LayoutError(f"{self.label} needs {sum(self.minimum(size, cap)):.0f} points for its columns at "
-                          f"{size} pt, more than a {geometry.name} page's {geometry.frame_w:.0f}: choose fewer columns")
+                          f"{size} pt, more than a {geometry.name} page's {geometry.frame_w:.0f}: choose fewer columns"
+                          f"{' or --orientation landscape' if geometry.name == 'portrait' else ''}")
 
     def _set(self, total: float, size: float, minimum: list[float]) -> None:
         self.width, self.size = total, size
@@ -530,10 +563,10 @@ class TableLayout:
     # -- the repeated head of each share --
     def caption_lines(self, continued: bool, width: float) -> list[str]:
         if continued:
-            return self.cap.wrap(f"{self.label} (continued). {self.title}", width)
+            return self.cap.wrap(sentence(f"{self.label} (continued). {self.title}"), width)
         if self.first_caption is None:
             return []  # the section heading right above says it all
-        return self.cap.wrap(f"{self.label}. {self.first_caption}" if self.first_caption else self.label, width)
+        return self.cap.wrap(sentence(f"{self.label}. {self.first_caption}" if self.first_caption else self.label), width)
 
     def shared_lines(self, width: float) -> list[str]:
         return self.shared_m.wrap(self.shared, width) if self.shared else []
@@ -671,3 +704,22 @@ def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -
         t.lines(NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
         y -= len(lines) * NOTE.leading + NOTE_GAP
     t.close()
+
+
+def density(pages: Sequence[Page]) -> dict:
+    """What a planned briefing packs on a page (bench/density.py, tests): the fewest result rows on
+    a page a table fills before it continues (None when no table spans pages), all result rows, the
+    pages, the smallest table and note type sizes, and the page orientations in order of use."""
+    full, rows, sizes, orientations = [], 0, [], []
+    for page in pages:
+        if page.geometry.name not in orientations:
+            orientations.append(page.geometry.name)
+        for item in page.items:
+            share = item.payload
+            if isinstance(share, TableShare) and share.meta is not None:  # a result table, not the sources
+                rows += share.stop - share.start
+                sizes.append(share.layout.size)
+                if share.continues:
+                    full.append(share.stop - share.start)
+    return dict(rows_per_page=min(full) if full else None, rows=rows, pages=len(pages),
+                table_pt=min(sizes) if sizes else None, notes_pt=NOTE.size, orientations=orientations)
