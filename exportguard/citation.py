@@ -218,20 +218,20 @@ def table_note(sample: Result, slack: Slack, shared: Shared = Shared()) -> Table
     row_load = f"; {shared.row_load}" if shared.row_load else ""
     text = (f"{identity_words(sample)}; benchmark {b.benchmark}, {b.scenario} scenario. "
             f"Shape: {shape}. Load: {load}{row_load}. {band}.")
-    extra = []
-    if shared.repository:
+    first, extra = [], []
+    # one repository and one date: said first, so that a page that wraps the note (PDF) keeps 'retrieved'
+    # and its date on the note's first line, where a reader of the page text finds them together
+    if shared.retrieved_on:
         layout = (f" (each result in {sample.conditions.identity.division}/<submitter>/results/)"
                   if shared.submitter_folders else "")
-        retrieved = f", retrieved {shared.retrieved_on}" if shared.retrieved_on else ""
-        extra.append(f"Source: {repository_words(shared.repository)}{layout}{retrieved}.")
+        first.append(f"Sources retrieved {shared.retrieved_on} from {repository_words(shared.repository)}{layout}.")
     if shared.corrections:
         extra.append(_sentence(f"corrected in every row: {'; '.join(shared.corrections)}"))
     if shared.pending:
         extra.append("Result ID pending: not matched to a published MLCommons summary.")
     if shared.unverified:
         extra.append(f"Results marked unverified: {UNVERIFIED_SENTENCE}")
-    if extra:
-        text = " ".join([text, *extra])
+    text = " ".join([*first, text, *extra])
     return TableNote(text, sample.cohort_key, suite_name(sample) if sample.conditions.identity.mlperf else "",
                      shape, load, band, shared)
 
