@@ -135,8 +135,8 @@ def main(ctx, db):
 def _open(ctx, create: bool = False, wait_s: float = WAIT_DEFAULT_S):
     """The store; only the commands that write it may create it (a mistyped --db for a read is an
     error, not a new empty store)."""
+    from .api import open_store
     from .errors import StoreError
-    from .store import open_store
 
     try:
         return open_store(ctx.obj["db"], create=create, wait_s=wait_s, tell=_tell)
@@ -197,46 +197,51 @@ def ingest(ctx, paths, retrieved, round_, as_json, system_file, own_model, wait_
 
 def _system(path, **stated):
     """The system description of own runs: the file's, with the options given on top."""
+    from .api import describe_system
     from .errors import SourceError
-    from .ingest.own_system import NOT_DESCRIBED, load_system
 
     try:
-        base = load_system(path) if path else NOT_DESCRIBED
+        return describe_system(path, **stated)
     except SourceError as e:
         raise click.ClickException(_safe(e)) from None
-    return base.merged(**stated)
 
 
 def _ingest(ctx, paths, retrieved, round_, quiet=False, system=None, wait_s=WAIT_DEFAULT_S):
+    """api.ingest_sources, with a progress line per source on a terminal, each report printed as it
+    comes, and what a stop would leave kept up to date."""
+    from .api import ingest_sources
     from .errors import SourceError, StoreError
-    from .ingest import ingest_path
 
     if retrieved:
         _check_date(retrieved)
     store = _open(ctx, create=True, wait_s=wait_s)
-    reports = []
+    shown = []  # the progress line of the source being ingested, if any
+    done = 0
+
+    def start(path, before_it):
+        before = f"; the {before_it} source(s) before it were stored" if before_it else ""
+        ctx.obj["on_stop"] = _ingest_stopped(store, store.commits, path, before)
+        shown[:] = [_Progress(path)] if (sys.stderr.isatty() and not quiet) else []
+        return shown[0] if shown else None
+
+    def stored(report):
+        nonlocal done
+        while shown:
+            shown.pop().done()
+        done += 1
+        ctx.obj["on_stop"] = f"the {done} source(s) ingested so far were stored"
+        if not quiet:
+            _print_report(report)
+
     with store:
-        for path in paths:
-            started = time.perf_counter()
-            progress = _Progress(path) if (sys.stderr.isatty() and not quiet) else None
-            before = f"; the {len(reports)} source(s) before it were stored" if reports else ""
-            ctx.obj["on_stop"] = _ingest_stopped(store, store.commits, path, before)
-            try:
-                report = ingest_path(store, path, retrieved_on=retrieved, round=round_, progress=progress,
-                                     system=system)
-            except SourceError as e:
-                raise click.ClickException(_safe(e)) from None
-            except StoreError as e:
-                raise click.ClickException(_safe(f"{path}: not ingested: {e}{before}")) from None
-            finally:
-                if progress:
-                    progress.done()
-            report.seconds = time.perf_counter() - started
-            reports.append(report)
-            ctx.obj["on_stop"] = f"the {len(reports)} source(s) ingested so far were stored"
-            if not quiet:
-                _print_report(report)
-    return reports
+        try:
+            return ingest_sources(store, *paths, retrieved=retrieved, round=round_, system=system, on_start=start,
+                                  on_report=stored)
+        except (SourceError, StoreError) as e:
+            raise click.ClickException(_safe(e)) from None
+        finally:
+            while shown:
+                shown.pop().done()
 
 
 def _ingest_stopped(store, commits_before: int, path, before: str):
@@ -322,12 +327,12 @@ def _report_dict(r) -> dict:
 
 
 def _check_date(text: str) -> None:
-    import datetime as dt
+    from .api import ArgumentError, check_date
 
     try:
-        dt.date.fromisoformat(text)
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not a date like 2025-09-09", param_hint="--retrieved") from None
+        check_date(text)
+    except ArgumentError as e:
+        raise click.BadParameter(str(e), param_hint="--retrieved") from None
 
 
 def _echo_json(data, indent: int = 2) -> None:
@@ -346,12 +351,12 @@ def _say(text, err: bool = False) -> None:
 
 
 def _cohorts(ctx, filters):
-    """The selected cohorts, or the reason none is selected (what is stored instead)."""
-    from .spec import no_match_words
+    """The selected cohorts, or the reason none is selected (what is stored instead): api.select."""
+    from .api import select
 
     with _open(ctx) as store:
-        found = store.cohorts(**filters)
-        return found, ("" if found else no_match_words(store, filters))
+        selection = select(store, **filters)
+    return list(selection.cohorts), selection.empty_reason
 
 
 @command()
@@ -420,8 +425,8 @@ def demo(ctx, out_dir, wait_s):
     from importlib import resources
     from pathlib import Path
 
-    from .render import export as export_report
-    from .spec import build_report, parse_spec
+    from .api import build_report, export as export_report
+    from .spec import parse_spec
     from .textviews import cohort_header
 
     data = resources.files("exportguard").joinpath("data")
@@ -440,8 +445,8 @@ def demo(ctx, out_dir, wait_s):
             report = build_report(store, spec)
         paths = [Path(out_dir) / t for t in spec.targets]
         ctx.obj["on_stop"] = _export_stopped(paths)
-        written = export_report(report, paths, wait_s=wait_s, tell=_tell)
-        click.echo(f"\n{spec.title}: {sum(1 for _ in report.figures())} bound figures in")
+        written = export_report(report, *paths, wait_s=wait_s, tell=_tell)
+        click.echo(f"\n{spec.title}: {len(report.figures())} bound figures in")
         for path in written:
             click.echo(f"  {path}")
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
@@ -486,54 +491,44 @@ def _demo_own_run(ctx, data) -> None:
 def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, template,
            page_size, orientation, wait_s, **kwargs):
     """Export bound figures to XLSX, PPTX, PDF, CSV or Markdown: from a spec, or from the filters."""
-    from pathlib import Path
+    from dataclasses import replace
 
+    from .api import build_report, export as export_report, report_spec, spec_targets
     from .errors import ExportguardError
-    from .guard import DEFAULT_COLUMNS, GuardError
-    from .render import export as export_report
-    from .spec import build_report, load_prices, load_spec, spec_from_filters
+    from .guard import GuardError
+    from .spec import load_prices
 
     filters = _filters(kwargs)
     try:
         if spec_path:
             if any(v not in (None, ()) for v in filters.values()) or columns or title:
                 raise click.UsageError("give either --spec or filters/--columns/--title, not both")
-            spec = load_spec(spec_path)
-            targets = targets or tuple(str(Path(spec_path).parent / t) for t in spec.targets)
+            spec = report_spec(spec_path)
         else:
-            cols = tuple(c.strip() for c in columns.split(",")) if columns else DEFAULT_COLUMNS
-            spec = spec_from_filters(filters, split_by_cohort, cols + tuple(d for d in derived if d not in cols), title or "")
+            spec = report_spec(split_by_cohort=split_by_cohort, columns=columns, derived=derived, title=title,
+                               **filters)
+        targets = targets or tuple(str(t) for t in spec_targets(spec))
         if not targets:
             raise click.UsageError("no output: give --to FILE (or outputs.targets in the spec)")
-        price_table = load_prices(prices) if prices else None
+        price_table = load_prices(prices) if prices else None  # read (and refused) before the store is opened
         with _open(ctx) as store:
-            report = build_report(store, spec, price_table)
-            inputs = {"store": store.path, "spec": spec_path,
-                      "price table": prices or (spec.base_dir / spec.prices if spec.prices else None)}
+            report = build_report(store, spec, prices=price_table)
+        if prices:
+            report = replace(report, inputs={**report.inputs, "price table": prices})
         ctx.obj["on_stop"] = _export_stopped(targets)
-        written = export_report(report, targets, text_cells=text_cells, force=force, template=template,
-                                page_size=(page_size or spec.page_size or "a4").lower(),
-                                orientation=(orientation or spec.orientation or "").lower() or None,
-                                inputs=inputs, wait_s=wait_s, tell=_tell)
+        written = export_report(report, *targets, text_cells=text_cells, force=force, template=template,
+                                page_size=page_size, orientation=orientation, wait_s=wait_s, tell=_tell)
     except GuardError as e:
         _say(str(e), err=True)
         sys.exit(1)
     except ExportguardError as e:
         raise click.ClickException(_safe(e)) from None
-    figures = sum(1 for _ in report.figures())
+    figures = len(report.figures())
     for path in written:
         _say(f"wrote {path}")
-    for warning in _warnings(report):
+    for warning in report.warnings:
         _say(f"warning: {warning}", err=True)
-    click.echo(f"{figures} figures in {len(report.sections)} sections, each bound to its conditions")
-
-
-def _warnings(report):
-    """The guard's warnings on a report (each also stated in the artifact and its manifest)."""
-    from .guard import validate
-    from .rules import WARNING
-
-    return [f for f in validate(report) if f.severity == WARNING]
+    click.echo(f"{figures} figures in {len(report.report.sections)} sections, each bound to its conditions")
 
 
 @main.command("check")
@@ -554,34 +549,29 @@ def check(paths, out_format, output, ignore, list_rules, timeout, max_memory, qu
     without their binding, citation gaps and, in exportguard artifacts, edits since export.
 
     Exit status: 0 clean, 1 findings, 2 a file could not be inspected."""
-    from .check.engine import Progress, check as run_check, exit_code
-    from .check.output import render, rules_text
-    from .check.safety import DEFAULT_LIMITS
-    from .rules import rule
+    from .api import ArgumentError, check_documents, rule_ids
+    from .check.engine import Progress
+    from .check.output import rules_text
 
     if list_rules:
         click.echo(rules_text(), nl=False)
         return
     if not paths:
         raise click.UsageError("give at least one file or folder to check (or --rules)")
-    ignored = set()
-    for name in ignore:
-        for part in name.split(","):
-            try:
-                ignored.add(rule(part.strip()).id)
-            except KeyError:
-                raise click.BadParameter(f"unknown rule {part!r} (see --rules)", param_hint="--ignore") from None
-    limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout, max_memory_mb=max_memory)
+    try:
+        rule_ids(ignore)  # refused as the option's error before any file is read
+    except ArgumentError as e:
+        raise click.BadParameter(str(e), param_hint="--ignore") from None
     progress = Progress() if sys.stderr.isatty() else None  # after half a second (EXPORTGUARD_PROGRESS_AFTER)
-    reports = run_check(paths, limits=limits, ignore=ignored, progress=progress)
-    if not reports:
+    result = check_documents(*paths, ignore=ignore, timeout=timeout, max_memory=max_memory, progress=progress)
+    if not result.files:
         click.echo("no PPTX, XLSX, PDF, CSV or Markdown files found in "
                    + ", ".join(str(p) for p in paths), err=True)
-    text = render(reports, out_format, quiet=quiet)
+    text = result.render(out_format, quiet=quiet)
     if output:
         from pathlib import Path
 
         Path(output).write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
-    sys.exit(exit_code(reports))
+    sys.exit(result.exit_code)

@@ -89,7 +89,16 @@ def parse_spec(text: str, name: str = "<spec>", base_dir: Path = Path(".")) -> R
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"{name}: {e}") from None
-    where = _Locator(text, name)
+    return spec_from_data(data, name, base_dir, _Locator(text, name))
+
+
+def spec_from_data(data: Any, name: str = "<spec>", base_dir: Path = Path("."), where: "_Locator | None" = None
+                   ) -> ReportSpec:
+    """A spec from its parsed form (a TOML document's tables, or the same as a dict from Python):
+    the same keys and checks as a file; errors name the key (and the line, where there is text)."""
+    if not isinstance(data, dict):
+        raise SpecError(f"{name}: a spec is a table of keys (title, filters, section, outputs), not {type(data).__name__}")
+    where = where or _Locator("", name)
     for key in data:
         if key not in TOP_KEYS:
             raise where.error(key, None, f"unknown key {key!r}; known: {', '.join(sorted(TOP_KEYS))}")
@@ -100,6 +109,8 @@ def parse_spec(text: str, name: str = "<spec>", base_dir: Path = Path(".")) -> R
         raise where.error("section", None, "a spec needs at least one [[section]]")
     sections = tuple(_section(s, i, defaults, where) for i, s in enumerate(raw_sections))
     outputs = data.get("outputs", {})
+    if not isinstance(outputs, dict):
+        raise where.error("outputs", None, "outputs must be a table (targets, prices)")
     targets = outputs.get("targets", [])
     if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
         raise where.error("targets", None, "outputs.targets must be a list of file names")
@@ -149,9 +160,9 @@ class _Locator:
 
     def error(self, key: str, section: int | None, message: str) -> SpecError:
         line = self.line_of(key, section)
-        at = f"line {line}" if line else "(line not found)"
+        at = f"line {line}, " if line else "(line not found), " if self.lines else ""  # a dict has no lines
         where = f"section {section + 1}, " if section is not None else ""
-        return SpecError(f"{self.name}, {at}, {where}key {key!r}: {message}")
+        return SpecError(f"{self.name}, {at}{where}key {key!r}: {message}")
 
 
 def _str(data: dict, key: str, where: _Locator, section, required: bool = False) -> str:

@@ -52,12 +52,27 @@ def number_cell(value: float | int | None) -> str:
     return str(value) if isinstance(value, int) else repr(float(value))
 
 
+# Columns that hold plain numbers (number_cell); every other column holds text (safe_text).
+NUMERIC_COLUMNS = frozenset({CSV_VALUE_HEADER, "band_low", "band_high", "rank_from", "rank_to", "accelerators_total",
+                             "nodes", "tokens_per_sample"})
+
+
 class CsvRenderer:
+    """Walks a report into rows of HEADER's columns, one per figure (and one per line of a shape
+    panel); ``emit`` writes each. The rows' content is defined here once: the CSV file writes it,
+    and the API's records (``records``) keep it as Python values."""
+
     format = "csv"
 
     def __init__(self, f):
         self.writer = csv.writer(f)
         self.row_no = 1
+
+    def emit(self, cells: dict, figure: BoundFigure | None) -> None:
+        """One row (of a figure, or of a shape panel): texts made safe for a spreadsheet, numbers as
+        plain numbers."""
+        self.writer.writerow([number_cell(cells.get(h)) if h in NUMERIC_COLUMNS else safe_text(cells.get(h, ""))
+                              for h in HEADER])
 
     def front(self, doc: Walk) -> None:
         self.writer.writerow(HEADER)
@@ -91,9 +106,9 @@ class CsvRenderer:
         report = doc.report
         for row in (section.shape.mlperf, *section.shape.own):
             self.row_no += 1
-            cells = dict(section=n, table=f"{section.title}: shape panel, {row.label}", shape=row.shape, load=row.load,
-                         citation=section.shape.sentence, caveat=report.caveat_short, trademark_legend=report.legend)
-            self.writer.writerow([safe_text(cells.get(h, "")) for h in HEADER])
+            self.emit(dict(section=n, table=f"{section.title}: shape panel, {row.label}", shape=row.shape, load=row.load,
+                           citation=section.shape.sentence, caveat=report.caveat_short,
+                           trademark_legend=report.legend), None)
 
     def back(self, doc: Walk) -> dict:
         return doc.manifest()
@@ -106,21 +121,47 @@ class CsvRenderer:
         i, b, c, s = r.conditions.identity, r.conditions.benchmark, r.conditions.configuration, r.conditions.shape
         notes = " ".join(f"[{m}] {note.text}" for m, note in zip(lettering.letters(fig), fig.notes))
         low, high = fig.band_edges() or (None, None)
-        text_cells = (n, title, text)
-        numbers = (fig.magnitude,)
-        rest = (fig.unit_text, band_words(fig.slack), number_cell(low), number_cell(high),
-                " ".join(lettering.letters(fig)), notes, span.words() if span else "",
-                number_cell(span.tie_from if span else None), number_cell(span.tie_to if span else None), notices,
-                i.verified, fig.derivation.label if fig.derivation else "", i.submitter, i.system_name, c.accelerator,
-                number_cell(c.accelerators_total), number_cell(c.nodes), i.round, i.division, i.availability,
-                b.benchmark, b.scenario, i.result_id, i.result_id_state, number_cell(s.tokens_per_sample),
-                s.tokens_per_sample_basis, own_shape_words(r) if r.own else shape_words(s), load_text(r), table_note,
-                r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short,
-                report.legend)
-        self.writer.writerow([safe_text(v) for v in text_cells] + [number_cell(v) for v in numbers]
-                             + [safe_text(v) for v in rest])
+        values = (n, title, text, fig.magnitude, fig.unit_text, band_words(fig.slack), low, high,
+                  " ".join(lettering.letters(fig)), notes, span.words() if span else "",
+                  span.tie_from if span else None, span.tie_to if span else None, notices,
+                  i.verified, fig.derivation.label if fig.derivation else "", i.submitter, i.system_name, c.accelerator,
+                  c.accelerators_total, c.nodes, i.round, i.division, i.availability,
+                  b.benchmark, b.scenario, i.result_id, i.result_id_state, s.tokens_per_sample,
+                  s.tokens_per_sample_basis, own_shape_words(r) if r.own else shape_words(s), load_text(r), table_note,
+                  r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short,
+                  report.legend)
+        self.emit(dict(zip(HEADER, values)), fig)
         doc.place(f"row {self.row_no}, column {FIGURE_COLUMN}", fig, lettering, safe_text(text),
                   shown_value=float(fig.magnitude))
+
+
+class _Records(CsvRenderer):
+    """The same rows as Python values (numbers as numbers, None where there is none), figures only."""
+
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.row_no = 1
+
+    def front(self, doc: Walk) -> None:
+        pass
+
+    def emit(self, cells: dict, figure: BoundFigure | None) -> None:
+        if figure is not None:
+            row = {**cells, "cohort": figure.cohort.label(), "mlperf": figure.cohort.mlperf}
+            self.rows.append({k: row[k] for k in RECORD_COLUMNS})
+
+    def back(self, doc: Walk) -> list[dict]:
+        return self.rows
+
+
+# The records' columns: the CSV's, and the cohort each figure compares in.
+RECORD_COLUMNS = HEADER[:2] + ("cohort", "mlperf") + HEADER[2:]
+
+
+def records(report: Report) -> list[dict]:
+    """One dict per figure of ``report``, keyed by HEADER: what the CSV export's rows hold, with text
+    as it is (not made safe for a spreadsheet) and numbers as numbers; for analysis, not publication."""
+    return walk(report, _Records())
 
 
 def render(report: Report, path: Path, **_options) -> dict:
