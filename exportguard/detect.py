@@ -899,6 +899,8 @@ def defuse(text: str) -> str:
     sentence gets quotes around itself), and anything that looks like a mark reads (a) -
     '999,999 "tok/s" ±0.1% (a)'. A second line of defence for renderers; the guard refuses such
     text in the first place."""
+    # marks first: a number before '(a)' may read as a figure where '[a]' did not
+    text = MARK_LIKE.sub(r"(\1)", text) if "[" in text else text
     for _ in range(4):  # quoting one figure's unit may leave its number to the sentence rule
         found = find_figures(text)
         if not found:
@@ -914,4 +916,4 @@ def defuse(text: str) -> str:
             out += [text[last:d.start], span]
             last = d.end
         text = "".join(out) + text[last:]
-    return MARK_LIKE.sub(r"(\1)", text) if "[" in text else text
+    return text

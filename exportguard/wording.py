@@ -10,7 +10,7 @@ import math
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from .model import (OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON, OWN_TRACE,
-                    TPS_OWN, Result, Shape, Slack)
+                    TPS_DERIVED, TPS_OWN, Result, Shape, Slack)
 from .reference import model_references
 
 UNIT_SHORT = {"tokens/s": "tok/s", "samples/s": "samples/s", "queries/s": "queries/s"}
@@ -202,7 +202,13 @@ def tps_words(shape: Shape) -> str:
         return "tokens per sample not reported"
     if shape.tokens_per_sample_basis == TPS_OWN:
         return f"mean {number(shape.tokens_per_sample, 1)} output tokens per request (measured)"
-    return f"{shape.tokens_per_sample:.1f} tokens/sample ({shape.tokens_per_sample_basis})"
+    return f"{shape.tokens_per_sample:.1f} tokens/sample ({tps_basis_words(shape.tokens_per_sample_basis)})"
+
+
+def tps_basis_words(basis: str) -> str:
+    """A tokens-per-sample basis as shown: the derived one without its formula's units, since a wrapped
+    cell line reading 'tokens/s /' would stand as a throughput heading over the numbers below it."""
+    return "derived from the token and sample rates" if basis == TPS_DERIVED else basis
 
 
 def shape_title(result: Result) -> str:

@@ -242,7 +242,7 @@ def test_csv_and_markdown_draw_the_beside_section_and_check_clean(mixed, tmp_pat
     assert len(marks) == len(set(marks))  # lettered across both panels: no mark twice
 
 
-@pytest.mark.parametrize("suffix", [".pptx", ".xlsx"])  # the PDF draws it: tests/test_render_pdf_beside.py
+@pytest.mark.parametrize("suffix", [".xlsx"])  # PDF and PPTX draw it: tests/test_render_pdf_beside.py, test_pptx_beside.py
 def test_the_paged_formats_refuse_a_beside_section_in_one_line(mixed, tmp_path, suffix):
     report = build_report(mixed, parse_spec(BESIDE))
     with pytest.raises(ExportguardError) as e:

@@ -4,14 +4,19 @@ Slides, in report order: a title slide (title, audience, date, one-line caveat);
 a native table whose footer rows (merged across the table) hold the table note, the notes of the
 marks on that slide and the trademark legend, continued over as many slides as the rows need, each
 lettered on its own; per chart section a native bar chart per figure column with the bands as error
-bars, bound data labels and one colour per tie within slack, the notes in a text box beneath; per
-KPI section one text box holding the headline figure, its scenario and shape, and its notes; per
-text section its paragraphs; then the caveat and the sources. Every slide that shows figures carries
-the one-line caveat; every slide's speaker notes carry the full notes of its figures and the caveat.
+bars, bound data labels and one bar colour, the notes in a text box beneath; per KPI section one
+text box holding the headline figure, its scenario and shape, and its notes; per beside section an
+MLPerf panel and an own-runs panel side by side and the shape panel; per text section its
+paragraphs; then the caveat and the sources. Ranks are the report's rank words (BoundTable.ranks:
+ties that hold pairwise); a slide that shows them states wording.TIE_RULE, and every statement the
+guard puts beside a comparison (report.Notice) stands on each slide of it. Every slide that shows
+figures carries the one-line caveat; every slide's speaker notes carry the full notes of its
+figures and the caveat.
 The manifest is a custom XML part of the package (read back by exportguard.check.manifests).
 
 Sizes and positions come from pptx_layout (font metrics of the template's theme fonts); XML that
-python-pptx has no API for from pptx_xml; templates from pptx_template. Every string from a source
+python-pptx has no API for from pptx_xml; templates from pptx_template; python-pptx internals we
+adapt (part names) from pptx_adapter. Every string from a source
 reaches the deck through ``slide_text``.
 """
 from __future__ import annotations
@@ -33,28 +38,38 @@ from pptx.util import Emu, Pt
 from .. import manifest as manifest_mod
 from ..citation import result_id_cell
 from ..errors import ExportguardError
-from ..guard import rank_groups
-from ..report import BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection,
+                      TextSection)
 from ..detect import defuse
 from ..sanitize import shorten, visible
-from ..wording import band_words, marks_words, shape_title
+from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, marks_words, shape_title
 from . import pptx_layout as lay
 from . import pptx_xml as px
+from .pptx_adapter import adapt
 from .pptx_layout import Box, Para
 from .pptx_template import Template, open_template
-from .walk import FigureCell, Lettering, Walk, walk
+from .panels import beside_parts, notes_of
+from .walk import FigureCell, Lettering, TablePart, Walk, walk
 
 EMBEDS_MANIFEST = True
+SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 
 CELL_LIMIT = 160  # characters of one table cell from a source
 NAME_LIMIT = 100  # a name in a chart's category label
 TITLE_LIMIT = 200
+HEADLINE_LIMIT = 600  # a section's title: a headline names submitter, system and scale in full, never cut short
 NOTE_LIMIT = 1500  # one footnote on a slide (speaker notes take up to SPEAKER_LIMIT)
 PARA_LIMIT = 4000
 SPEAKER_LIMIT = 20_000
-ACCENT_ORDER = (1, 2, 5, 6, 4, 3)  # tie groups cycle the theme's accents; the usual grey (accent 3) comes last
-ACCENTS = tuple(getattr(MSO_THEME_COLOR, f"ACCENT_{k}") for k in ACCENT_ORDER)
+BAR_COLOUR = MSO_THEME_COLOR.ACCENT_1  # one colour for every bar: a colour shared by chained neighbours would
+# state ties that do not hold pairwise; the rank words in the category labels say which ranks are tied
 _DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
+# A beside slide's table text and notes: 11 and 9 pt or more, rows moving to further slides; where not
+# even one row with its notes fits a panel, the table text shrinks first, and the notes last.
+BESIDE_LADDERS = (((12, 9), (11, 9)), ((10, 9), (9, 9)), ((9, 8), (8, 7), (7, 6.5)))
+BESIDE_SHARES = (0.5, 0.45, 0.55, 0.4, 0.6)  # the MLPerf panel's share of the width, tried in this order
+BESIDE_NOTE_PT = 9.0  # the shape panel and the panel headings
+BESIDE_GAP = 14.0  # pt between the two panels, and between the tables of one panel
 CHART_TITLE_PT = 10.0
 CHART_TITLE_SHARE = 0.5  # chart titles are broken into lines this share of the chart wide (renderers wrap near it)
 
@@ -121,19 +136,20 @@ class PptxRenderer:
         self.caveat_h = lay.paras_height(self.m, [Para(self.caveat, self.caveat_pt)], area.width)
         self.body = Box(area.left, area.top, area.width, area.height - self.caveat_h - 6)
         self.slides = 0
+        self._add_slide = adapt(self.prs).add_slide  # O(1) per slide (python-pptx's looks at every slide)
         self.shown_on: dict[tuple, int] = {}
 
     # -- slide furniture --
-    def _slide(self, title: str, layout=None) -> _Slide:
+    def _slide(self, title: str, layout=None, max_lines: int = 3) -> _Slide:
         layout = layout or self.t.content_layout
-        slide = self.prs.slides.add_slide(layout)
+        slide = self._add_slide(layout)
         self.slides += 1
         keep = ("TITLE", "CENTER_TITLE") if layout is self.t.content_layout else ("TITLE", "CENTER_TITLE", "SUBTITLE")
         for ph in list(slide.placeholders):
             if ph.placeholder_format.type.name not in keep:
                 ph._element.getparent().remove(ph._element)
         if layout is self.t.content_layout:
-            self._title(slide, title, self.t.title_box, self.t.title_pt)
+            self._title(slide, title, self.t.title_box, self.t.title_pt, max_lines=max_lines)
         return _Slide(slide, self.slides)
 
     def _title(self, slide, text: str, box: Box, largest: float, max_lines: int = 2) -> None:
@@ -234,83 +250,93 @@ class PptxRenderer:
     # -- tables --
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         table = section.table
-        title = slide_text(section.title, limit=TITLE_LIMIT)
-        tie_rows = _tie_groups(table)
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
-        if any(len(g) > 1 for g in _groups_list(tie_rows)) and not any(c.key == "rank" for c in table.columns):
-            table_note += " Figures shaded alike are a tie within slack."
-        fixed = [table_note, self.legend]
-        widest = _widest_mark(table)
-        row_notes = [list(dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for cell in row
-                                        if isinstance(cell, BoundFigure) for note in cell.notes)) for row in table.rows]
-        for combined in (False, True):
-            view = _TableView(table, combined)
-            rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
-                          if isinstance(c, BoundFigure) else c for c in view.cells(row)] for row in table.rows]
-            plan = lay.plan_table(self.m, self.body.width, self.body.height, view.headers, rows_text, view.figure_cols,
-                                  row_notes, fixed)
-            if not plan.forced:
-                break
-        text_cols = len(view.headers) - len(view.figure_cols)
-        if plan.forced and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > self.body.width:
-            raise ExportguardError(
-                f"table {title!r} does not fit the slide: its {len(view.figure_cols)} figure columns need "
-                f"{sum(plan.widths[c] for c in view.figure_cols) / 72:.1f} in at {plan.body_pt:g} pt (a figure never "
-                f"wraps), and its other columns at least {text_cols * lay.MIN_TEXT_COLUMN / 72:.1f} in; the template "
-                f"leaves {self.body.width / 72:.1f} in. Way out: fewer figure columns (--derived / "
-                "columns), a wider template, or an XLSX export")
+        said = _statements(table, shows_rank=table.ranked)
+        view, plan = self._plan_table(table, title, [table_note, *said, self.legend], self.body.width,
+                                      self.body.height)
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             part = doc.part(n, section.title, table, start, stop)
             page_title = title if len(pages) == 1 else f"{title} ({k + 1} of {len(pages)})"
             s = self._slide(page_title)
             notes = self._note_lines(part.lettering)
-            self._table_shape(doc, s, part, plan, view, tie_rows, table_note, notes, n)
+            self._table_shape(doc, s, part, plan, view, [table_note, *said], notes, n)
             self._caveat_strip(s.slide)
             shown = [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
                      if isinstance(c, FigureCell)]
-            self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
+            self._speaker_notes(s.slide, page_title, shown, [table_note, *said] + notes)
 
-    def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, view: "_TableView", tie_rows,
-                     table_note: str, notes: list[str], n: int) -> None:
+    def _plan_table(self, table: BoundTable, title: str, fixed: list[str], width: float, height: float,
+                    ladder=lay.TABLE_LADDER) -> tuple["_TableView", lay.TablePlan]:
+        """Columns, sizes and rows per slide of a table ``width`` wide in ``height`` (its footer rows
+        ``fixed`` on every slide): its own columns, or its text columns combined when they cannot fit."""
+        widest = _widest_mark(table)
+        row_notes = [list(dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for cell in row
+                                        if isinstance(cell, BoundFigure) for note in cell.notes)) for row in table.rows]
+        for combined in (False, True):
+            view = _TableView(table, combined)
+            rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
+                          if isinstance(c, BoundFigure) else c for c in view.cells(row, r)]
+                         for r, row in enumerate(table.rows)]
+            plan = lay.plan_table(self.m, width, height, view.headers, rows_text, view.figure_cols, row_notes, fixed,
+                                  ladder=ladder)
+            if not plan.forced:
+                break
+        text_cols = len(view.headers) - len(view.figure_cols)
+        if plan.forced and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > width:
+            raise ExportguardError(
+                f"table {title!r} does not fit the slide: its {len(view.figure_cols)} figure columns need "
+                f"{sum(plan.widths[c] for c in view.figure_cols) / 72:.1f} in at {plan.body_pt:g} pt (a figure never "
+                f"wraps), and its other columns at least {text_cols * lay.MIN_TEXT_COLUMN / 72:.1f} in; the template "
+                f"leaves {width / 72:.1f} in. Way out: fewer figure columns (--derived / "
+                "columns), a wider template, or an XLSX export")
+        return view, plan
+
+    def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, view: "_TableView",
+                     shared: list[str], notes: list[str], n: int, *, at: tuple[float, float] | None = None,
+                     table_no: int = 1, marked=None, legend: bool = True) -> float:
+        """The table with its footer rows: ``shared`` (the table note, then the statements beside the
+        comparison: notices and the tie rule), the notes of this slide's marks (``notes``, the lines of
+        ``marked``: (mark, note) pairs, by default every note of the part's lettering), the legend.
+        ``at``: its top left corner (default: the body's); ``table_no``: its number among the slide's
+        tables, for the manifest's locations. Returns its height."""
         nbody = part.stop - part.start
         fig_cols = view.figure_cols
-        keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in part.lettering.notes()]
-        footer = [(table_note, plan.note_h[table_note])] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
-            + [(self.legend, plan.note_h[self.legend])]
+        marked = part.lettering.notes() if marked is None else marked
+        keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in marked]
+        footer = [(t, plan.note_h[t]) for t in shared] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
+            + ([(self.legend, plan.note_h[self.legend])] if legend else [])
         style = self._styles(plan)
         rows = [(lay.emu(plan.header_h), [(h, style["head_fig" if c in fig_cols else "head"])
                                           for c, h in enumerate(view.headers)], False)]
-        main = view.main
         for i, (r, cells) in enumerate(part.cells()):
             odd = i % 2 == 1
             out = []
-            for c, cell in enumerate(view.cells(cells)):
+            for c, cell in enumerate(view.cells(cells, r)):
                 if isinstance(cell, FigureCell):
                     fig = cell.figure
                     text = slide_text(cell.text, figure=True)
                     kind = "derived" if fig.derivation is not None else "figure"
-                    group = tie_rows.get(r)
-                    if c == main and group is not None and group[1] > 1:
-                        accent = ACCENT_ORDER[group[0] % len(ACCENT_ORDER)]
-                        cs = dataclasses.replace(style[kind], fill=(f"accent{accent}", 20000, 80000))
-                    else:
-                        cs = style[kind + ("_odd" if odd else "")]
-                    out.append((text, cs))
-                    doc.place(f"slide {s.number}, table 1, row {i + 2}, column {c + 1}", fig, part.lettering, text)
+                    out.append((text, style[kind + ("_odd" if odd else "")]))
+                    doc.place(f"slide {s.number}, table {table_no}, row {i + 2}, column {c + 1}", fig, part.lettering,
+                              text)
                     self._shown(fig, s.number)
                 else:
                     out.append((cell, style[("text_r" if c in fig_cols else "text") + ("_odd" if odd else "")]))
             rows.append((lay.emu(plan.row_h[r]), out, False))
         for j, (text, h) in enumerate(footer):
-            rows.append((lay.emu(h), (text, style["legend" if j == len(footer) - 1 else "note"]), True))
-        box = Box(self.body.left, self.body.top, plan.width, sum(lay.pt(h) for h, _, _ in rows))
+            rows.append((lay.emu(h), (text, style["legend" if legend and j == len(footer) - 1 else "note"]), True))
+        left, top = at or (self.body.left, self.body.top)
+        box = Box(left, top, plan.width, sum(lay.pt(h) for h, _, _ in rows))
         gf = s.slide.shapes.add_table(1, len(view.headers), *box.emu())
-        gf.name = f"Table {n}"
+        gf.name = f"Table {n}" if table_no == 1 else f"Table {n}.{table_no}"
         px.replace_table(gf, px.table_xml([lay.emu(w) for w in plan.widths], rows))
-        px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=TITLE_LIMIT)}. {nbody} rows; every figure shows its "
+        px.set_alt_text(gf, f"Table: {slide_text(part.title, limit=HEADLINE_LIMIT)}. {nbody} rows; every figure shows its "
                             "value, unit, band and note marks; the last rows of the table hold the conditions every "
-                            "row shares, the notes its marks resolve to, and the trademark legend.")
+                            "row shares and the notes its marks resolve to" + (", and the trademark legend." if legend
+                                                                                else "."))
+        return box.height
 
     def _styles(self, plan: lay.TablePlan) -> dict[str, px.CellStyle]:
         """Cell styles of a table at the plan's sizes (header, body text, figures, odd rows, notes)."""
@@ -342,7 +368,7 @@ class PptxRenderer:
 
     def _chart_column(self, doc: Walk, n: int, section: ChartSection, col: int, single: bool, chart_no: int) -> None:
         table = section.table
-        title = slide_text(section.title, limit=TITLE_LIMIT)
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
         if not rows:
             return
@@ -350,14 +376,17 @@ class PptxRenderer:
         figs = [table.rows[r][col] for r in rows]
         header = slide_text(table.columns[col].header, limit=NAME_LIMIT)
         derived = table.columns[col].kind == "derived"
-        cat_parts, constant = _category_parts(table, col, rows)
+        # the rank words rank the throughput: a chart of a derived column (in the same order) shows none
+        shows_rank = table.ranked and not derived
+        cat_parts, constant = _category_parts(table, col, rows, shows_rank)
         widest = _widest_mark(table)
         labels = [slide_text(f.text(marks_words([widest] * len(f.notes))), figure=True) for f in figs]
         row_notes = [list(dict.fromkeys(slide_text(nt.text, limit=NOTE_LIMIT) for nt in f.notes)) for f in figs]
         table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
         if constant:
             table_note = "Every bar: " + "; ".join(constant) + ". " + table_note
-        fixed = [table_note, self.legend]
+        shared = [table_note, *_statements(table, shows_rank)]
+        fixed = [*shared, self.legend]
         slack = table.slack
         band = slack.band_fraction if slack.estimable else None
         frame_w = self.body.width
@@ -367,7 +396,6 @@ class PptxRenderer:
         plan = lay.plan_chart(self.m, frame_w, self.body.height, title_h, cat_parts, labels, row_notes, fixed, frame_w)
         plot_w = lay.plot_box(frame_w, self.body.height, title_h, plan.cat_width).width
         axis_max = lay.axis_maximum(self.m, plot_w, [f.magnitude for f in figs], band, labels, plan.label_pt)
-        groups = _groups_by_index([f.magnitude for f in figs], slack)
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             sub = figs[start:stop]
@@ -380,24 +408,24 @@ class PptxRenderer:
                 page_title += f" ({k + 1} of {len(pages)})"
             s = self._slide(page_title)
             notes = self._note_lines(lettering)
-            note_paras = [table_note] + notes + [self.legend]
-            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, 1)
+            note_paras = shared + notes + [self.legend]
+            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, len(shared))
             frame = Box(self.body.left, self.body.top, frame_w, self.body.height - notes_h - 6)
             shown = [slide_text(lettering.text(f), figure=True) for f in sub]
             geom = lay.chart_geometry(frame.width, frame.height, title_h, plan.cat_width, [f.magnitude for f in sub],
                                       band, axis_max)
-            self._bar_chart(doc, s, frame, title_lines, geom, plan, sub, shown, groups[start:stop],
-                            [plan.cat_lines[i] for i in range(start, stop)], lettering, header, table_note, notes,
+            self._bar_chart(doc, s, frame, title_lines, geom, plan, sub, shown,
+                            [plan.cat_lines[i] for i in range(start, stop)], lettering, header, shared, notes,
                             slack)
             nbox = Box(self.body.left, frame.bottom + 6, frame_w, notes_h)
             self._textbox(s.slide, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in note_paras],
                           "Notes", italic_from=len(note_paras) - 1)
             self._caveat_strip(s.slide)
-            self._speaker_notes(s.slide, page_title, shown, [table_note] + notes)
+            self._speaker_notes(s.slide, page_title, shown, shared + notes)
 
     def _bar_chart(self, doc, s: _Slide, frame: Box, title_lines: list[str], geom: lay.ChartGeometry,
-                   plan: lay.ChartPlan, figs, shown, groups, cat_lines, lettering: Lettering, header: str,
-                   table_note: str, notes: list[str], slack):
+                   plan: lay.ChartPlan, figs, shown, cat_lines, lettering: Lettering, header: str,
+                   shared: list[str], notes: list[str], slack):
         values = [f.magnitude for f in figs]
         band = slack.band_fraction if slack.estimable else None
         categories = ["\n".join(lines) for lines in cat_lines]
@@ -420,7 +448,7 @@ class PptxRenderer:
             ["Bar (category)", series_name, "Error bar +", "Error bar -", "Label as shown"],
             [(cat, v, a, a, label) for cat, v, a, label in zip(categories, values, amounts, shown)],
             list(zip(value_codes, plus_codes, minus_codes)),
-            [table_note] + notes + [self.legend, self.caveat])
+            shared + notes + [self.legend, self.caveat])
         data = _BoundChartData(blob)
         data.categories = categories
         data.add_series(series_name, values)
@@ -450,11 +478,10 @@ class PptxRenderer:
         bar_plot.gap_width = 45
         bar_plot.vary_by_categories = False
         ser = bar_plot.series[0]
-        for i, (fig, text, group) in enumerate(zip(figs, shown, groups)):
-            point = ser.points[i]
-            point.format.fill.solid()
-            point.format.fill.fore_color.theme_color = ACCENTS[group % len(ACCENTS)]
-            label = point.data_label
+        ser.format.fill.solid()
+        ser.format.fill.fore_color.theme_color = BAR_COLOUR
+        for i, (fig, text) in enumerate(zip(figs, shown)):
+            label = ser.points[i].data_label
             label.text_frame.text = text
             for r in label.text_frame.paragraphs[0].runs:
                 r.font.size = Pt(plan.label_pt)
@@ -477,14 +504,133 @@ class PptxRenderer:
                             "The notes the marks resolve to are in the text box under the chart.",
                         title=title_lines[0])
 
+    # -- an MLPerf cohort beside own runs --
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
+        """Two panels on each slide, never one comparison: the MLPerf cohort's table on the left, the
+        own runs' tables (one per own cohort) stacked on the right, each table with its own note (its
+        band rule), the statements beside its comparison (notices, the tie rule where ranks are shown)
+        and the notes of its marks as footer rows; under the own tables, the shape panel that states
+        both shapes in numbers; under both panels, across the slide, the trademark legend (at the
+        full width it takes fewer lines than in a half-width table). A heading names each panel
+        where the room it takes does not cost the tables a font size. Marks are lettered per slide
+        across both panels, MLPerf's first (panels.beside_parts). Table text stays at 11 pt or more
+        and notes at 9 pt: where the rows do not fit, the panels continue on further slides
+        (BESIDE_LADDERS says what happens where not even one row fits a panel)."""
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
+        gap = BESIDE_GAP / 2
+        shape_paras = self._shape_panel(section)
+        heading_pt = BESIDE_NOTE_PT + 1
+        heading_h = self.m.line_height(heading_pt, True) + 2  # one line, no insets
+        strip_paras = [Para(self.legend, BESIDE_NOTE_PT)]
+        strip_h = lay.paras_height(self.m, strip_paras, self.body.width)
+
+        def plan_panels(widths: tuple[float, float], room: float) -> list[tuple]:
+            out = []  # per table: (table, view, plan, shared)
+            for k, table in enumerate(section.tables()):
+                shared = [slide_text(table.table_note.text, limit=NOTE_LIMIT), *_statements(table, table.ranked)]
+                for ladder in BESIDE_LADDERS:  # smaller text only where not even one row and its notes fit
+                    view, plan = self._plan_table(table, title, shared, widths[k > 0], room, ladder=ladder)
+                    if not plan.forced:
+                        break
+                out.append((table, view, plan, shared))
+            return out
+
+        # The panels' widths follow what they hold (a long own figure text needs a wider column), and
+        # the headings stand where they cost no font size: the largest notes, then the largest table
+        # text win; on a tie, headings, then halves nearest equal.
+        room = self.body.height - strip_h - gap
+        best = None
+        for share in BESIDE_SHARES:
+            widths = ((self.body.width - BESIDE_GAP) * share, (self.body.width - BESIDE_GAP) * (1 - share))
+            for headed in (True, False):
+                panels = plan_panels(widths, room - heading_h * headed)
+                score = (min(p[2].note_pt for p in panels), min(p[2].body_pt for p in panels))
+                if best is None or score > best[0]:
+                    best = (score, panels, widths, headed)
+        _, panels, widths, headed = best
+        heading_h *= headed
+        room -= heading_h
+        shape_h = lay.paras_height(self.m, shape_paras, widths[1])
+        left = [[(0, a, b, 0.0)] for a, b in panels[0][2].pages]
+        # the own tables' slices, then the shape panel (k None), stacked on as many slides as they need
+        right = _stack([(k, a, b, _page_height(plan, table, a, b, shared))
+                        for k, (table, _, plan, shared) in enumerate(panels[1:], 1) for a, b in plan.pages]
+                       + [(None, 0, 0, shape_h)], room, gap)
+        count = max(len(left), len(right))
+        labels = ("MLPerf® panel", "Your runs: own measurements, unverified")
+        for page in range(count):
+            page_title = title if count == 1 else f"{title} ({page + 1} of {count})"
+            s = self._slide(page_title)
+            columns = (left[page] if page < len(left) else [], right[page] if page < len(right) else [])
+            bounds = {k: (a, b) for k, a, b, _ in columns[0] + columns[1] if k is not None}
+            sliced = dataclasses.replace(section, mlperf=_rows_of(section.mlperf, *bounds.get(0, (0, 0))),
+                                         own=tuple(_rows_of(t, *bounds.get(k, (0, 0)))
+                                                   for k, t in enumerate(section.own, 1)))
+            _, _, lettering = beside_parts(n, sliced)
+            shown, said, mark_lines, table_no = [], [], [], 0
+            for side, pieces in enumerate(columns):
+                x = self.body.left + side * (widths[0] + BESIDE_GAP)
+                width = widths[side]
+                if headed:
+                    box = Box(x, self.body.top, width, heading_h)
+                    heading = self._textbox(s.slide, box, [Para(labels[side], heading_pt, True)], "Panel heading")
+                    heading.text_frame.margin_top = heading.text_frame.margin_bottom = Emu(0)
+                y = self.body.top + heading_h
+                if not any(k is not None for k, *_ in pieces):  # a panel's rows run out before the other's
+                    said_there = [Para("This panel's rows are on the slides before.", BESIDE_NOTE_PT)]
+                    box = Box(x, y, width, lay.paras_height(self.m, said_there, width))
+                    self._textbox(s.slide, box, said_there, "Panel note")
+                    y = box.bottom + gap
+                for k, a, b, h in pieces:
+                    if k is None:
+                        shape = self._textbox(s.slide, Box(x, y, width, h), shape_paras, "Shape panel")
+                        px.set_alt_text(shape, "Shape panel: both shapes in numbers, and why throughput does not "
+                                               "carry over from one shape to another.")
+                        said += [p.text for p in shape_paras]
+                        continue
+                    table, view, plan, shared = panels[k]
+                    part = TablePart(n, table.title, table, a, b, lettering)
+                    marked = notes_of(_rows_of(table, a, b), lettering)
+                    lines = [f"[{m}] {slide_text(note.text, limit=NOTE_LIMIT)}" for m, note in marked]
+                    table_no += 1
+                    y += self._table_shape(doc, s, part, plan, view, shared, lines, n, at=(x, y), table_no=table_no,
+                                           marked=marked, legend=False) + gap
+                    shown += [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
+                              if isinstance(c, FigureCell)]
+                    said += shared
+                    mark_lines += lines
+            box = Box(self.body.left, self.body.bottom - strip_h, self.body.width, strip_h)
+            self._textbox(s.slide, box, strip_paras, "Legend", italic_from=0)
+            self._caveat_strip(s.slide)
+            # the shared notes first: a mark's note runs to the next mark, so nothing else may follow one
+            self._speaker_notes(s.slide, page_title, shown, said + mark_lines)
+
+    def _shape_panel(self, section: BesideSection) -> list[Para]:
+        """The shape panel's text: MLPerf's tokens per sample for the cohort and each run's mean
+        lengths and load, in numbers, then the one sentence on why throughput does not transfer."""
+        size = BESIDE_NOTE_PT
+        panel = section.shape
+        paras = [Para("Two panels, never one comparison: each has its own band rule and notes. Both shapes:", size,
+                      True, space_after=size * 0.25)]
+        paras += [Para(f"{slide_text(r.label, limit=NAME_LIMIT)}: {slide_text(r.shape, limit=NOTE_LIMIT)}; load: "
+                       f"{slide_text(r.load, limit=NOTE_LIMIT)}", size, space_after=size * 0.25)
+                  for r in (panel.mlperf, *panel.own)]
+        return paras + [Para(slide_text(panel.sentence, limit=PARA_LIMIT), size)]
+
     # -- headline figures --
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         lettering = doc.kpi_part(section)
         fig = section.figure
-        title = slide_text(section.title, limit=TITLE_LIMIT)
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         headline = slide_text(lettering.text(fig), figure=True)
         conditions = slide_text(section.inline_conditions, limit=PARA_LIMIT)
         table_note = slide_text(section.table_note.text, limit=NOTE_LIMIT)
+        said = [slide_text(x.text, limit=NOTE_LIMIT) for x in section.notices]
+        if section.rank is not None and not section.rank.ranked:
+            said.append(NOT_RANKED_SENTENCE)  # the title says "not ranked"; this says why it leads nothing
+        elif section.rank is not None and section.rank.tied:
+            said.append(TIE_RULE)  # the title states its rank span
+        shared = [table_note, *said]
         notes = self._note_lines(lettering)
         s = self._slide(title)
         box = self.body
@@ -495,7 +641,7 @@ class PptxRenderer:
                 continue
             for cond, note in ((24, 12), (22, 11), (20, 10), (18, 9), (16, 8), (14, 7.5), (12, 7)):
                 candidate = [Para(headline, big, True, space_after=big * 0.2), Para(conditions, cond, space_after=cond)]
-                candidate += [Para(t, note, space_after=note * 0.3) for t in [table_note] + notes + [self.legend]]
+                candidate += [Para(t, note, space_after=note * 0.3) for t in shared + notes + [self.legend]]
                 if lay.paras_height(self.m, candidate, box.width) <= box.height:
                     paras = candidate
                     break
@@ -508,11 +654,11 @@ class PptxRenderer:
         doc.place(f"slide {s.number}, headline", fig, lettering, headline)
         self._shown(fig, s.number)
         self._caveat_strip(s.slide)
-        self._speaker_notes(s.slide, title, [headline + ": " + conditions], [table_note] + notes)
+        self._speaker_notes(s.slide, title, [headline + ": " + conditions], shared + notes)
 
     # -- text sections --
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
-        title = slide_text(section.title, limit=TITLE_LIMIT)
+        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         paras = [slide_text(p, limit=PARA_LIMIT) for p in section.paragraphs]
         self._prose(title, paras, name="Text")
 
@@ -586,16 +732,20 @@ class _TableView:
             self.headers = ([slide_text(cols[i].header, limit=NAME_LIMIT) for i in rank] +
                             (["Result"] if text else []) + [slide_text(cols[i].header, limit=NAME_LIMIT) for i in figure])
         self.cols = cols
+        self.table = table
         self.figure_cols = [k for k, src in enumerate(self.sources) if len(src) == 1 and src[0] in figure]
         self.main = next((k for k, src in enumerate(self.sources) if len(src) == 1 and cols[src[0]].kind == "figure"),
                          None)
 
-    def cells(self, row) -> list:
-        """A row's cells as shown: figures (BoundFigure or FigureCell) as they are, text escaped."""
+    def cells(self, row, r: int) -> list:
+        """Row ``r``'s cells as shown: figures (BoundFigure or FigureCell) as they are, the rank as
+        its RankSpan's words, text escaped."""
         out = []
         for src in self.sources:
             if len(src) == 1:
                 cell = row[src[0]]
+                if self.cols[src[0]].key == "rank":
+                    cell = _rank_words(self.table, r)
                 out.append(slide_text(cell) if isinstance(cell, str) else cell)
                 continue
             keys = [self.cols[i].key for i in src]
@@ -626,36 +776,50 @@ def _widest_mark(table: BoundTable) -> str:
     return "w" if distinct <= 26 else "mw"
 
 
-def _tie_groups(table: BoundTable) -> dict[int, tuple[int, int]]:
-    """Row -> (group index, group size) for the table's first figure column, rows high to low."""
-    col = next((i for i, c in enumerate(table.columns) if c.kind == "figure"), None)
-    if col is None:
-        return {}
-    rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
-    groups = rank_groups([table.rows[r][col].magnitude for r in rows], table.slack)
-    out = {}
-    for g, (first, last) in enumerate(groups):
-        for i in range(first, last + 1):
-            out[rows[i]] = (g, last - first + 1)
-    return out
+def _rows_of(table: BoundTable, start: int, stop: int) -> BoundTable:
+    """Rows ``start``..``stop`` of a table (with their rank spans), for lettering what one slide shows."""
+    return dataclasses.replace(table, rows=table.rows[start:stop], ranks=table.ranks[start:stop])
 
 
-def _groups_list(tie_rows: dict[int, tuple[int, int]]) -> list[list[int]]:
-    found: dict[int, list[int]] = {}
-    for r, (g, _) in tie_rows.items():
-        found.setdefault(g, []).append(r)
-    return list(found.values())
+def _page_height(plan: lay.TablePlan, table: BoundTable, start: int, stop: int, shared: list[str]) -> float:
+    """The height of rows ``start``..``stop`` of a planned table with its footer rows."""
+    notes = dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for row in table.rows[start:stop]
+                          for cell in row if isinstance(cell, BoundFigure) for note in cell.notes)
+    return plan.page_height(start, stop, shared + list(notes))
 
 
-def _groups_by_index(values: Sequence[float], slack) -> list[int]:
-    """Group index per value (in the given order): ties within slack among values sorted high to low."""
-    order = sorted(range(len(values)), key=lambda i: -values[i])
-    groups = rank_groups([values[i] for i in order], slack)
-    out = [0] * len(values)
-    for g, (first, last) in enumerate(groups):
-        for k in range(first, last + 1):
-            out[order[k]] = g
-    return out
+def _stack(pieces: list[tuple], height: float, gap: float) -> list[list[tuple]]:
+    """Pieces (..., height) stacked in order on slides of ``height``: a new slide where the next does
+    not fit under the last (each fits an empty slide: it was planned for ``height``)."""
+    slides: list[list[tuple]] = []
+    used = height
+    for piece in pieces:
+        if slides and used + gap + piece[-1] <= height:
+            slides[-1].append(piece)
+            used += gap + piece[-1]
+        else:
+            slides.append([piece])
+            used = piece[-1]
+    return slides
+
+
+def _rank_words(table: BoundTable, r: int) -> str | None:
+    """Row ``r``'s rank as every format words it: its RankSpan's words (ties that hold pairwise)."""
+    if table.ranks:
+        return table.ranks[r].words()
+    keys = [c.key for c in table.columns]
+    return slide_text(table.rows[r][keys.index("rank")]) if "rank" in keys else None
+
+
+def _statements(table: BoundTable, shows_rank: bool) -> list[str]:
+    """What stands beside a comparison on each of its slides, after the table note: the guard's
+    notices (EG020: systems of different scale), and the tie rule where ranks are shown with a band.
+    Where a ranked table has no band, its table note already says why it is not ranked
+    (wording.NOT_RANKED_SENTENCE, added by the guard)."""
+    said = [slide_text(x.text, limit=NOTE_LIMIT) for x in table.notices]
+    if shows_rank and table.ranked and table.slack.estimable:
+        said.append(TIE_RULE)
+    return said
 
 
 def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool) -> str:
@@ -669,16 +833,20 @@ def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool
     what = header
     if derived:
         what = (header if "derived" in header.lower() else f"{header} (derived)") + ", not an MLPerf metric"
+    if derived:
+        what += ", in order of throughput"
     if slack.estimable:
-        text += f"Bars: {what}; error bars: band {band_words(slack)}; one colour per tie within slack"
+        text += f"Bars: {what}; error bars: band {band_words(slack)}"
     else:
         text += f"Bars: {what}; no error bars ({band_words(slack)})"
     return text
 
 
-def _category_parts(table: BoundTable, col: int, rows: Sequence[int]) -> tuple[list[list[str]], list[str]]:
-    """Per bar, its category label in parts (rank and submitter; system; the other columns that
-    differ between bars), and the columns whose value is the same for every bar (said once)."""
+def _category_parts(table: BoundTable, col: int, rows: Sequence[int], shows_rank: bool = True
+                    ) -> tuple[list[list[str]], list[str]]:
+    """Per bar, its category label in parts (rank words and submitter; system; the other columns that
+    differ between bars), and the columns whose value is the same for every bar (said once). The rank
+    words are the table's (BoundTable.ranks), left out where ``shows_rank`` is False."""
     cols = table.columns
     keys = [c.key for c in cols]
     text_cols = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived")]
@@ -688,7 +856,9 @@ def _category_parts(table: BoundTable, col: int, rows: Sequence[int]) -> tuple[l
     parts = []
     for r in rows:
         row = table.rows[r]
-        first = " · ".join(slide_text(row[keys.index(k)], limit=NAME_LIMIT) for k in ("rank", "submitter") if k in keys)
+        rank = _rank_words(table, r) if shows_rank else None
+        submitter = slide_text(row[keys.index("submitter")], limit=NAME_LIMIT) if "submitter" in keys else None
+        first = " · ".join(p for p in (rank, submitter) if p is not None)
         system = slide_text(row[keys.index("system")], limit=NAME_LIMIT) if "system" in keys else ""
         rest = "; ".join(f"{slide_text(cols[i].header, limit=NAME_LIMIT)}: {slide_text(row[i], limit=NAME_LIMIT)}"
                          for i in varying)
