@@ -7,7 +7,9 @@ the text, so the guard checks fields and never parses the English back.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Iterable
 
 from .caveat import UNVERIFIED_SENTENCE
 from .model import RESULT_ID_OFFICIAL, RESULT_ID_PENDING, UNKNOWN, CohortKey, Result, Slack
@@ -54,12 +56,68 @@ class Citation:
 
 @dataclass(frozen=True)
 class Note:
-    """A footnote a mark resolves to: a result's citation, or the basis of a derived figure."""
+    """A footnote a mark resolves to: a result's citation, or the basis of a derived figure.
+
+    ``text`` is what stands visibly beside the figures: only what differs from row to row, since its
+    table note states what they share. ``detail`` is the row's whole footnote on its own (framework,
+    results-folder URL, retrieval date, the full unverified sentence), for the places with room for
+    it: speaker notes, cell comments, the manifest. ``full`` is the one to use there."""
 
     text: str
     citation: Citation | None = None  # set on a result's note
     basis_of: str = ""  # set on a derivation's note: "per accelerator", "cost per million tokens"
     shape_of: str = ""  # the benchmark whose shape a derivation's basis names
+    detail: str = ""  # the whole per-row footnote; "" when ``text`` is already all of it
+
+    @property
+    def full(self) -> str:
+        return self.detail or self.text
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What every row of one table shares beyond its cohort's conditions, worked out from its rows,
+    so that the table note states it once and the row notes leave it out. Nothing shared (the
+    default) leaves every row note whole."""
+
+    repository: str = ""  # the results repository every row's source lies in ('' when they differ)
+    retrieved_on: str = ""  # the one retrieval date of every row ('' when they differ or no repository)
+    submitter_folders: bool = False  # every row's source is <repository>/<division>/<submitter>/...
+    row_load: str | None = None  # every row's own load words, when they are one ('' for Offline)
+    corrections: tuple[str, ...] = ()  # corrections made to every row alike
+    unverified: bool = False  # some row is unverified: the table note gives the sentence once
+    pending: bool = False  # some row's result ID is pending: the table note says what that means
+    latency_definitions: str = ""  # own runs: the one tool definition of TTFT and TPOT of every row
+    load_kind: str = ""  # own runs: the one load kind of every row ('closed loop, 8 requests in flight')
+
+    @classmethod
+    def of(cls, results: Iterable[Result]) -> "Shared":
+        results = list(results)
+        if not results:
+            return cls()
+        repos = {repository_of(r) for r in results}
+        dates = {r.conditions.provenance.retrieved_on for r in results}
+        repository = repos.pop() if len(repos) == 1 else ""
+        # a row's own load and corrections are the table's only when there are rows to share them
+        loads = {row_load_words(r) for r in results if not r.own} if len(results) > 1 else set()
+        common = [c for c in results[0].corrections if all(c in r.corrections for r in results[1:])] \
+            if len(results) > 1 else []
+        own = all(r.own for r in results)
+        definitions = {r.conditions.run.latency_definitions for r in results} if own else set()
+        kinds = {own_load_kind(r) for r in results} if own else set()
+        return cls(repository, dates.pop() if repository and len(dates) == 1 else "",
+                   bool(repository) and all(_in_submitter_folder(r, repository) for r in results),
+                   loads.pop() if len(loads) == 1 and all(not r.own for r in results) else None,
+                   tuple(common),
+                   any(r.conditions.identity.verified != "verified" for r in results if not r.own),
+                   any(r.conditions.identity.result_id_state == RESULT_ID_PENDING for r in results if not r.own),
+                   definitions.pop() if len(definitions) == 1 else "",
+                   kinds.pop() if len(kinds) == 1 else "")
+
+    def covers_source(self, result: Result) -> bool:
+        """The table note gives this row's source and retrieval date: the row need not."""
+        p = result.conditions.provenance
+        return bool(self.repository) and repository_of(result) == self.repository and p.retrieved_on == self.retrieved_on
 
 
 @dataclass(frozen=True)
@@ -72,6 +130,32 @@ class TableNote:
     shape: str
     load: str
     band: str
+    shared: Shared = Shared()  # what the rows share beyond the cohort, said in ``text`` and left out of row notes
+
+
+# A results tree's layout: <repository>/<division>/<submitter>/results/<system>/... (GitHub shows it
+# under /tree/<branch>/, which the repository's display leaves out).
+_GITHUB_TREE = re.compile(r"^(?P<repo>(?:https?://)?github\.com/[^/]+/[^/]+)/tree/[^/]+$")
+
+
+def repository_of(result: Result) -> str:
+    """The results repository a source lies in: the URL up to its division folder ('.../closed/'),
+    or the whole URL when it names no folder."""
+    url, division = result.conditions.provenance.source_url, result.conditions.identity.division
+    cut = url.find(f"/{division}/") if division else -1
+    return url[:cut] if cut > 0 else url
+
+
+def repository_words(repository: str) -> str:
+    """'github.com/mlcommons/inference_results_v5.1' for 'https://github.com/mlcommons/inference_results_v5.1/tree/main'."""
+    m = _GITHUB_TREE.match(repository)
+    text = m.group("repo") if m else repository
+    return re.sub(r"^https?://", "", text)
+
+
+def _in_submitter_folder(result: Result, repository: str) -> bool:
+    i = result.conditions.identity
+    return result.conditions.provenance.source_url.startswith(f"{repository}/{i.division}/{i.submitter}/")
 
 
 def suite_name(result: Result) -> str:
@@ -123,26 +207,57 @@ def band_basis_words(slack: Slack) -> str:
             f"{slack.with_tps} {over}{none_verified})")
 
 
-def table_note(sample: Result, slack: Slack) -> TableNote:
+def table_note(sample: Result, slack: Slack, shared: Shared = Shared()) -> TableNote:
+    """What every figure of a table shares: its cohort's conditions and band, and what ``shared``
+    found its rows to have in common (their results repository and retrieval date, their load, the
+    corrections made to all of them, and what 'unverified' and 'pending' mean, once)."""
     if sample.own:
-        return own_table_note(sample, slack)
+        return own_table_note(sample, slack, shared)
     b = sample.conditions.benchmark
     shape, load, band = shape_words(sample.conditions.shape), load_words(sample), band_basis_words(slack)
+    row_load = f"; {shared.row_load}" if shared.row_load else ""
     text = (f"{identity_words(sample)}; benchmark {b.benchmark}, {b.scenario} scenario. "
-            f"Shape: {shape}. Load: {load}. {band}.")
+            f"Shape: {shape}. Load: {load}{row_load}. {band}.")
+    first, extra = [], []
+    # one repository and one date: said first, so that a page that wraps the note (PDF) keeps 'retrieved'
+    # and its date on the note's first line, where a reader of the page text finds them together
+    if shared.retrieved_on:
+        layout = (f" (each result in {sample.conditions.identity.division}/<submitter>/results/)"
+                  if shared.submitter_folders else "")
+        first.append(f"Sources retrieved {shared.retrieved_on} from {repository_words(shared.repository)}{layout}.")
+    if shared.corrections:
+        extra.append(_sentence(f"corrected in every row: {'; '.join(shared.corrections)}"))
+    if shared.pending:
+        extra.append("Result ID pending: not matched to a published MLCommons summary.")
+    if shared.unverified:
+        extra.append(f"Results marked unverified: {UNVERIFIED_SENTENCE}")
+    text = " ".join([*first, text, *extra])
     return TableNote(text, sample.cohort_key, suite_name(sample) if sample.conditions.identity.mlperf else "",
-                     shape, load, band)
+                     shape, load, band, shared)
 
 
-def own_table_note(sample: Result, slack: Slack) -> TableNote:
-    """What every run of an own cohort shares: model, tool, load and shape class, and the band."""
-    b, run, load = sample.conditions.benchmark, sample.conditions.run, sample.conditions.load
+def _sentence(part: str) -> str:
+    return part[:1].upper() + part[1:] + ("" if part.endswith(".") else ".")
+
+
+def own_table_note(sample: Result, slack: Slack, shared: Shared = Shared()) -> TableNote:
+    """What every run of an own cohort shares: model, tool, load and shape class, and the band; and
+    the tool's definition of its latencies, when every row has the one."""
+    b, run = sample.conditions.benchmark, sample.conditions.run
     shape = f"shape class {run.shape_class}"
-    load_text = own_load_words(b.scenario, run.concurrency, load.target_qps, run.burstiness)
+    load_text = own_load_kind(sample)
     band = band_basis_words(slack)
     text = (f"{OWN_NOTE_MARK}, unverified: {b.benchmark} measured with {run.tool}. {OWN_FIELDS['shape']} {shape}. "
             f"{OWN_FIELDS['load']} {load_text}. {band}.")
-    return TableNote(text, sample.cohort_key, "", shape, load_text, band)
+    if shared.latency_definitions:
+        text += f" Latencies as measured ({shared.latency_definitions})."
+    return TableNote(text, sample.cohort_key, "", shape, load_text, band, shared)
+
+
+def own_load_kind(result: Result) -> str:
+    """An own run's load as its cohort shares it: 'closed loop, 8 requests in flight'."""
+    run, load = result.conditions.run, result.conditions.load
+    return own_load_words(result.conditions.benchmark.scenario, run.concurrency, load.target_qps, run.burstiness)
 
 
 def system_words(result: Result) -> str:
@@ -158,38 +273,67 @@ def system_words(result: Result) -> str:
             f"server settings {run.server_settings}")
 
 
-def own_row_note(result: Result) -> Note:
+def own_row_note(result: Result, shared: Shared = Shared()) -> Note:
     """An own run's footnote: who measured, when, with which tool and version, on which system, at
-    which shape and load, and its source."""
+    which shape and load, and its source. Every field stays in the visible text under its label;
+    what the own table note states for every run (the load's kind and the tool's latency
+    definitions) is left out of it and kept in ``detail``."""
     i, run, p = result.conditions.identity, result.conditions.run, result.conditions.provenance
     f = OWN_FIELDS
+    latency = own_latency_words(result)
+    load = own_run_load_words(result)
     parts = [f"{OWN_NOTE_MARK}, unverified",
              f"{f['measured by']} {i.submitter}",
              f"{f['run date']} {run.run_date}",
              f"{f['tool']} {own_tool_words(result)}",
              f"{f['system']} {system_words(result)}",
-             f"{f['shape']} {own_shape_words(result)}",
-             f"{f['load']} {own_run_load_words(result)}; {own_latency_words(result)}",
-             f"{f['source']} {p.source_url}, ingested {p.retrieved_on}"]
-    return Note(". ".join(parts) + ".", citation=Citation.of(result))
+             f"{f['shape']} {own_shape_words(result)}"]
+    source = f"{f['source']} {p.source_url}, ingested {p.retrieved_on}"
+    detail = ". ".join(parts + [f"{f['load']} {load}; {latency}", source]) + "."
+    if shared.latency_definitions and latency.endswith(f" ({shared.latency_definitions})"):
+        latency = latency[:-len(shared.latency_definitions) - 3]
+    if shared.load_kind and load.startswith(shared.load_kind):  # the table note gives the kind; the row the rest
+        load = load[len(shared.load_kind):].lstrip(" ;") or load
+    text = ". ".join(parts + [f"{f['load']} {load}; {latency}", source]) + "."
+    return Note(text, citation=Citation.of(result), detail=detail if detail != text else "")
 
 
-def row_note(result: Result) -> Note:
+def row_note(result: Result, shared: Shared = Shared()) -> Note:
+    """A result's footnote: what differs from row to row (submitter and system, result ID and
+    verified status, accelerators and nodes, tokens per sample, its own load, its corrections, and
+    its source where the table note does not give it) as ``text``; the whole of it, framework,
+    results folder and the full unverified sentence included, as ``detail``. With nothing
+    ``shared`` the text gives every citation field the table note does not."""
     if result.own:
-        return own_row_note(result)
+        return own_row_note(result, shared)
     i, c = result.conditions.identity, result.conditions.configuration
     citation = Citation.of(result)
     # The suite, round, division, benchmark and scenario are the table's, stated once in its TableNote.
-    parts = [
-        f"{i.submitter}, {i.system_name}",
-        f"{result_id_words(result)}, {verified_words(result)}",
-        f"{c.accelerators_total} x {c.accelerator} on {c.nodes} node{'s' if c.nodes != 1 else ''}; {c.framework}",
-        citation.tokens_per_sample,
-    ]
+    scale = f"{c.accelerators_total} x {c.accelerator} on {c.nodes} node{'s' if c.nodes != 1 else ''}"
+    full_id = f"{result_id_words(result)}, {verified_words(result)}"
+    # 'pending' and 'unverified' are explained once by the table note when it says what they mean
+    pending = shared.pending and i.result_id_state == RESULT_ID_PENDING
+    unverified = shared.unverified and i.verified != "verified"
+    shown_id = (f"{'result ID pending' if pending else result_id_words(result)}, "
+                f"{'unverified' if unverified else verified_words(result)}")
+    source = f"source {citation.source}, retrieved {citation.retrieved_on}"
+    corrections = [x for x in result.corrections if x not in shared.corrections]
+    detail = [f"{i.submitter}, {i.system_name}", full_id, f"{scale}; {c.framework}", citation.tokens_per_sample]
+    shown = [f"{i.submitter}, {i.system_name}", shown_id, scale, citation.tokens_per_sample]
     if citation.load:
-        parts.append(citation.load)
+        detail.append(citation.load)
+        if citation.load != shared.row_load:
+            shown.append(citation.load)
     if result.corrections:
-        parts.append("corrected: " + "; ".join(result.corrections))
-    parts.append(f"source {citation.source}, retrieved {citation.retrieved_on}")
-    # Each part is a sentence: our words start with a capital (a name, the first part, stays as written).
-    return Note(". ".join([parts[0], *(p[:1].upper() + p[1:] for p in parts[1:])]) + ".", citation=citation)
+        detail.append("corrected: " + "; ".join(result.corrections))
+    if corrections:
+        shown.append("corrected: " + "; ".join(corrections))
+    detail.append(source)
+    if not shared.covers_source(result):
+        shown.append(source)
+    return Note(_sentences(shown), citation=citation, detail=_sentences(detail))
+
+
+def _sentences(parts: list[str]) -> str:
+    """Each part a sentence: our words start with a capital (a name, the first part, stays as written)."""
+    return ". ".join([parts[0], *(p[:1].upper() + p[1:] for p in parts[1:])]) + "."

@@ -853,6 +853,10 @@ def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
         return False  # '~550 in / 250 out tokens per request': a shape, not a throughput
     if not rest and line_end >= 0 and _SHAPE_CLASS_NEXT.match(text, line_end + 1):
         return False  # the same, broken over two lines: '~550' then 'in / 250 out ...'
+    if not rest and line_end >= 0:  # a page wrapped the line between a number and its word: '1,024' then 'tokens)'
+        w = _WORD.match(text[line_end + 1:line_end + 31].lstrip())
+        if w and w.group(0).lower().rstrip(".") not in _FOLLOWS:
+            return False
     before = text[max(lo, 0):m.start()].rstrip()
     before = before[max(0, len(before) - 40):]
     if re.search(r"(?:\d[\d.,]*|[-/])\s*$", before):

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from .caveat import UNVERIFIED_SENTENCE
-from .citation import OWN_NOTE_MARK, Citation, Note, TableNote, result_id_cell, row_note, table_note
+from .citation import (OWN_NOTE_MARK, Citation, Note, Shared, TableNote, repository_words, result_id_cell, row_note,
+                       table_note)
 from .detect import find_figures, reads_like_a_figure
 from .errors import ExportguardError
 from .model import Result, Slack, group_by_cohort
@@ -223,8 +224,9 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     ranked = "rank" in columns
     spans = rank_spans([r.value for r in ranked_among], slack)[:len(results)] if ranked else ()
     rows = []
+    shared = Shared.of(results)  # stated once by the table note, left out of each row's
     for i, r in enumerate(results):
-        note = row_note(r)
+        note = row_note(r, shared)
         cells = []
         for key in columns:
             if key == "rank":
@@ -241,7 +243,7 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     cols = tuple(Column(k, "Rank" if k == "rank" else FIGURE_COLUMNS.get(k) or TEXT_COLUMNS[k][0],
                         "rank" if k == "rank" else "figure" if k == "throughput" else
                         "derived" if k in FIGURE_COLUMNS else "text") for k in columns)
-    note = table_note(results[0], slack)
+    note = table_note(results[0], slack, shared)
     if ranked and not slack.estimable:
         note = replace(note, text=f"{note.text} {NOT_RANKED_SENTENCE}")
     return BoundTable(title, cohort, slack, cols, tuple(rows), note, ranked=ranked, ranks=spans,
@@ -304,10 +306,11 @@ def kpi_conditions(result: Result) -> str:
             f"{result.conditions.load.arrival_process}")
 
 
-def bound_figure(result: Result, slack: Slack) -> BoundFigure:
-    """A result's official figure, bound to its cohort's slack and its citation."""
+def bound_figure(result: Result, slack: Slack, shared: Shared = Shared()) -> BoundFigure:
+    """A result's official figure, bound to its cohort's slack and its citation (whole, unless
+    ``shared`` names what a table note beside it states)."""
     result = presentable(result)
-    return BoundFigure(result, result.cohort_key, slack, row_note(result), result.value)
+    return BoundFigure(result, result.cohort_key, slack, row_note(result, shared), result.value)
 
 
 def kpi(results: Result | Sequence[Result], slack: Slack, title: str) -> KpiSection:
@@ -316,10 +319,11 @@ def kpi(results: Result | Sequence[Result], slack: Slack, title: str) -> KpiSect
     that is a tie or cannot be told."""
     ordered = sorted((presentable(r) for r in ([results] if isinstance(results, Result) else results)),
                      key=lambda r: -r.value)
-    figure = bound_figure(ordered[0], slack)
+    shared = Shared.of(ordered[:1])  # the headline's note and its table note, shown together
+    figure = bound_figure(ordered[0], slack, shared)
     span = rank_spans([r.value for r in ordered], slack)[0]
     headline = f"{title}: {headline_words(figure.result)}{kpi_rank_words(span, slack)}"
-    return KpiSection(headline, figure, kpi_conditions(figure.result), table_note(figure.result, slack),
+    return KpiSection(headline, figure, kpi_conditions(figure.result), table_note(figure.result, slack, shared),
                       rank=span, notices=scale_notices(ordered))
 
 
@@ -452,14 +456,27 @@ def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: s
         if not fig.note.text.startswith(OWN_NOTE_MARK) or citation != Citation.of(fig.result) or fig.verified:
             found.append(finding("own-measurement-not-labelled", where, f"{fig.text()!r} is an own measurement, but "
                                  f"its note does not open with {OWN_NOTE_MARK!r} or does not match its run"))
-    elif citation.verified != fig.verified or (not fig.verified and UNVERIFIED_SENTENCE not in fig.note.text):
-        found.append(finding("unverified-not-labelled", where, f"{fig.text()!r} is unverified but its note does not say so"))
+    elif citation.verified != fig.verified or (not fig.verified and (
+            "unverified" not in fig.note.text or UNVERIFIED_SENTENCE not in f"{fig.note.text} {shared.text}")):
+        found.append(finding("unverified-not-labelled", where, f"{fig.text()!r} is unverified but its note does not say "
+                             f"so, or neither its note nor its table note gives {UNVERIFIED_SENTENCE!r}"))
+    if fig.result.conditions.identity.mlperf and not _sourced(fig, shared):
+        found.append(finding("missing-citation-field", where, f"{fig.text()!r}: neither its note nor its table note "
+                             "gives its source and retrieval date"))
     if fig.derivation is not None:
         basis = fig.derivation.note
         if basis.basis_of != fig.derivation.label or basis.shape_of != fig.result.conditions.benchmark.benchmark:
             found.append(finding("derived-not-labelled", where, f"{fig.text()!r} is derived but its note does not "
                                  "state its basis and the MLPerf shape it comes from"))
     return found
+
+
+def _sourced(fig: BoundFigure, shared: TableNote) -> bool:
+    """The figure's source and retrieval date stand in its note, or its table note gives them for it."""
+    c, text, common = fig.note.citation, fig.note.text, shared.shared
+    return (c.source in text and c.retrieved_on in text) or (
+        common.covers_source(fig.result) and repository_words(common.repository) in shared.text
+        and common.retrieved_on in shared.text)
 
 
 def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:

@@ -164,3 +164,15 @@ def test_wrapped_cells_of_a_table_laid_out_as_text_are_no_new_heading():
 def test_a_rank_with_its_tie_is_no_figure():
     text = "Throughput (tok/s)\n12 (tie\n10-17) Google 19,622 tok/s ±5.8% [a]"
     assert [d.value for d in find_figures(text)] == [19622.0]
+
+
+def test_a_number_a_page_wrapped_from_its_word_is_no_figure_of_a_unit_nearby():
+    """A PDF note wraps anywhere: '1,024' at a line's end, 'tokens)' on the next, after a sentence
+    naming QPS, is the reference output length, not a QPS figure. A number that really stands alone
+    on its line after such a sentence still is one."""
+    text = ("Target 528 QPS, measured p99 TTFT 1,973 ms and TPOT 192.6 ms.\n[b] Derived, not an MLPerf metric: "
+            "measured on the llama2-70b-99 Server shape (OpenOrca (24,576 samples), reference max output 1,024\n"
+            "tokens) and load of the table note.")
+    assert find_figures(text) == []
+    alone = "The B200 reached 120,000 tok/s. The H200 reached\n98,000\nand more."
+    assert [d.text for d in find_figures(alone)] == ["120,000 tok/s", "98,000"]

@@ -165,8 +165,14 @@ def test_unverified_figure_says_so_and_its_note_has_the_required_sentence(store,
     table = _table([pending], slack)
     fig = table.rows[0][-1]
     assert _lettered(table).text(fig) == f"{fig.text()[:-len(' unverified')]} [a] unverified"
-    assert "Result not verified by MLCommons Association." in fig.note.text and not fig.note.citation.verified
+    # the row's note says "unverified"; its table note gives the required sentence once for every such row
+    assert "unverified" in fig.note.text and not fig.note.citation.verified
+    assert "Result not verified by MLCommons Association." in table.table_note.text
+    assert "Result not verified by MLCommons Association." in fig.note.detail
     assert validate(_report(TableSection("t", table))) == []
+    bare = dataclasses.replace(table, table_note=dataclasses.replace(
+        table.table_note, text=table.table_note.text.replace("Result not verified by MLCommons Association.", "")))
+    assert [f.rule_id for f in validate(_report(TableSection("t", bare)))] == ["EG006"]
 
 
 def test_derived_figures_are_labelled_with_basis_and_shape(offline, slack):
@@ -286,9 +292,14 @@ def test_EG006_unverified_without_the_required_sentence(store, slack):
                                                              result_id_state="pending", verified="unverified"))
     table = _table([pending], slack)
     fig = table.rows[0][-1]
-    silent = replace(fig, note=replace(fig.note, text=fig.note.text.replace("Result not verified", "")))
+    # the row's note must say "unverified" itself; the sentence may stand in its note or its table note
+    silent = replace(fig, note=replace(fig.note, text=fig.note.text.replace("unverified", "")))
     broken = replace(table, rows=((*table.rows[0][:-1], silent),))
     assert _rules(validate(_report(TableSection("t", broken)))) == {"EG006"}
+    whole = replace(fig, note=replace(fig.note, text=fig.note.detail))  # the sentence in the row's own note
+    no_table_sentence = replace(table, rows=((*table.rows[0][:-1], whole),), table_note=replace(
+        table.table_note, text=table.table_note.text.replace("Result not verified by MLCommons Association.", "")))
+    assert _rules(validate(_report(TableSection("t", no_table_sentence)))) == set()
 
 
 def test_EG007_derived_without_its_basis(offline, slack):
