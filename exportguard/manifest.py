@@ -97,6 +97,7 @@ def figure_entry(p: Placement, shared: Shared | None = None) -> dict:
         "band_text": band_words(fig.slack),
         "marks": list(p.letters),
         "notes": list(p.notes),
+        "note_details": [n.full for n in fig.notes],  # each mark's whole footnote (citation.Note.full)
         "verified": fig.verified,
         "cohort": fig.cohort.label(),
         **refs,

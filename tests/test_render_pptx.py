@@ -483,8 +483,8 @@ def test_every_figure_slide_has_the_short_caveat_and_every_slide_speaker_notes_w
             assert _shape(slide, "Caveat (one line)") is not None
             for e in by_slide[n]:
                 assert e["shown"]["text"] in notes
-                for m, note in zip(e["marks"], e["notes"]):
-                    assert f"[{m}] {note}" in notes
+                for m, detail in zip(e["marks"], e["note_details"]):  # each mark's whole footnote
+                    assert f"[{m}] {detail}" in notes
     assert set(by_slide) >= {2, 3}
 
 

@@ -210,6 +210,10 @@ class PptxRenderer:
     def _note_lines(self, lettering: Lettering) -> list[str]:
         return [f"[{m}] {slide_text(note.text, limit=NOTE_LIMIT)}" for m, note in lettering.notes()]
 
+    def _detail_lines(self, lettering: Lettering) -> list[str]:
+        """Each mark's whole footnote (Note.full: framework, results folder), for the speaker notes."""
+        return [f"[{m}] {slide_text(note.full, limit=NOTE_LIMIT)}" for m, note in lettering.notes()]
+
     def _shown(self, fig: BoundFigure, slide_no: int) -> None:
         self.shown_on.setdefault(fig.result.natural_key, slide_no)
 
@@ -267,7 +271,7 @@ class PptxRenderer:
             self._caveat_strip(s.slide)
             shown = [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
                      if isinstance(c, FigureCell)]
-            self._speaker_notes(s.slide, page_title, shown, [table_note, *said] + notes)
+            self._speaker_notes(s.slide, page_title, shown, [table_note, *said] + self._detail_lines(part.lettering))
 
     def _plan_table(self, table: BoundTable, title: str, fixed: list[str], width: float, height: float,
                     ladder=lay.TABLE_LADDER) -> tuple["_TableView", lay.TablePlan]:
@@ -422,7 +426,7 @@ class PptxRenderer:
             self._textbox(s.slide, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in note_paras],
                           "Notes", italic_from=len(note_paras) - 1)
             self._caveat_strip(s.slide)
-            self._speaker_notes(s.slide, page_title, shown, shared + notes)
+            self._speaker_notes(s.slide, page_title, shown, shared + self._detail_lines(lettering))
 
     def _bar_chart(self, doc, s: _Slide, frame: Box, title_lines: list[str], geom: lay.ChartGeometry,
                    plan: lay.ChartPlan, figs, shown, cat_lines, lettering: Lettering, header: str,
@@ -599,7 +603,7 @@ class PptxRenderer:
                     shown += [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
                               if isinstance(c, FigureCell)]
                     said += shared
-                    mark_lines += lines
+                    mark_lines += [f"[{m}] {slide_text(note.full, limit=NOTE_LIMIT)}" for m, note in marked]
             box = Box(self.body.left, self.body.bottom - strip_h, self.body.width, strip_h)
             self._textbox(s.slide, box, strip_paras, "Legend", italic_from=0)
             self._caveat_strip(s.slide)
@@ -655,7 +659,7 @@ class PptxRenderer:
         doc.place(emb.pptx_headline(s.number), fig, lettering, headline)
         self._shown(fig, s.number)
         self._caveat_strip(s.slide)
-        self._speaker_notes(s.slide, title, [headline + ": " + conditions], shared + notes)
+        self._speaker_notes(s.slide, title, [headline + ": " + conditions], shared + self._detail_lines(lettering))
 
     # -- text sections --
     def text(self, doc: Walk, n: int, section: TextSection) -> None:

@@ -484,8 +484,8 @@ class XlsxRenderer:
             cell, value = _number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
             text = shown(fig.magnitude, fig, fmt)
         notes = lettering.notes_of(fig)
-        marked = [f"[{m}] {note.text}" for m, note in zip(lettering.letters(fig), notes)]
-        own = [] if fig.note in notes else [f"This row: {fig.note.text}"]  # one mark per table: the row's note
+        marked = [f"[{m}] {note.full}" for m, note in zip(lettering.letters(fig), notes)]
+        own = [] if fig.note in notes else [f"This row: {fig.note.full}"]  # one mark per table: the row's note
         cell = cell.with_comment("\n\n".join([text] + ([] if own else [table_note]) + marked + own))
         doc.place(location, fig, lettering, clean_text(text), value)
         return cell
