@@ -354,7 +354,9 @@ def _build_report(store: Store, spec: ReportSpec, prices: PriceTable | None) -> 
                 problems += e.findings
                 continue
             shown = rows[: s.limit]
-            sections.append(TableSection(title, table) if s.kind == "table" else
+            # a "top N" table is a ranking statement: its title names the scales it spans, as a chart's does
+            ranked_title = f"{title} ({scale_range_words(shown)})" if s.limit and len(rows) > s.limit else title
+            sections.append(TableSection(ranked_title, table) if s.kind == "table" else
                             ChartSection(f"{title} ({shape_title(rows[0])}; {scale_range_words(shown)})", table))
     if problems:
         raise GuardError(problems)
