@@ -173,3 +173,11 @@ def test_own_notes_keep_every_own_field_and_leave_the_shared_definitions_to_the_
             assert fig.note.citation.source in fig.note.text
             assert len(fig.note.text) < len(fig.note.detail)
         assert _errors(table) == set()
+
+
+def test_a_retrieval_date_wrapped_onto_the_next_line_still_counts():
+    """A PDF table note may wrap between 'retrieved' and its date; the checker reads the two as one."""
+    for text in ("Sources retrieved\n2026-12-01 from github.com/mlcommons/inference_results_v5.1.",
+                 "Sources retrieved 2026-12-01 from github.com/mlcommons/inference_results_v5.1."):
+        assert {"source", "retrieval date"} <= fields_in(text)
+    assert "retrieval date" not in fields_in("Sources retrieved. Later: 2026-12-01")  # a sentence ends it

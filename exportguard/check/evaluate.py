@@ -55,7 +55,7 @@ _RESULT_ID = re.compile(r"\d\.\d{1,2}-\d{3,5}(?!\d)")
 _HOST = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _SOURCE = re.compile(r"\b(?:https?|ftp)://\S|\bwww\.\S|\b" + _HOST + r"(?:\." + _HOST + r")*\.(?:[a-z]{2,24}/\S"
                      r"|(?:com|org|net|io|ai|dev|gov|edu|int|info|app|cloud|tech|eu|uk|de|fr|ch|jp|cn|kr|in|us)\b)")
-_RETRIEVED = re.compile(r"(?:retrieved|accessed|as of)[^.;\n]{0,20}?(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|"
+_RETRIEVED = re.compile(r"(?:retrieved|accessed|as of)[^.;]{0,20}?(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|"
                         r"[a-z]+\s+\d{1,2},?\s+\d{4})")
 
 
