@@ -106,6 +106,19 @@ def test_an_edit_after_a_libreoffice_round_trip_is_still_found(artifacts, tmp_pa
     assert hit.location == entry["location"] and hit.message.startswith(f"exported {number}, now {bumped}")
 
 
+def test_an_edit_in_a_workbook_after_a_libreoffice_round_trip_is_still_found(artifacts, tmp_path):
+    """LibreOffice keeps the workbook's manifest sheet (hidden instead of veryHidden): an edit made
+    after the round trip is still told from the exported figure."""
+    (converted,) = _round_trip([artifacts / "vendor-comparison.xlsx"], tmp_path)
+    wb, ws, cell, entry = _figure_cell(converted)
+    old = cell.value
+    cell.value = 111527
+    wb.save(converted)
+    (r,) = check([converted])
+    (hit,) = [h for h in r.hits if h.rule_id == "EG017"]
+    assert hit.location == f"Sheet {entry['location']}" and (hit.exported, hit.now) == (f"{old:.10g}", "111527")
+
+
 def test_a_deck_whose_manifest_part_was_removed_says_so(artifacts, tmp_path):
     """The digest in docProps/custom.xml (which LibreOffice keeps) tells that the deck carried a
     manifest: removing the custom XML part is reported, not taken for a deck made by someone else."""
