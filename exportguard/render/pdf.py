@@ -520,6 +520,7 @@ class PdfRenderer:
                             shared=section.shape.sentence, headers=["Whose", "Shape, in numbers", "Load"], rows=rows)
         layouts = [layout for _, _, layout in panels]
         widths = _panel_widths(layouts[0], layouts[1:], self.geometry)  # None: the panels are stacked
+        intro = Paragraph(markup(BESIDE_RULE), P_SMALL)
         if widths is not None:
             (left_w, right_w), options = widths
             layouts[0].fit(options, width=left_w)
@@ -527,9 +528,18 @@ class PdfRenderer:
                 t.fit(options, width=right_w)
             shape.fit(lay.fits_for(self.geometry))
             geometry = self.geometry
-        else:
+            # the heading keeps with it the intro, the first row of each panel and the whole shape
+            # panel; where even an empty page cannot hold that with its notes, the panels are stacked
+            head = max(t.head_height(False, geometry) + t.heights[0] + t.tail_h for t in layouts[:2])
+            pair_keep = (intro.wrap(geometry.frame_w, 1e6)[1] + 4.0 + head + 8.0 +
+                         shape.head_height(False, geometry) + sum(shape.heights))
+            pair_figures = layouts[0].figures_of(0) + layouts[1].figures_of(0)
+            pair_notes = {note for f in pair_figures for note in f.notes}
+            need = pair_keep + sum(self.notebook.height(x, geometry.frame_w) for x in pair_notes) + lay.NOTES_TOP
+            if need + HEADING.leading * 2 + lay.SECTION_GAP > geometry.frame_h - lay.SAFETY:
+                widths = None
+        if widths is None:
             geometry = _fit_together(layouts + [shape], self.geometry)
-        intro = Paragraph(markup(BESIDE_RULE), P_SMALL)
         intro_h = intro.wrap(geometry.frame_w, 1e6)[1]
         shape_h = shape.head_height(False, geometry) + sum(shape.heights)
         figures = [f for _, t, _ in panels for _, _, f in t.figures()]
@@ -546,12 +556,8 @@ class PdfRenderer:
 
         runs = [layout.run(f"table {number}", makers(number, table, layout)) for number, table, layout in panels]
         if widths is not None:
-            # the heading keeps with it the intro, the first row of each panel and the whole shape panel
-            first = max(layouts[0].head_height(False, geometry) + layouts[0].heights[0] + layouts[0].tail_h,
-                        layouts[1].head_height(False, geometry) + layouts[1].heights[0] + layouts[1].tail_h)
-            keep = intro_h + 4.0 + first + 8.0 + shape_h
-            self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep,
-                          keep_figures=layouts[0].figures_of(0) + layouts[1].figures_of(0))
+            self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=pair_keep,
+                          keep_figures=pair_figures)
             self.pager.add(intro, intro_h, gap=4.0)
             columns = [runs[:1], runs[1:]]
             right_x = left_w + lay.PAIR_GUTTER
