@@ -503,15 +503,7 @@ class PdfRenderer:
         for k, table in enumerate(section.tables()):
             self.counts["table"] += 1
             number = self.counts["table"]
-            kinds = [c.kind for c in table.columns]
-            which = "MLPerf panel" if k == 0 else "Your runs panel"
-            panels.append((number, table, TableLayout(
-                self.metrics, letters=self.letters, label=f"Table {number}", title=f"{which}: {table.title}",
-                first_caption=f"{which}: {table.cohort.label()}",
-                shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
-                headers=[c.header for c in table.columns], rows=table.rows,
-                numeric=[x in ("figure", "derived") for x in kinds], derived=[x == "derived" for x in kinds],
-                whole=[x == "rank" or c.key == "result_id" for x, c in zip(kinds, table.columns)])))
+            panels.append((number, table, self._panel_layout(number, table, k)))
         self.counts["table"] += 1
         shape_number = self.counts["table"]
         rows = [(r.label, r.shape, r.load) for r in (section.shape.mlperf, *section.shape.own)]
@@ -563,9 +555,21 @@ class PdfRenderer:
             right_x = left_w + lay.PAIR_GUTTER
             rest = self.pager.add_pair(columns, gap=4.0, keep_below=shape_h + 8.0, one_page=True, right_x=right_x)
             self.pager.add_run(shape.run(f"table {shape_number}", make_shape), gap=8.0)
-            if not self.pager.pair_done(columns, rest):
+            if all(p[0] < len(col) for col, p in zip(columns, rest)):  # both panels go on side by side
                 self.pager.new_page()
-                self.pager.add_pair(columns, start=rest, right_x=right_x)
+                rest = self.pager.add_pair(columns, start=rest, right_x=right_x)
+            if not self.pager.pair_done(columns, rest):
+                # one panel goes on alone: in the frame's width, its head repeated ("continued")
+                self.pager.new_page()
+                c = next(c for c, (col, p) in enumerate(zip(columns, rest)) if p[0] < len(col))
+                k0, i0 = rest[c]
+                offset = 0 if c == 0 else 1
+                for k in range(k0, len(columns[c])):
+                    number, table, _ = panels[offset + k]
+                    wide = self._panel_layout(number, table, offset + k)
+                    wide.fit(lay.fits_for(geometry))
+                    self.pager.add_run(wide.run(f"table {number}", makers(number, table, wide)), gap=8.0,
+                                       start=i0 if k == k0 else 0)
             return
         # stacked: the heading keeps the whole section with it when it fits on one page with its notes
         whole = intro_h + 4.0 + sum(layout.head_height(False, geometry) + sum(layout.heights) + layout.tail_h + 8.0
@@ -579,6 +583,18 @@ class PdfRenderer:
         for run in runs:
             self.pager.add_run(run, gap=8.0)
         self.pager.add_run(shape.run(f"table {shape_number}", make_shape), gap=8.0)
+
+    def _panel_layout(self, number: int, table: BoundTable, k: int) -> TableLayout:
+        """A beside section's panel k (0: MLPerf, then one per own cohort) as a table, not yet fit."""
+        kinds = [c.kind for c in table.columns]
+        which = "MLPerf panel" if k == 0 else "Your runs panel"
+        return TableLayout(
+            self.metrics, letters=self.letters, label=f"Table {number}", title=f"{which}: {table.title}",
+            first_caption=f"{which}: {table.cohort.label()}",
+            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
+            headers=[c.header for c in table.columns], rows=table.rows,
+            numeric=[x in ("figure", "derived") for x in kinds], derived=[x == "derived" for x in kinds],
+            whole=[x == "rank" or c.key == "result_id" for x, c in zip(kinds, table.columns)])
 
     def back(self, doc: Walk) -> dict:
         r = self.report

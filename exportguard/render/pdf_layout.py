@@ -253,10 +253,11 @@ class Pager:
                                   f"({self.page.capacity:.0f} points)")
             self.new_page()
 
-    def add_run(self, run: "Run", gap: float = 0.0) -> None:
-        """A table or a chart: shares of its units (rows, bars), each share with its head repeated."""
+    def add_run(self, run: "Run", gap: float = 0.0, start: int = 0) -> None:
+        """A table or a chart: shares of its units (rows, bars), each share with its head repeated;
+        from unit ``start`` on (a beside panel continued at full width)."""
         n = len(run.heights)
-        i = 0
+        i = start
         while i < n:
             continued = i > 0
             head = run.head_height(continued, self.page.geometry) + run.tail_h
@@ -293,8 +294,9 @@ class Pager:
         a share of each of its tables with rows on that page, each share with its own head; the
         item is as tall as the taller column. Rows go to the shorter column first, so the panels
         fill a page evenly. ``keep_below`` points stay free under the first page's pair (the shape
-        panel goes there); with ``one_page`` it returns after that page. Positions are (table,
-        row) per column."""
+        panel goes there); it returns after the first page with ``one_page``, else after the page
+        on which a column runs out (the other then goes on in the frame's width, not in half a
+        page). Positions are (table, row) per column."""
         pos = [tuple(x) for x in start] or [(0, 0)] * len(columns)
 
         def done(c: int) -> bool:
@@ -366,10 +368,9 @@ class Pager:
                                for k, a, b, h in segs])
             page.items.append(Placed(PairShare(shares, height, right_x), g, height))
             first = False
-            if one_page:
-                break
-            if not all(done(c) for c in range(len(columns))):
-                self.new_page()
+            if one_page or any(done(c) for c in range(len(columns))):
+                break  # a panel is done: the other goes on at full width (the caller's)
+            self.new_page()
         return pos
 
     def pair_done(self, columns: Sequence[Sequence["Run"]], pos: Sequence[tuple[int, int]]) -> bool:
