@@ -4,8 +4,9 @@ figures. Layout in docs/pdf.md.
 - A title page (title, audience, date, the one-line caveat, how to read the figures, contents),
   then one part per section of the report: text, tables (split across pages with caption, shared
   conditions and header rows repeated), KPI boxes (the figure with its scenario and shape inline),
-  charts (reportlab graphics, bands as error bars, each bar's rank in words), then the caveat in
-  full and a sources appendix.
+  charts (reportlab graphics, bands as error bars, each bar's rank in words), beside sections
+  (the MLPerf panel left, the own panel right, the shape panel under them on the same page;
+  pdf_layout.Pager.add_pair), then the caveat in full and a sources appendix.
 - Ranks are the guard's (BoundTable.ranks, KpiSection.rank: "3 (tie 2-5)", "not ranked"); wherever
   a rank shows, its table or chart states the tie rule (wording.TIE_RULE) on the same page, and
   every guard notice of a comparison (report.Notice, e.g. EG020) stands in its shared conditions on
