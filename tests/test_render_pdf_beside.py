@@ -72,3 +72,156 @@ def test_an_own_chart_says_its_band_comes_from_repeated_runs(mixed, tmp_path):  
         flat = squash(pages_text(path)[n - 1])
         assert squash("Each whisker is the figure's band. Band ±0.5%: half the run-to-run spread") in flat
         assert "3repeatedrunsofoneconfiguration" in flat and "shapeslack" not in flat
+
+
+# A beside section whose panels hold their columns side by side at the full type size: the panels
+# stand left (MLPerf) and right (your runs, both shapes stacked), the shape panel under them on the
+# same page. The default columns (9 a panel) need about 500 + 600 points at 8.6 pt, more than a
+# landscape A4 frame's 762: those panels are stacked instead (the test above).
+SIDE_BY_SIDE = BESIDE.replace("limit = 4", 'limit = 12\ncolumns = ["rank", "submitter", "system", "accelerators", "throughput"]\n'
+                                          'own_columns = ["shape", "throughput"]')
+
+
+def _words(path, page: int) -> list[tuple[float, float, str]]:
+    """(x, y, word) of every word pdftotext reads on one page."""
+    import re
+    import subprocess
+
+    html = subprocess.run(["pdftotext", "-bbox", "-f", str(page), "-l", str(page), str(path), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    return [(float(x), float(y), w) for x, y, w in
+            re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">([^<]*)</word>', html)]
+
+
+def _first_x(words, phrase: str) -> tuple[float, float]:
+    """Where a phrase (a run of words) starts on the page: (x, y) of its first word."""
+    want = phrase.split()
+    texts = [w for _, _, w in words]
+    for i in range(len(texts) - len(want) + 1):
+        if texts[i:i + len(want)] == want:
+            return words[i][0], words[i][1]
+    raise AssertionError(f"{phrase!r} is not on the page")
+
+
+@pytest.fixture(scope="module")
+def side_pdf(mixed, tmp_path_factory):  # noqa: F811
+    from exportguard.render.pdf import render_planned
+
+    report = build_report(mixed, parse_spec(SIDE_BY_SIDE))
+    path = tmp_path_factory.mktemp("pdf_side") / "side.pdf"
+    _, pages = render_planned(report, path)
+    return report, path, pages
+
+
+def _raw(path, page: int) -> str:
+    """A page's text in drawing order (pdftotext -raw): each panel's lines together, left panel first."""
+    import subprocess
+
+    return subprocess.run(["pdftotext", "-raw", "-f", str(page), "-l", str(page), str(path), "-"],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def test_side_by_side_panels_and_the_shape_panel_share_the_sections_first_page(side_pdf):
+    """Asserts: the section's first page holds the MLPerf panel (caption, band rule, a figure), the
+    own panel (its first cohort's caption, band rule and "single run: no band" figure) and the shape
+    panel (every row's shape and load, and its sentence); the MLPerf panel's words lie left of the
+    own panel's (x-positions read back with pdftotext -bbox), both panels' captions on one line, the
+    shape panel under them from the left margin; an own cohort that does not fit there heads the
+    right panel of the next page. Table type stays 8.6 pt, notes 8 pt; every page is landscape."""
+    from exportguard.render import pdf_layout as lay
+
+    report, path, pages = side_pdf
+    [section] = report.sections
+    first = next(p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items))
+    assert {p.geometry.name for p in pages} == {"landscape"}
+    text = squash(_raw(path, first.number))
+    assert squash(f"MLPerf panel: {section.mlperf.cohort.label()}") in text
+    assert squash(section.mlperf.table_note.text) in text and "halfthecohort'sshapeslack" in text
+    own = section.own[0]
+    assert squash(f"Your runs panel: {own.cohort.label()}") in text and squash(own.table_note.text) in text
+    assert "(singlerun:noband)" in text
+    for row in (section.shape.mlperf, *section.shape.own):
+        assert squash(row.shape) in text and squash(row.load) in text
+    assert squash(section.shape.sentence) in text
+    words = _words(path, first.number)
+    mx, my = _first_x(words, "Table 1. MLPerf panel:")
+    ox, oy = _first_x(words, "Table 2. Your runs panel:")
+    assert ox > mx + 200 and abs(oy - my) < 1.0, (mx, my, ox, oy)  # right of it, tops level
+    mlperf_figures = [x for x, _, w in words if w == "tok/s" and x < ox]
+    own_figures = [x for x, _, w in words if w == "tok/s" and x > ox]
+    assert mlperf_figures and own_figures
+    sx, sy = _first_x(words, f"Table {len(section.own) + 2}. Shape panel:")
+    assert sy > my and sx == mx  # under the panels (y grows downwards), from the left margin
+    for k in range(1, len(section.own)):  # the next own cohorts: in the right panel, this page or the next
+        caption = f"Table {k + 2}. Your runs panel:"
+        for n in (first.number, first.number + 1):
+            try:
+                x, _ = _first_x(_words(path, n), caption)
+                break
+            except AssertionError:
+                continue
+        else:
+            raise AssertionError(f"{caption} is not on page {first.number} or the next")
+        assert abs(x - ox) < 1.0
+    dens = lay.density(pages)
+    assert dens["table_pt"] >= 8.5 and dens["notes_pt"] >= 8.0
+
+
+def test_side_by_side_marks_resolve_on_their_pages_and_check_clean(mixed, side_pdf):  # noqa: F811
+    """Asserts: every figure is in the manifest, each mark's note stands on the figure's own page
+    (and no other note), ranks read back as the guard's, qpdf finds the file sound and
+    `exportguard check` reports it clean."""
+    report, path, pages = side_pdf
+    manifest = read_manifest(path)
+    assert len(manifest["figures"]) == sum(1 for _ in report.figures())
+    assert_bound_page_by_page(path, manifest)
+    # ranks read in drawing order (the -layout reading of read_back_every_rank runs the panels' lines
+    # together): on every page with MLPerf rows, each row's rank words and the tie rule
+    from exportguard.render import pdf_layout as lay
+    from exportguard.wording import TIE_RULE
+
+    table = report.sections[0].mlperf
+    read = 0
+    for page in pages:
+        raw = squash(_raw(path, page.number))
+        for share in (s for i in page.items for s in lay.shares_of(i.payload)):
+            if getattr(share, "meta", None) and share.meta[3] is table:
+                assert squash(TIE_RULE) in raw, page.number
+                for r in range(share.start, share.stop):
+                    assert squash(f"{table.ranks[r].words()}{table.rows[r][1]}") in raw, (page.number, r)
+                    read += 1
+    assert read == len(table.rows) and table.ranked
+    qpdf_check(path)
+    [result] = check([path])
+    assert result.status == "clean", [str(h) for h in result.hits[:5]]
+
+
+def test_side_by_side_rows_that_do_not_fit_continue_side_by_side_with_heads_repeated(mixed, tmp_path):  # noqa: F811
+    """Asserts: with more MLPerf rows than the first page holds, the panel continues on the next
+    page under "(continued)" with its shared conditions and header repeated, still placed as a
+    pair, and every page's notes are its own figures' (checked clean)."""
+    from exportguard.render import pdf_layout as lay
+    from exportguard.render.pdf import render_planned
+
+    report = build_report(mixed, parse_spec(SIDE_BY_SIDE.replace("limit = 12", "limit = 60")))
+    path = tmp_path / "long.pdf"
+    _, pages = render_planned(report, path)
+    pairs = [p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items)]
+    assert pairs and pairs[0].number > 1
+    later = [p for p in pages[pairs[0].number:] if any(
+        getattr(s, "meta", None) and s.meta[3] is report.sections[0].mlperf
+        for i in p.items for s in lay.shares_of(i.payload))]
+    assert len(later) >= 2  # the MLPerf panel spans pages after the first
+    for page in later:
+        text = squash(_raw(path, page.number))
+        assert "Table1(continued).MLPerfpanel" in text, page.number
+        assert squash(report.sections[0].mlperf.table_note.text) in text
+    # once the own panel is done, the MLPerf rows go on in the frame's width, not in half a page
+    alone = [s for p in later for i in p.items if isinstance(i.payload, lay.TableShare) for s in [i.payload]]
+    assert alone and all(s.layout.width == pages[0].geometry.frame_w for s in alone)
+    shown = sum(s.stop - s.start for p in pages for i in p.items for s in lay.shares_of(i.payload)
+                if getattr(s, "meta", None) and s.meta[3] is report.sections[0].mlperf)
+    assert shown == len(report.sections[0].mlperf.rows)  # every row once
+    assert_bound_page_by_page(path, read_manifest(path))
+    [result] = check([path])
+    assert result.status == "clean", [str(h) for h in result.hits[:5]]

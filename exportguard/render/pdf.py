@@ -4,8 +4,9 @@ figures. Layout in docs/pdf.md.
 - A title page (title, audience, date, the one-line caveat, how to read the figures, contents),
   then one part per section of the report: text, tables (split across pages with caption, shared
   conditions and header rows repeated), KPI boxes (the figure with its scenario and shape inline),
-  charts (reportlab graphics, bands as error bars, each bar's rank in words), then the caveat in
-  full and a sources appendix.
+  charts (reportlab graphics, bands as error bars, each bar's rank in words), beside sections
+  (the MLPerf panel left, the own panel right, the shape panel under them on the same page;
+  pdf_layout.Pager.add_pair), then the caveat in full and a sources appendix.
 - Ranks are the guard's (BoundTable.ranks, KpiSection.rank: "3 (tie 2-5)", "not ranked"); wherever
   a rank shows, its table or chart states the tie rule (wording.TIE_RULE) on the same page, and
   every guard notice of a comparison (report.Notice, e.g. EG020) stands in its shared conditions on
@@ -45,7 +46,7 @@ from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, shape_title
 from . import pdf_layout as lay
 from .pdf_chart import Bar, ChartLayout, ChartShare
 from .pdf_layout import (BODY, CAPTION, GREY, INK, RULE, SMALL, Geometry, LayoutError, Metrics,
-                         NoteBook, Page, Pager, TableLayout, TableShare)
+                         NoteBook, Page, Pager, PairShare, TableLayout, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
 from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, markup, register_fonts
 from .walk import FigureCell, Lettering, TablePart, Walk, walk
@@ -302,17 +303,25 @@ class PdfRenderer:
 
     def _fits(self, report: Report, g: Geometry, cap: float) -> bool:
         """Does every table of the report hold its columns on a page of this geometry, at the full
-        type size, breaking no word shorter than ``cap`` points?"""
+        type size, breaking no word shorter than ``cap`` points? A beside section's panels count
+        side by side where they can be so on a landscape page (else stacked, each the frame's width):
+        a document takes landscape for its panels to stand side by side."""
         size = lay.CELL.size
+        wide = Geometry("landscape", max(g.page_w, g.page_h), min(g.page_w, g.page_h))
         for s in report.sections:
             tables = s.tables() if isinstance(s, BesideSection) else (s.table,) if isinstance(s, TableSection) else ()
-            for table in tables:
-                kinds = [c.kind for c in table.columns]
-                layout = TableLayout(self.metrics, letters=self.letters, label="", title="", shared="",
-                                     headers=[c.header for c in table.columns], rows=table.rows,
-                                     whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)])
-                if sum(layout.minimum(size, cap)) > g.frame_w + 0.01:
+            layouts = [TableLayout(self.metrics, letters=self.letters, label="", title="", shared="",
+                                   headers=[c.header for c in t.columns], rows=t.rows,
+                                   whole=[c.kind == "rank" or c.key == "result_id" for c in t.columns])
+                       for t in tables]
+            if isinstance(s, BesideSection) and _panel_widths(layouts[0], layouts[1:], wide) is not None:
+                if _panel_widths(layouts[0], layouts[1:], g) is None or \
+                        sum(layouts[0].minimum(size, cap)) + max(sum(t.minimum(size, cap)) for t in layouts[1:]) > \
+                        g.frame_w - lay.PAIR_GUTTER + 0.01:
                     return False
+                continue
+            if any(sum(t.minimum(size, cap)) > g.frame_w + 0.01 for t in layouts):
+                return False
         return True
 
     # -- helpers --
@@ -483,54 +492,110 @@ class PdfRenderer:
         self.pager.add(box, box.height, [section.figure], gap=4.0)
 
     def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
-        """The MLPerf panel and the own panel stacked on one page where they fit (else continued like
-        any table), each its own table with its own caption, band rule, ranks and notes; then the
-        shape panel: both shapes in numbers and why a throughput does not carry over. Every panel
-        takes one page geometry, so the section never flips orientation midway."""
+        """The MLPerf panel (left) and the own panel (right) side by side, each its own table with
+        its own caption, band rule, ranks and notes, and under them, on the section's first page,
+        the shape panel: both shapes in numbers and why a throughput does not carry over. Rows that
+        do not fit continue on the next pages, still side by side, each with its head repeated.
+        Where the panels do not hold their columns in half the page at the full type size, they are
+        stacked instead (the document's orientation is chosen for the side by side one,
+        PdfRenderer._fits). Every panel takes the page geometry, so the section never flips
+        orientation midway."""
         panels = []
         for k, table in enumerate(section.tables()):
             self.counts["table"] += 1
             number = self.counts["table"]
-            kinds = [c.kind for c in table.columns]
-            which = "MLPerf panel" if k == 0 else "Your runs panel"
-            panels.append((number, table, TableLayout(
-                self.metrics, letters=self.letters, label=f"Table {number}", title=f"{which}: {table.title}",
-                first_caption=f"{which}: {table.cohort.label()}",
-                shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
-                headers=[c.header for c in table.columns], rows=table.rows,
-                numeric=[x in ("figure", "derived") for x in kinds], derived=[x == "derived" for x in kinds],
-                whole=[x == "rank" or c.key == "result_id" for x, c in zip(kinds, table.columns)])))
+            panels.append((number, table, self._panel_layout(number, table, k)))
         self.counts["table"] += 1
         shape_number = self.counts["table"]
         rows = [(r.label, r.shape, r.load) for r in (section.shape.mlperf, *section.shape.own)]
         shape = TableLayout(self.metrics, letters=self.letters, label=f"Table {shape_number}",
                             title="Shape panel: both shapes in numbers", first_caption="Shape panel: both shapes in numbers",
                             shared=section.shape.sentence, headers=["Whose", "Shape, in numbers", "Load"], rows=rows)
-        geometry = _fit_together([layout for _, _, layout in panels] + [shape], self.geometry)
+        layouts = [layout for _, _, layout in panels]
+        widths = _panel_widths(layouts[0], layouts[1:], self.geometry)  # None: the panels are stacked
         intro = Paragraph(markup(BESIDE_RULE), P_SMALL)
+        if widths is not None:
+            (left_w, right_w), options = widths
+            layouts[0].fit(options, width=left_w)
+            for t in layouts[1:]:
+                t.fit(options, width=right_w)
+            shape.fit(lay.fits_for(self.geometry))
+            geometry = self.geometry
+            # the heading keeps with it the intro, the first row of each panel and the whole shape
+            # panel; where even an empty page cannot hold that with its notes, the panels are stacked
+            head = max(t.head_height(False, geometry) + t.heights[0] + t.tail_h for t in layouts[:2])
+            pair_keep = (intro.wrap(geometry.frame_w, 1e6)[1] + 4.0 + head + 8.0 +
+                         shape.head_height(False, geometry) + sum(shape.heights))
+            pair_figures = layouts[0].figures_of(0) + layouts[1].figures_of(0)
+            pair_notes = {note for f in pair_figures for note in f.notes}
+            need = pair_keep + sum(self.notebook.height(x, geometry.frame_w) for x in pair_notes) + lay.NOTES_TOP
+            if need + HEADING.leading * 2 + lay.SECTION_GAP > geometry.frame_h - lay.SAFETY:
+                widths = None
+        if widths is None:
+            geometry = _fit_together(layouts + [shape], self.geometry)
         intro_h = intro.wrap(geometry.frame_w, 1e6)[1]
-        # the heading keeps the whole section with it when it fits on one page with its notes
+        shape_h = shape.head_height(False, geometry) + sum(shape.heights)
         figures = [f for _, t, _ in panels for _, _, f in t.figures()]
-        whole = intro_h + 4.0 + sum(layout.head_height(False, geometry) + sum(layout.heights) + layout.tail_h + 8.0
-                                    for _, _, layout in panels) + shape.head_height(False, geometry) + sum(shape.heights)
         notes = {note for f in figures for note in f.notes}
         notes_h = sum(self.notebook.height(note, geometry.frame_w) for note in notes) + (lay.NOTES_TOP if notes else 0.0)
-        fits = whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY
-        first = panels[0][2]
-        keep = whole if fits else intro_h + 4.0 + first.head_height(False, geometry) + first.heights[0] + first.tail_h
-        self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep,
-                      keep_figures=figures if fits else first.figures_of(0))
-        self.pager.add(intro, intro_h, gap=4.0)
-        for number, table, layout in panels:
-            def make(start, stop, continued, page, continues, layout=layout, number=number, table=table):
-                return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, table))
 
-            self.pager.add_run(layout.run(f"table {number}", make), gap=8.0)
+        def makers(number, table, layout):
+            def make(start, stop, continued, page, continues):
+                return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, table))
+            return make
 
         def make_shape(start, stop, continued, page, continues):
             return TableShare(shape, start, stop, continued, continues, page)
 
+        runs = [layout.run(f"table {number}", makers(number, table, layout)) for number, table, layout in panels]
+        if widths is not None:
+            self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=pair_keep,
+                          keep_figures=pair_figures)
+            self.pager.add(intro, intro_h, gap=4.0)
+            columns = [runs[:1], runs[1:]]
+            right_x = left_w + lay.PAIR_GUTTER
+            rest = self.pager.add_pair(columns, gap=4.0, keep_below=shape_h + 8.0, one_page=True, right_x=right_x)
+            self.pager.add_run(shape.run(f"table {shape_number}", make_shape), gap=8.0)
+            if all(p[0] < len(col) for col, p in zip(columns, rest)):  # both panels go on side by side
+                self.pager.new_page()
+                rest = self.pager.add_pair(columns, start=rest, right_x=right_x)
+            if not self.pager.pair_done(columns, rest):
+                # one panel goes on alone: in the frame's width, its head repeated ("continued")
+                self.pager.new_page()
+                c = next(c for c, (col, p) in enumerate(zip(columns, rest)) if p[0] < len(col))
+                k0, i0 = rest[c]
+                offset = 0 if c == 0 else 1
+                for k in range(k0, len(columns[c])):
+                    number, table, _ = panels[offset + k]
+                    wide = self._panel_layout(number, table, offset + k)
+                    wide.fit(lay.fits_for(geometry))
+                    self.pager.add_run(wide.run(f"table {number}", makers(number, table, wide)), gap=8.0,
+                                       start=i0 if k == k0 else 0)
+            return
+        # stacked: the heading keeps the whole section with it when it fits on one page with its notes
+        whole = intro_h + 4.0 + sum(layout.head_height(False, geometry) + sum(layout.heights) + layout.tail_h + 8.0
+                                    for layout in layouts) + shape_h
+        fits = whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY
+        first_layout = layouts[0]
+        keep = whole if fits else intro_h + 4.0 + first_layout.head_height(False, geometry) + first_layout.heights[0] + first_layout.tail_h
+        self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep,
+                      keep_figures=figures if fits else first_layout.figures_of(0))
+        self.pager.add(intro, intro_h, gap=4.0)
+        for run in runs:
+            self.pager.add_run(run, gap=8.0)
         self.pager.add_run(shape.run(f"table {shape_number}", make_shape), gap=8.0)
+
+    def _panel_layout(self, number: int, table: BoundTable, k: int) -> TableLayout:
+        """A beside section's panel k (0: MLPerf, then one per own cohort) as a table, not yet fit."""
+        kinds = [c.kind for c in table.columns]
+        which = "MLPerf panel" if k == 0 else "Your runs panel"
+        return TableLayout(
+            self.metrics, letters=self.letters, label=f"Table {number}", title=f"{which}: {table.title}",
+            first_caption=f"{which}: {table.cohort.label()}",
+            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
+            headers=[c.header for c in table.columns], rows=table.rows,
+            numeric=[x in ("figure", "derived") for x in kinds], derived=[x == "derived" for x in kinds],
+            whole=[x == "rank" or c.key == "result_id" for x, c in zip(kinds, table.columns)])
 
     def back(self, doc: Walk) -> dict:
         r = self.report
@@ -556,13 +621,13 @@ class PdfRenderer:
         for page in self.pager.pages:
             lettering = page.lettering = Lettering(page.figures)
             p = page.number
-            for item in page.items:
-                meta = getattr(item.payload, "meta", None)
+            for payload in (x for item in page.items for x in lay.shares_of(item.payload)):
+                meta = getattr(payload, "meta", None)
                 if meta is None:
                     continue
                 kind, number, n, section = meta
                 if kind == "table":  # the fourth element is the bound table (a beside section has several)
-                    share = item.payload
+                    share = payload
                     part = TablePart(n, section.title, section, share.start, share.stop, lettering)
                     for r, cells in part.cells():
                         for c, cell in enumerate(cells):
@@ -572,7 +637,7 @@ class PdfRenderer:
                                           cell.figure, lettering, cell.text)
                                 _shown(shown_on, cell.figure, p)
                 elif kind == "chart":
-                    share = item.payload
+                    share = payload
                     for i in range(share.start, share.stop):
                         fig = share.layout.bars[i].cell
                         if isinstance(fig, BoundFigure):
@@ -580,7 +645,7 @@ class PdfRenderer:
                             doc.place(emb.pdf_chart_bar(p, number, i - share.start + 1), fig, lettering, text)
                             _shown(shown_on, fig, p)
                 elif kind == "headline":
-                    box, fig = item.payload, section.figure
+                    box, fig = payload, section.figure
                     box.text = lettering.text(fig)
                     doc.place(emb.pdf_headline(p, number), fig, lettering, box.text)
                     _shown(shown_on, fig, p)
@@ -663,6 +728,14 @@ class PdfRenderer:
             for item in page.items:
                 y -= item.gap + item.height
                 flow = item.payload
+                if isinstance(flow, PairShare):  # two panels, each at its x, tops aligned, tables stacked
+                    for column, x in zip(flow.columns, (0.0, flow.right_x)):
+                        top = y + item.height
+                        for share, h in column:
+                            top -= h
+                            _Share(share, h).drawOn(canv, lay.MARGIN_X + x, top)
+                            top -= lay.STACK_GAP
+                    continue
                 if isinstance(flow, (TableShare, ChartShare)):
                     flow = _Share(flow, item.height)
                 flow.wrapOn(canv, g.frame_w, item.height)
@@ -708,6 +781,22 @@ def _fit_together(layouts: Sequence[TableLayout], geometry: Geometry) -> Geometr
     for t in layouts:
         t.fit(lay.fits_for(geometry))  # raises LayoutError, naming the table that does not fit
     return geometry
+
+
+def _panel_widths(left: TableLayout, right: Sequence[TableLayout], g: Geometry):
+    """The widths of a beside section's two panels side by side (MLPerf left; the own cohorts'
+    tables stacked right, in one width) and the fits they are laid out with: the frame less the
+    gutter, shared in proportion to what each panel needs at the full type size, keeping the longest
+    words whole where it can (WORD_CAPS). None when the panels do not hold their columns side by
+    side at the full type size: then they are stacked, each the frame's width, rather than shrunk."""
+    room = g.frame_w - lay.PAIR_GUTTER
+    for k, cap in enumerate(lay.WORD_CAPS):
+        need_l = sum(left.minimum(lay.CELL.size, cap))
+        need_r = max(sum(t.minimum(lay.CELL.size, cap)) for t in right) if right else 0.0
+        if right and need_l + need_r <= room + 0.01:
+            left_w = room * need_l / (need_l + need_r)
+            return (left_w, room - left_w), [(g, lay.CELL.size, c) for c in lay.WORD_CAPS[k:]]
+    return None
 
 
 def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:

@@ -253,10 +253,11 @@ class Pager:
                                   f"({self.page.capacity:.0f} points)")
             self.new_page()
 
-    def add_run(self, run: "Run", gap: float = 0.0) -> None:
-        """A table or a chart: shares of its units (rows, bars), each share with its head repeated."""
+    def add_run(self, run: "Run", gap: float = 0.0, start: int = 0) -> None:
+        """A table or a chart: shares of its units (rows, bars), each share with its head repeated;
+        from unit ``start`` on (a beside panel continued at full width)."""
         n = len(run.heights)
-        i = 0
+        i = start
         while i < n:
             continued = i > 0
             head = run.head_height(continued, self.page.geometry) + run.tail_h
@@ -284,6 +285,96 @@ class Pager:
             page.items.append(Placed(run.make(start, i, continued, page, i < n), g, head + body))
             if i < n:
                 self.new_page()
+
+
+    def add_pair(self, columns: Sequence[Sequence["Run"]], gap: float = 0.0, start: Sequence[tuple[int, int]] = (),
+                 keep_below: float = 0.0, one_page: bool = False, right_x: float = 0.0) -> list[tuple[int, int]]:
+        """Two columns of tables side by side (a beside section's panels: MLPerf | your runs, the
+        runs' cohorts stacked in the right one): on each page one ``PairShare`` holding, per column,
+        a share of each of its tables with rows on that page, each share with its own head; the
+        item is as tall as the taller column. Rows go to the shorter column first, so the panels
+        fill a page evenly. ``keep_below`` points stay free under the first page's pair (the shape
+        panel goes there); it returns after the first page with ``one_page``, else after the page
+        on which a column runs out (the other then goes on in the frame's width, not in half a
+        page). Positions are (table, row) per column."""
+        pos = [tuple(x) for x in start] or [(0, 0)] * len(columns)
+
+        def done(c: int) -> bool:
+            return pos[c][0] >= len(columns[c])
+
+        def step(c: int) -> None:
+            k, i = pos[c]
+            pos[c] = (k, i + 1) if i + 1 < len(columns[c][k].heights) else (k + 1, 0)
+
+        first = True
+        while not all(done(c) for c in range(len(columns))):
+            geometry = self.page.geometry
+            g = self.gap(gap if first else 0.0)
+            below = keep_below if first else 0.0
+            segments: list[list[list]] = [[] for _ in columns]  # per column: [table, start, stop, height]
+
+            def cost(c: int) -> float:
+                """What the next row of column c adds to it on this page."""
+                k, i = pos[c]
+                run = columns[c][k]
+                if segments[c] and segments[c][-1][0] == k:
+                    return run.heights[i]
+                return (STACK_GAP if segments[c] else 0.0) + run.head_height(i > 0, geometry) + run.tail_h + run.heights[i]
+
+            def take(c: int) -> list:
+                k, i = pos[c]
+                h = cost(c)
+                if segments[c] and segments[c][-1][0] == k:
+                    segments[c][-1][2] = i + 1
+                    segments[c][-1][3] += h
+                else:
+                    segments[c].append([k, i, i + 1, h - (STACK_GAP if segments[c] else 0.0)])
+                step(c)
+                return columns[c][k].figures(i)
+
+            def tall(c: int) -> float:
+                return sum(x[3] for x in segments[c]) + STACK_GAP * max(0, len(segments[c]) - 1)
+
+            active = [c for c in range(len(columns)) if not done(c)]
+            need = {c: cost(c) for c in active}
+            figs = [f for c in active for f in columns[c][pos[c][0]].figures(pos[c][1])]
+            if not self.fits(g + max(need.values()) + below, figs):
+                if self.page.empty:
+                    raise LayoutError(f"one row of each panel ({', '.join(columns[c][pos[c][0]].label for c in active)}) "
+                                      "does not fit side by side on an empty page with their notes")
+                self.new_page()
+                continue
+            page = self.page
+            for c in active:
+                self.add_figures(take(c))
+            stuck: set[int] = set()
+            while True:
+                open_ = [c for c in active if not done(c) and c not in stuck]
+                if not open_:
+                    break
+                c = min(open_, key=lambda x: (tall(x), x))
+                k, i = pos[c]
+                more = columns[c][k].figures(i)
+                tallest = max(max(tall(x) for x in active), tall(c) + cost(c))
+                if g + tallest + below + self._notes_cost(more) > self.room():
+                    stuck.add(c)
+                    continue
+                self.add_figures(take(c))
+            height = max(tall(c) for c in active)
+            self.reserve(g + height)
+            shares = []
+            for c, segs in enumerate(segments):
+                shares.append([(columns[c][k].make(a, b, a > 0, page, b < len(columns[c][k].heights)), h)
+                               for k, a, b, h in segs])
+            page.items.append(Placed(PairShare(shares, height, right_x), g, height))
+            first = False
+            if one_page or any(done(c) for c in range(len(columns))):
+                break  # a panel is done: the other goes on at full width (the caller's)
+            self.new_page()
+        return pos
+
+    def pair_done(self, columns: Sequence[Sequence["Run"]], pos: Sequence[tuple[int, int]]) -> bool:
+        return all(p[0] >= len(col) for col, p in zip(columns, pos))
 
 
 class LayoutError(ExportguardError, RuntimeError):
@@ -319,6 +410,30 @@ class TableShare:
     page: Page
     meta: Any = None  # what the renderer needs to place the share's figures
     texts: dict = field(default_factory=dict)  # (row, column) -> the figure's text with its page's marks
+
+
+PAIR_GUTTER = 16.0  # between the two panels of a beside section
+STACK_GAP = 8.0  # between two tables stacked in one panel
+
+
+@dataclass
+class PairShare:
+    """A page's shares of two panels side by side: per panel (column) its tables' shares with their
+    heights, stacked top down (empty where a panel has no rows left); each table laid out in its
+    panel's width, the right panel drawn at ``right_x``."""
+
+    columns: list[list[tuple["TableShare", float]]]
+    height: float
+    right_x: float = 0.0
+
+    @property
+    def shares(self) -> list["TableShare"]:
+        return [s for col in self.columns for s, _ in col]
+
+
+def shares_of(payload) -> list:
+    """The table shares an item of a page holds: itself, or those of a pair."""
+    return payload.shares if isinstance(payload, PairShare) else [payload]
 
 
 def sentence(caption: str) -> str:
@@ -505,13 +620,16 @@ class TableLayout:
         return [max(f * k, word(w, p, word_cap), word(hw, hp, head_cap) if head_cap else hp * k) + 2 * PAD_X
                 for f, (w, p, hw, hp) in zip(self.ref_figure, self.ref_words)]
 
-    def fit(self, options: Sequence[tuple[Geometry, float, float]] | None = None) -> Geometry:
-        """Lay the table out in the first (geometry, type size, word cap) whose width holds every
-        column at its minimum (FITS by default); raises LayoutError when none does."""
+    def fit(self, options: Sequence[tuple[Geometry, float, float]] | None = None,
+            width: float | None = None) -> Geometry:
+        """Lay the table out in the first (geometry, type size, word cap) whose width (the frame's,
+        or ``width`` points: a panel's half) holds every column at its minimum (FITS by default);
+        raises LayoutError when none does."""
         options = options or FITS
         for geometry, size, cap in options:
-            if sum(self.minimum(size, cap)) <= geometry.frame_w + 0.01:
-                self._set(geometry.frame_w, size, self.minimum(size, cap))
+            total = geometry.frame_w if width is None else width
+            if sum(self.minimum(size, cap)) <= total + 0.01:
+                self._set(total, size, self.minimum(size, cap))
                 return geometry
         geometry, size, cap = options[-1]
         raise LayoutError(f"{self.label} needs {sum(self.minimum(size, cap)):.0f} points for its columns at "
@@ -714,8 +832,7 @@ def density(pages: Sequence[Page]) -> dict:
     for page in pages:
         if page.geometry.name not in orientations:
             orientations.append(page.geometry.name)
-        for item in page.items:
-            share = item.payload
+        for share in (s for item in page.items for s in shares_of(item.payload)):
             if isinstance(share, TableShare) and share.meta is not None:  # a result table, not the sources
                 rows += share.stop - share.start
                 sizes.append(share.layout.size)
