@@ -40,7 +40,7 @@ FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local
              "/Library/Fonts", "/System/Library/Fonts", "~/Library/Fonts", "C:/Windows/Fonts")
 
 # (body, notes) sizes tried for a table, largest first; the step needing the fewest slides wins.
-TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9), (11, 8), (10, 8), (10, 7.5), (9, 7))
+TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9))  # never under 11 pt text and 9 pt notes: rows move on
 FORCED_STEPS = ((8, 7), (7, 6.5))
 MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth drawing  # below the ladder, only when figures alone would not fit the width
 # (category and data label size, notes size) for a chart: never under 10 pt labels and 9 pt notes; bars that
