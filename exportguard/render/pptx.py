@@ -706,7 +706,7 @@ class PptxRenderer:
             return
         title = "Sources: one citation per result shown"
         plan = lay.plan_table(self.m, self.body.width, self.body.height, headers, rows, (0, 5), None, [self.legend],
-                              ladder=((12, 9), (11, 9)))  # the floors of every table (pptx_layout.TABLE_LADDER)
+                              ladder=((12, 9), (11, 9), (10, 8), (9, 7.5)))
         for k, (start, stop) in enumerate(plan.pages):
             page_title = title if len(plan.pages) == 1 else f"{title} ({k + 1} of {len(plan.pages)})"
             s = self._slide(page_title)

@@ -40,13 +40,13 @@ FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local
              "/Library/Fonts", "/System/Library/Fonts", "~/Library/Fonts", "C:/Windows/Fonts")
 
 # (body, notes) sizes tried for a table, largest first; the step needing the fewest slides wins.
-TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9))  # never under 11 pt text and 9 pt notes: rows move on
+TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9), (11, 8), (10, 8), (10, 7.5), (9, 7))
 FORCED_STEPS = ((8, 7), (7, 6.5))
 MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth drawing  # below the ladder, only when figures alone would not fit the width
 # (category and data label size, notes size) for a chart: never under 10 pt labels and 9 pt notes; bars that
 # do not fit move to a continuation slide instead
 CHART_LADDER = ((12, 10), (11, 10), (11, 9), (10, 9))
-NOTE_COLUMN_MIN = 600.0  # pt: a notes box at least this wide sets its notes in two columns (a 16:9 slide)
+NOTE_COLUMN_MIN = 800.0  # pt: a notes box at least this wide sets its notes in two columns (a 16:9 slide, not 4:3)
 NOTE_COLUMN_GAP = 18.0  # pt between the two columns
 NOTE_PREFIX = "[zz] "  # notes are measured with the widest mark a slide can have in practice
 
