@@ -373,10 +373,12 @@ class PptxRenderer:
 
     def _chart_column(self, doc: Walk, n: int, section: ChartSection, col: int, single: bool, chart_no: int) -> None:
         table = section.table
-        title = slide_text(section.title, limit=HEADLINE_LIMIT)
         rows = [r for r, row in enumerate(table.rows) if isinstance(row[col], BoundFigure)]
         if not rows:
             return
+        # the chart's own caption states cohort and shape: the slide title keeps what the caption does not
+        # (the section's words and the scales it spans), on fewer lines
+        title = slide_text(_without_shape(section.title, table.rows[rows[0]][col]), limit=HEADLINE_LIMIT)
         single = single and len(rows) == len(table.rows)
         figs = [table.rows[r][col] for r in rows]
         header = slide_text(table.columns[col].header, limit=NAME_LIMIT)
@@ -414,7 +416,7 @@ class PptxRenderer:
             s = self._slide(page_title)
             notes = self._note_lines(lettering)
             note_paras = shared + notes + [self.legend]
-            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, len(shared))
+            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, len(shared), plan.note_columns)
             frame = Box(self.body.left, self.body.top, frame_w, self.body.height - notes_h - 6)
             shown = [slide_text(lettering.text(f), figure=True) for f in sub]
             geom = lay.chart_geometry(frame.width, frame.height, title_h, plan.cat_width, [f.magnitude for f in sub],
@@ -423,8 +425,10 @@ class PptxRenderer:
                             [plan.cat_lines[i] for i in range(start, stop)], lettering, header, shared, notes,
                             slack)
             nbox = Box(self.body.left, frame.bottom + 6, frame_w, notes_h)
-            self._textbox(s.slide, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in note_paras],
-                          "Notes", italic_from=len(note_paras) - 1)
+            box = self._textbox(s.slide, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25)
+                                                 for t in note_paras], "Notes", italic_from=len(note_paras) - 1)
+            if plan.note_columns > 1:
+                _text_columns(box, plan.note_columns, lay.NOTE_COLUMN_GAP)
             self._caveat_strip(s.slide)
             self._speaker_notes(s.slide, page_title, shown, shared + self._detail_lines(lettering))
 
@@ -827,6 +831,24 @@ def _statements(table: BoundTable, shows_rank: bool) -> list[str]:
     if shows_rank and table.ranked and table.slack.estimable:
         said.append(TIE_RULE)
     return said
+
+
+def _without_shape(title: str, fig: BoundFigure) -> str:
+    """A chart section's title without the shape it states in parentheses (spec.py words it as
+    "TITLE (SHAPE; SCALES)"); the chart's caption (_chart_title) states cohort and shape."""
+    shape = shape_title(fig.result)
+    return title.replace(f" ({shape}; ", " (", 1) if f" ({shape}; " in title else title
+
+
+def _text_columns(shape, columns: int, gap: float) -> None:
+    """Sets a text box's text in ``columns`` columns (DrawingML bodyPr numCol/spcCol; PowerPoint and
+    LibreOffice 7.2+ flow the text from one column into the next)."""
+    body_pr = shape.element.find(".//" + A_NS + "bodyPr")
+    body_pr.set("numCol", str(columns))
+    body_pr.set("spcCol", str(lay.emu(gap)))
+
+
+A_NS = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 
 
 def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool) -> str:

@@ -41,10 +41,13 @@ FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local
 
 # (body, notes) sizes tried for a table, largest first; the step needing the fewest slides wins.
 TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9), (11, 8), (10, 8), (10, 7.5), (9, 7))
-# (category and data label size, notes size) for a chart
 FORCED_STEPS = ((8, 7), (7, 6.5))
 MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth drawing  # below the ladder, only when figures alone would not fit the width
-CHART_LADDER = ((12, 10), (11, 9), (10, 8), (9, 7.5), (9, 7))
+# (category and data label size, notes size) for a chart: never under 10 pt labels and 9 pt notes; bars that
+# do not fit move to a continuation slide instead
+CHART_LADDER = ((12, 10), (11, 10), (11, 9), (10, 9))
+NOTE_COLUMN_MIN = 800.0  # pt: a notes box at least this wide sets its notes in two columns (a 16:9 slide, not 4:3)
+NOTE_COLUMN_GAP = 18.0  # pt between the two columns
 NOTE_PREFIX = "[zz] "  # notes are measured with the widest mark a slide can have in practice
 
 
@@ -534,6 +537,7 @@ class ChartPlan:
     pages: list[tuple[int, int]]
     cat_lines: list[list[str]]  # per bar, the category label broken into lines
     cat_width: float  # room for category labels, left of the plot
+    note_columns: int = 1  # columns of the notes box under the chart
 
 
 def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: float, max_lines: int = 3) -> list[str]:
@@ -551,15 +555,32 @@ def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: f
     return lines
 
 
+def note_columns(width: float) -> int:
+    """How many columns a notes box ``width`` wide sets its notes in: two where a line would be long."""
+    return 2 if width >= NOTE_COLUMN_MIN else 1
+
+
+def _column_width(width: float, columns: int) -> float:
+    """The width of one column of a notes box, insets and the gap between columns taken off."""
+    return (width - 2 * CELL_PAD_X - NOTE_COLUMN_GAP * (columns - 1)) / columns
+
+
+def _band(lines: int, lh: float) -> float:
+    """The height a bar takes: its category label's lines, with a little room between bars."""
+    return max(max(lines, 1) * lh + 3, lh * 1.5)
+
+
 def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_parts: Sequence[Sequence[str]],
                labels: Sequence[str], row_notes: Sequence[Sequence[str]], fixed_notes: Sequence[str],
                notes_width: float, ladder=CHART_LADDER) -> ChartPlan:
     """Bars per chart slide and font sizes: each slide holds a chart (title ``title_h`` tall, then
     one band per bar, tall enough for its category label and data label) above a notes box of the
-    fixed notes and those of its bars; together at most ``height``."""
+    fixed notes and those of its bars (in two columns where the box is wide: note_columns); together
+    at most ``height``."""
     best = None
+    columns = note_columns(notes_width)
     for label_pt, note_pt in ladder:
-        cat_w = min(width * 0.34, max(m.width(" ".join(p for p in parts if p), label_pt) for parts in cat_parts)
+        cat_w = min(width * 0.4, max(m.width(" ".join(p for p in parts if p), label_pt) for parts in cat_parts)
                     + 2 * CELL_PAD_X) if cat_parts else width * 0.2
         cat_w = max(cat_w, width * 0.18)
         cat_lines = [chart_category_lines(m, parts, label_pt, cat_w - 2 * CELL_PAD_X) for parts in cat_parts]
@@ -568,28 +589,29 @@ def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_part
         if label_w + 2 * CELL_PAD_X > plot_w * 0.62:
             continue  # the labels would squeeze the bars
         lh = m.line_height(label_pt)
-        bands = [max(len(lines), 1) * lh * 1.15 + 4 for lines in cat_lines]
-        bands = [max(b, lh * 1.6) for b in bands]
+        bands = [_band(len(lines), lh) for lines in cat_lines]
         nlh = m.line_height(note_pt)
-        inner = notes_width - 2 * CELL_PAD_X
+        inner = _column_width(notes_width, columns)
         note_h = {}
         for t in list(fixed_notes) + [t for notes in row_notes for t in notes]:
             if t not in note_h:
                 prefix = "" if t in fixed_notes else NOTE_PREFIX
-                note_h[t] = m.lines(prefix + t, note_pt, inner) * nlh + note_pt * 0.25
-        fixed = sum(note_h[t] for t in fixed_notes) + 2 * CELL_PAD_Y
+                # in two columns each note takes half its height, and the box one line more (notes_box_height)
+                note_h[t] = (m.lines(prefix + t, note_pt, inner) * nlh + note_pt * 0.25) / columns
+        fixed = sum(note_h[t] for t in fixed_notes) + 2 * CELL_PAD_Y + (nlh + note_pt * 0.25) * (columns - 1)
         # every chart slide holds the chart title, plot padding, the notes box and a gap
         pages = fill_pages(bands, row_notes, note_h, height, title_h + 16 + fixed + 8)
         if pages is None:
             continue
-        plan = ChartPlan(label_pt, note_pt, pages, cat_lines, cat_w)
+        plan = ChartPlan(label_pt, note_pt, pages, cat_lines, cat_w, columns)
         if best is None or len(pages) < len(best.pages):
             best = plan
     if best is None:  # nothing fits: the smallest step, one bar per slide
         label_pt, note_pt = ladder[-1]
         cat_w = width * 0.3
         best = ChartPlan(label_pt, note_pt, [(i, i + 1) for i in range(len(cat_parts))],
-                         [chart_category_lines(m, p, label_pt, cat_w - 2 * CELL_PAD_X) for p in cat_parts], cat_w)
+                         [chart_category_lines(m, p, label_pt, cat_w - 2 * CELL_PAD_X) for p in cat_parts], cat_w,
+                         columns)
     if len(best.pages) > 1:  # spread the bars evenly
         n, k = len(cat_parts), len(best.pages)
         bounds, start = [], 0
@@ -605,19 +627,24 @@ def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_part
 def _chart_page_fits(m, plan: ChartPlan, bounds, title_h, row_notes, fixed_notes, notes_width, height) -> bool:
     start, stop = bounds
     lh = m.line_height(plan.label_pt)
-    bars = sum(max(max(len(plan.cat_lines[i]), 1) * lh * 1.15 + 4, lh * 1.6) for i in range(start, stop))
+    bars = sum(_band(len(plan.cat_lines[i]), lh) for i in range(start, stop))
     notes = list(fixed_notes) + list(dict.fromkeys(t for i in range(start, stop) for t in row_notes[i]))
-    return title_h + 16 + bars + notes_box_height(m, notes, plan.note_pt, notes_width, len(fixed_notes)) + 8 <= height
+    return title_h + 16 + bars + notes_box_height(m, notes, plan.note_pt, notes_width, len(fixed_notes),
+                                                  plan.note_columns) + 8 <= height
 
 
-def notes_box_height(m: Metrics, notes: Sequence[str], size: float, width: float, n_fixed: int = 0) -> float:
-    inner = width - 2 * CELL_PAD_X
+def notes_box_height(m: Metrics, notes: Sequence[str], size: float, width: float, n_fixed: int = 0,
+                     columns: int = 1) -> float:
+    """The height of a notes box holding ``notes``, set in ``columns`` columns. Text flows from one
+    column into the next line by line, so two columns need half the lines plus at most one line
+    (and its paragraph spacing) that does not split evenly."""
+    inner = _column_width(width, columns)
     lh = m.line_height(size)
-    total = 2 * CELL_PAD_Y
+    total = 0.0
     for i, t in enumerate(notes):
         prefix = "" if i < n_fixed else NOTE_PREFIX
         total += m.lines(prefix + t, size, inner) * lh + size * 0.25
-    return total
+    return 2 * CELL_PAD_Y + total / columns + (lh + size * 0.25) * (columns - 1)
 
 
 @dataclass

@@ -1,0 +1,139 @@
+"""Density and legibility of the decks (issue 16, item 3): the font sizes every figure slide uses,
+read back from the slide and chart XML, never under the floors (table text 11 pt, notes 9 pt, chart
+labels 10 pt); no shape off the slide or over another; and the slides a "Top N" section takes.
+Decks are built from the real v5.1 data in /work/shared (the v51_store fixture)."""
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+from lxml import etree
+from pptx import Presentation
+
+from exportguard.render import export
+from exportguard.render.pptx_template import build_default
+from exportguard.spec import build_report, load_spec, parse_spec
+
+pytestmark = pytest.mark.real_data
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+TABLE_PT, NOTE_PT, LABEL_PT = 11.0, 9.0, 10.0
+
+TOP = '''
+title = "Top {n}"
+[filters]
+round = "v5.1"
+division = "closed"
+availability = "available"
+[[section]]
+kind = "{kind}"
+title = "Top {n} systems, llama2-70b-99 Offline"
+filters = {{ model = "llama2-70b", track = "99", scenario = "Offline" }}
+columns = ["rank", "submitter", "system", "accelerators", "availability", "throughput"]
+limit = {n}
+'''
+
+
+@pytest.fixture(scope="module")
+def corp(tmp_path_factory):
+    path = tmp_path_factory.mktemp("density_tpl") / "corp-4x3.pptx"
+    path.write_bytes(build_default(width_in=10, font="DejaVu Serif"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def decks(v51_store, corp, tmp_path_factory):
+    """name -> path: the example executive deck on 16:9 and 4:3, and one Top N chart and table deck each."""
+    folder = tmp_path_factory.mktemp("density")
+    out = {}
+    executive = build_report(v51_store, load_spec(EXAMPLES / "executive-deck.toml"))
+    [out["executive"]] = export(executive, [folder / "executive.pptx"])
+    [out["executive-4x3"]] = export(executive, [folder / "executive-4x3.pptx"], template=corp)
+    for kind in ("chart", "table"):
+        for n, template in ((10, None), (8, corp)):
+            name = f"top{n}-{kind}" + ("-4x3" if template else "")
+            report = build_report(v51_store, parse_spec(TOP.format(n=n, kind=kind), name=f"{name}.toml"))
+            [out[name]] = export(report, [folder / f"{name}.pptx"], **({"template": template} if template else {}))
+    return out
+
+
+def _sizes(element) -> list[float]:
+    return [int(v) / 100 for v in element.xpath(".//@sz")]
+
+
+def _section_slides(path: Path, words: str) -> list:
+    return [s for s in Presentation(path).slides if s.shapes.title is not None
+            and s.shapes.title.text_frame.text.startswith(words)]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 16 item 3: the table ladder still goes to 11/8 pt and below; flooring "
+                   "it at 11/9 takes the v5.1 closed deck from 112 to 193 slides (and trips EG001 on '(1 of 11)')")
+def test_tables_and_their_notes_are_never_under_11_and_9_pt(decks):
+    for name, path in decks.items():
+        for n, slide in enumerate(Presentation(path).slides, 1):
+            for shape in slide.shapes:
+                if not shape.has_table:
+                    continue
+                cols = len(shape.table.columns)
+                for tr in shape._element.iter(A + "tr"):
+                    cells = tr.findall(A + "tc")
+                    footer = cells and cells[0].get("gridSpan") == str(cols) and cols > 1
+                    floor = NOTE_PT if footer else TABLE_PT
+                    small = [sz for sz in _sizes(tr) if sz < floor]
+                    assert not small, f"{name} slide {n}: {'notes' if footer else 'table text'} at {small} pt"
+
+
+def test_chart_labels_and_notes_are_never_under_10_and_9_pt(decks):
+    for name, path in decks.items():
+        with zipfile.ZipFile(path) as z:
+            charts = [f for f in z.namelist() if re.fullmatch(r"ppt/charts/chart\d+\.xml", f)]
+            for part in charts:
+                sizes = _sizes(etree.fromstring(z.read(part)))
+                assert sizes and min(sizes) >= LABEL_PT, f"{name} {part}: chart text at {min(sizes)} pt"
+        for n, slide in enumerate(Presentation(path).slides, 1):
+            if not any(s.has_chart for s in slide.shapes):
+                continue
+            notes = [s for s in slide.shapes if s.name == "Notes"]
+            assert len(notes) == 1, f"{name} slide {n}: the chart's notes box"
+            sizes = _sizes(notes[0]._element)
+            assert sizes and min(sizes) >= NOTE_PT, f"{name} slide {n}: chart notes at {min(sizes)} pt"
+
+
+def test_no_shape_leaves_the_slide_or_overlaps_another(decks):
+    for name, path in decks.items():
+        prs = Presentation(path)
+        for n, slide in enumerate(prs.slides, 1):
+            boxes = []
+            for shape in slide.shapes:
+                box = (shape.left, shape.top, shape.left + shape.width, shape.top + shape.height)
+                assert box[0] >= 0 and box[1] >= 0 and box[2] <= prs.slide_width and box[3] <= prs.slide_height, \
+                    f"{name} slide {n}: {shape.name} off the slide"
+                if shape.is_placeholder:
+                    continue  # the title: its own placeholder above the content area
+                for other_name, other in boxes:
+                    apart = box[2] <= other[0] or other[2] <= box[0] or box[3] <= other[1] or other[3] <= box[1]
+                    assert apart, f"{name} slide {n}: {shape.name} overlaps {other_name}"
+                boxes.append((shape.name, box))
+
+
+def test_a_chart_slide_title_does_not_repeat_the_shape_its_caption_states(decks):
+    for slide in _section_slides(decks["executive"], "Top 8 systems, llama2-70b-99 Offline"):
+        title = slide.shapes.title.text_frame.text
+        assert "OpenOrca" not in title and "systems of 8 to 48 accelerators" in title, title  # the scale stays
+        chart = next(s for s in slide.shapes if s.has_chart).chart
+        caption = chart.chart_title.text_frame.text
+        assert "llama2-70b-99 Offline" in caption and "OpenOrca" in caption, caption
+
+
+# The acceptance targets of issue 16 item 3. They do not hold yet: on 16:9 a top-10 chart needs about
+# 70 pt (caption, padding) + 10 bars of 2-3 label lines (~300 pt at 10 pt) + its notes (~240 pt at 9 pt)
+# against a 365 pt body; a top-10 table ~520 pt at 11/9 pt. Strict: they fail once the target is met,
+# so that the marker is removed then.
+@pytest.mark.xfail(strict=True, reason="issue 16 item 3: a Top N section on one slide is not reached yet")
+@pytest.mark.parametrize("name,words", [("top10-chart", "Top 10"), ("top10-table", "Top 10"),
+                                        ("top8-chart-4x3", "Top 8"), ("top8-table-4x3", "Top 8")])
+def test_a_top_n_section_takes_one_slide(decks, name, words):
+    assert len(_section_slides(decks[name], words + " systems")) == 1
