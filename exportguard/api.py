@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .caveat import FULL, SHORT, TRADEMARK_LEGEND
+from .clock import resolve as export_clock
 from .errors import ExportguardError, SourceError, StoreError
 from .guard import DEFAULT_COLUMNS, GuardError, PriceTable, bind_table, default_columns, validate
 from .ingest import IngestReport, ingest_path
@@ -260,7 +261,7 @@ class Selection(_Shown):
             sections.append(TableSection(title, table))
         title = spec_from_filters(dict(self.filters), True).title
         return Report(f"Selection: {title}", "general", tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
-                      generated_on=dt.date.today().isoformat())
+                      generated_on=export_clock(None).date())  # SOURCE_DATE_EPOCH, as exports
 
     def _repr_html_(self) -> str:
         if not self.cohorts:

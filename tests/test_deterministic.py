@@ -228,3 +228,12 @@ def test_golden_file(name, golden_export, request):
     expected = path.read_text(encoding="utf-8")
     assert text == expected, (f"{name} differs from {path}; if the change is meant, regenerate "
                               "(EXPORTGUARD_REGEN_GOLDEN=1) and review `git diff tests/golden/`")
+
+
+def test_a_selection_is_dated_by_the_export_clock(monkeypatch):
+    """A selection's report (list, the notebook's table) takes its date from SOURCE_DATE_EPOCH as an
+    export does, never from the machine's calendar alone."""
+    from exportguard.api import Selection
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1757376000")  # 2025-09-09
+    assert Selection(()).report.generated_on == "2025-09-09"
