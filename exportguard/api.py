@@ -390,10 +390,8 @@ def export(report: BoundReport | Report, *targets: str | Path, text_cells: bool 
         bound, inputs = report.report, dict(report.inputs)
         targets = targets or report.targets
         # a PDF's paper: the caller's choice, else the spec's (outputs.page_size / outputs.orientation)
-        options.setdefault("page_size", None)
-        options.setdefault("orientation", None)
-        options["page_size"] = (options["page_size"] or report.spec.page_size or "").lower() or None
-        options["orientation"] = (options["orientation"] or report.spec.orientation or "").lower() or None
+        for key in ("page_size", "orientation"):
+            options[key] = (options.get(key) or getattr(report.spec, key) or "").lower() or None
     elif isinstance(report, Report):
         bound, inputs = report, {}
     else:
