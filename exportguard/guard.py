@@ -82,6 +82,12 @@ DEFAULT_COLUMNS = ("rank", "submitter", "system", "accelerator", "accelerators",
 # An own cohort's table, where a section asks for the default columns (default_columns).
 OWN_DEFAULT_COLUMNS = ("measured_by", "system", "accelerator", "accelerators", "tool", "shape", "p99_ttft", "p99_tpot",
                        "throughput")
+# A panel beside the other (a beside section) has half the width: where it asked for the defaults it
+# shows fewer columns. What a panel's rows share (round, division, scenario, tokens per sample, shape,
+# tool) is in its table note and in the shape panel; what tells them apart must still show
+# (_MUST_SHOW: a column is added where the rows differ in it).
+BESIDE_COLUMNS = ("rank", "submitter", "system", "accelerators", "throughput")
+OWN_BESIDE_COLUMNS = ("system", "accelerators", "p99_ttft", "throughput")
 KNOWN_COLUMNS = ("rank",) + tuple(TEXT_COLUMNS) + tuple(FIGURE_COLUMNS)
 
 
@@ -92,6 +98,19 @@ def default_columns(columns, own: bool) -> tuple[str, ...]:
     if own and columns[:len(DEFAULT_COLUMNS)] == DEFAULT_COLUMNS:
         return OWN_DEFAULT_COLUMNS + columns[len(DEFAULT_COLUMNS):]
     return columns
+
+def beside_columns(columns, own: bool, results: Sequence[Result]) -> tuple[str, ...]:
+    """The columns of a panel in a beside section: its own, or, where it asked for the defaults, the
+    lean panel defaults with each column the rows' differences need (before the throughput)."""
+    columns = tuple(columns)
+    if columns[:len(DEFAULT_COLUMNS)] != DEFAULT_COLUMNS:
+        return columns
+    lean = list(OWN_BESIDE_COLUMNS if own else BESIDE_COLUMNS)
+    for get, showing in _MUST_SHOW.values():
+        if len({get(r) for r in results}) > 1 and not any(c in lean for c in showing):
+            lean.insert(lean.index("throughput"), showing[0])
+    return tuple(lean) + columns[len(DEFAULT_COLUMNS):]
+
 
 # Differences a comparison must show (MLCommons messaging rules): attribute -> columns that show it.
 # Round, division and scenario are fixed by the cohort and stated in the table note; verified status

@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from exportguard.check.engine import check
-from exportguard.guard import GuardError, bind_table, validate
+from exportguard.guard import DEFAULT_COLUMNS, GuardError, bind_table, validate
 from exportguard.ingest import ingest_path
 from exportguard.ingest.csv_rows import COLUMNS
 from exportguard.render import export
@@ -183,6 +183,21 @@ def test_a_beside_section_shows_both_cohorts_apart_with_both_shapes(mixed):
     # a panel's figure keeps its own band rule: MLPerf's shape slack, the runs' "single run: no band"
     assert section.mlperf.rows[0][-1].text().endswith("±5.4%")
     assert "(single run: no band)" in section.own[0].rows[0][-1].text()
+
+
+def test_a_beside_section_asking_for_the_defaults_gets_lean_panels_that_still_show_what_differs(mixed):
+    from exportguard.guard import BESIDE_COLUMNS, OWN_BESIDE_COLUMNS, beside_columns
+
+    (section,) = build_report(mixed, parse_spec(BESIDE)).sections
+    assert tuple(c.key for c in section.mlperf.columns) == BESIDE_COLUMNS  # four rows, one availability, one count
+    assert all(tuple(c.key for c in t.columns) == OWN_BESIDE_COLUMNS for t in section.own)
+    first, *rest = next(c for c in mixed.cohorts() if c.key.mlperf).results
+    c = first.conditions
+    preview = dataclasses.replace(first, conditions=dataclasses.replace(
+        c, identity=dataclasses.replace(c.identity, availability="preview")))
+    assert first.conditions.identity.availability != "preview"
+    assert beside_columns(DEFAULT_COLUMNS, False, [preview, *rest]) == BESIDE_COLUMNS[:-1] + ("availability", "throughput")
+    assert beside_columns(("system", "throughput"), False, rest) == ("system", "throughput")  # asked for
 
 
 def test_one_axis_for_both_is_refused_with_the_way_out(mixed):

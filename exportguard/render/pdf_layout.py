@@ -676,7 +676,8 @@ class TableLayout:
                     lines.append(None)  # a figure: one line, its text with the marks of its page
             self.heights.append(most * leading + 2 * PAD_Y)
             self.measured.append(lines)
-        self.cells = None  # the wrapped lines are all that is drawn
+        # self.cells stays: a beside section fits its panels side by side first and, where the pair and
+        # its notes do not fit one page, fits them again stacked
 
     # -- the repeated head of each share --
     def caption_lines(self, continued: bool, width: float) -> list[str]:
