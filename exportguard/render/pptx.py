@@ -73,6 +73,7 @@ BESIDE_SHARES = (0.5, 0.45, 0.55, 0.4, 0.6)  # the MLPerf panel's share of the w
 BESIDE_NOTE_PT = 9.0  # the shape panel and the panel headings
 BESIDE_GAP = 14.0  # pt between the two panels, and between the tables of one panel
 CHART_TITLE_PT = 10.0
+CAVEAT_MARGIN = 6.0  # pt the one-line caveat keeps from the slide's bottom edge, where it takes the footer band
 CHART_TITLE_SHARE = 0.5  # chart titles are broken into lines this share of the chart wide (renderers wrap near it)
 
 
@@ -136,7 +137,15 @@ class PptxRenderer:
         area = template.area
         self.caveat_pt = 8.0
         self.caveat_h = lay.paras_height(self.m, [Para(self.caveat, self.caveat_pt)], area.width)
-        self.body = Box(area.left, area.top, area.width, area.height - self.caveat_h - 6)
+        band = template.footer_band
+        if band is not None and band.top + self.caveat_h <= template.slide.height - CAVEAT_MARGIN:
+            # the caveat is small print: it takes the template's footer band (its placeholders are removed
+            # from every slide), and the whole area above it is the figures'
+            self.caveat_box = Box(area.left, band.top, area.width, self.caveat_h)
+            self.body = Box(area.left, area.top, area.width, area.height)
+        else:
+            self.caveat_box = Box(area.left, area.bottom - self.caveat_h, area.width, self.caveat_h)
+            self.body = Box(area.left, area.top, area.width, area.height - self.caveat_h - 6)
         self.slides = 0
         self._add_slide = adapt(self.prs).add_slide  # O(1) per slide (python-pptx's looks at every slide)
         self.shown_on: dict[tuple, int] = {}
@@ -190,9 +199,7 @@ class PptxRenderer:
         return shape
 
     def _caveat_strip(self, slide) -> None:
-        area = self.t.area
-        box = Box(area.left, area.bottom - self.caveat_h, area.width, self.caveat_h)
-        shape = self._textbox(slide, box, [Para(self.caveat, self.caveat_pt)], "Caveat (one line)", italic_from=0)
+        shape = self._textbox(slide, self.caveat_box, [Para(self.caveat, self.caveat_pt)], "Caveat (one line)", italic_from=0)
         px.set_alt_text(shape, "The one-line caveat: " + self.caveat)
 
     def _speaker_notes(self, slide, title: str, figures: Sequence[str] = (), notes: Sequence[str] = ()) -> None:
@@ -264,7 +271,7 @@ class PptxRenderer:
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             part = doc.part(n, section.title, table, start, stop)
-            page_title = title if len(pages) == 1 else f"{title} ({k + 1} of {len(pages)})"
+            page_title = _part_title(title, table, start, stop, k, len(pages))
             s = self._slide(page_title)
             notes = self._note_lines(part.lettering)
             self._table_shape(doc, s, part, plan, view, [table_note, *said], notes, n)
@@ -349,16 +356,18 @@ class PptxRenderer:
         lb, lbb, ln = (round(self.m.line_height(body), 2), round(self.m.line_height(body, True), 2),
                        round(self.m.line_height(note), 2))
         even, odd = ("bg1",), ("bg1", 95000)
+        pad = lay.ROW_PAD_Y
         out = {
-            "head": px.CellStyle(body, lbb, bold=True, color="bg1", fill=("tx2",), anchor="b"),
-            "head_fig": px.CellStyle(body, lbb, bold=True, color="bg1", fill=("tx2",), anchor="b", align="r"),
+            "head": px.CellStyle(body, lbb, bold=True, color="bg1", fill=("tx2",), anchor="b", pad_y=pad),
+            "head_fig": px.CellStyle(body, lbb, bold=True, color="bg1", fill=("tx2",), anchor="b", align="r",
+                                     pad_y=pad),
             "note": px.CellStyle(note, ln, fill=even, pad_y=lay.FOOTER_PAD_Y),
             "legend": px.CellStyle(note, ln, italic=True, fill=even, pad_y=lay.FOOTER_PAD_Y),
         }
         for name, kw in (("text", {}), ("text_r", {"align": "r"}), ("figure", {"align": "r"}),
                          ("derived", {"align": "r", "italic": True})):
-            out[name] = px.CellStyle(body, lb, fill=even, **kw)
-            out[name + "_odd"] = px.CellStyle(body, lb, fill=odd, **kw)
+            out[name] = px.CellStyle(body, lb, fill=even, pad_y=pad, **kw)
+            out[name + "_odd"] = px.CellStyle(body, lb, fill=odd, pad_y=pad, **kw)
         return out
 
     # -- charts --
@@ -410,9 +419,8 @@ class PptxRenderer:
                 lettering = doc.part(n, section.title, table, rows[start], rows[stop - 1] + 1).lettering
             else:
                 lettering = Lettering(sub)
-            page_title = title if not chart_no else f"{title}: {header}"
-            if len(pages) > 1:
-                page_title += f" ({k + 1} of {len(pages)})"
+            page_title = _part_title(title if not chart_no else f"{title}: {header}", table, start, stop, k,
+                                     len(pages), len(rows))
             s = self._slide(page_title)
             notes = self._note_lines(lettering)
             note_paras = shared + notes + [self.legend]
@@ -706,7 +714,7 @@ class PptxRenderer:
             return
         title = "Sources: one citation per result shown"
         plan = lay.plan_table(self.m, self.body.width, self.body.height, headers, rows, (0, 5), None, [self.legend],
-                              ladder=((12, 9), (11, 9), (10, 8), (9, 7.5)))
+                              ladder=((12, 9), (11, 9)))
         for k, (start, stop) in enumerate(plan.pages):
             page_title = title if len(plan.pages) == 1 else f"{title} ({k + 1} of {len(plan.pages)})"
             s = self._slide(page_title)
@@ -785,6 +793,22 @@ def _widest_mark(table: BoundTable) -> str:
     """The mark letters to measure figures with: one letter when a slide cannot need more."""
     distinct = len({n for _, _, f in table.figures() for n in f.notes})
     return "w" if distinct <= 26 else "mw"
+
+
+def _part_title(title: str, table: BoundTable, start: int, stop: int, k: int, parts: int,
+                total: int | None = None) -> str:
+    """The title of the ``k``-th of ``parts`` slides that rows ``start``..``stop`` of a table take: the
+    section's title on the first only (a "Top N" headline never spans slides), each continuation named
+    by its cohort and the rows it shows ("llama2-70b-99 Offline, results 11-20 of 47")."""
+    if parts == 1:
+        return title
+    span = f"results {start + 1}-{stop} of {len(table.rows) if total is None else total}"
+    key = table.cohort
+    cohort = slide_text(f"{key.benchmark or key.model} {key.scenario}" if key.mlperf else
+                        f"Own runs: {key.benchmark}; {key.own}", limit=TITLE_LIMIT)
+    if k == 0:  # the section's title, and the cohort where the title does not name it ("Results")
+        return f"{title}: {span}" if cohort in title else f"{title}: {cohort}, {span}"
+    return f"{cohort}, {span}"
 
 
 def _rows_of(table: BoundTable, start: int, stop: int) -> BoundTable:

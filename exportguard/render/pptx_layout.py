@@ -28,6 +28,8 @@ LINE_FACTOR = 1.2  # a line is at least this many times the font size
 CELL_PAD_X = 7.2  # PowerPoint's default cell and text box insets: 0.1" left and right...
 CELL_PAD_Y = 3.6  # ...and 0.05" top and bottom
 ROW_SLACK = 1.0  # pt added to every computed table row
+ROW_PAD_Y = 2.0  # top and bottom insets of a table's header and body cells: half PowerPoint's default, so that a
+# slide holds more rows at the same type size (the alternating fills keep the rows apart)
 FOOTER_PAD_Y = 1.5  # top and bottom insets of a table's footer (notes) rows
 FALLBACK_FAMILY = "DejaVu Sans"
 ALIASES = {  # metric-compatible twins, tried when a font itself is not installed
@@ -39,10 +41,11 @@ ALIASES = {  # metric-compatible twins, tried when a font itself is not installe
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local/share/fonts",
              "/Library/Fonts", "/System/Library/Fonts", "~/Library/Fonts", "C:/Windows/Fonts")
 
-# (body, notes) sizes tried for a table, largest first; the step needing the fewest slides wins.
-TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9), (11, 8), (10, 8), (10, 7.5), (9, 7))
-FORCED_STEPS = ((8, 7), (7, 6.5))
-MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth drawing  # below the ladder, only when figures alone would not fit the width
+# (body, notes) sizes tried for a table, largest first; the step needing the fewest slides wins. Never under 11 pt
+# text and 9 pt notes: rows that do not fit move to a continuation slide instead.
+TABLE_LADDER = ((14, 10), (13, 10), (12, 9), (11, 9))
+FORCED_STEPS = ((8, 7), (7, 6.5))  # below the ladder, only when the figure columns alone would not fit the width
+MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth drawing
 # (category and data label size, notes size) for a chart: never under 10 pt labels and 9 pt notes; bars that
 # do not fit move to a continuation slide instead
 CHART_LADDER = ((12, 10), (11, 10), (11, 9), (10, 9))
@@ -394,7 +397,7 @@ def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, 
     if widths is None:
         return None
     lh = m.line_height(body)
-    pad_y = 2 * CELL_PAD_Y + ROW_SLACK
+    pad_y = 2 * ROW_PAD_Y + ROW_SLACK
     header_h = max(m.lines(h, body, w - 2 * CELL_PAD_X, bold=True) for h, w in zip(headers, widths)) \
         * m.line_height(body, bold=True) + pad_y
     row_h = []

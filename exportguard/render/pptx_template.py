@@ -152,6 +152,7 @@ class Template:
     body_font: str
     title_pt: float  # the layout's own title size
     title_slide_boxes: tuple[Box | None, Box | None]  # title and subtitle of the title layout
+    footer_band: Box | None = None  # where the content layout's footer placeholders stand, under the area
 
 
 def open_template(path: str | Path | None = None) -> Template:
@@ -194,7 +195,8 @@ def open_template(path: str | Path | None = None) -> Template:
     sub = _placeholder(title, ("SUBTITLE",)) if title is not content else None
     return Template(prs, name, content, title, slide, title_box, area, title_font, minor,
                     _title_size(prs, title_ph), (_box(ctitle) if ctitle is not None else None,
-                                                 _box(sub) if sub is not None else None))
+                                                 _box(sub) if sub is not None else None),
+                    _footer_band(content, area, slide))
 
 
 def _as_presentation(data: bytes) -> bytes:
@@ -286,6 +288,18 @@ def _content_area(prs, layout, title: Box, slide: Box, name: str) -> Box:
         raise ExportguardError(f"{name}: no usable slide layout: layout '{layout.name}' leaves "
                                f"{area.width / 72:.1f} x {area.height / 72:.1f} in under its title for content")
     return area
+
+
+def _footer_band(layout, area: Box, slide: Box) -> Box | None:
+    """The band the layout's footer placeholders (date, footer, slide number) take under the content
+    area, across the area's width: the template's own place for a line of small print. The renderer
+    removes those placeholders from its slides, so the band is free for the one-line caveat."""
+    footers = [_box(ph) for ph in layout.placeholders if ph.placeholder_format.type.name in _FOOTERS]
+    footers = [f for f in footers if f.top >= area.bottom and f.bottom <= slide.height and f.height > 0]
+    if not footers:
+        return None
+    top, bottom = min(f.top for f in footers), max(f.bottom for f in footers)
+    return Box(area.left, top, area.width, bottom - top)
 
 
 def _theme_root(prs):
