@@ -556,23 +556,30 @@ class PptxRenderer:
         # the headings stand where they cost no font size: the largest notes, then the largest table
         # text win; on a tie, headings, then halves nearest equal.
         room = self.body.height - strip_h - gap
+
+        def stacks(panels, widths, room):
+            left = [[(0, a, b, 0.0)] for a, b in panels[0][2].pages]
+            # the own tables' slices, then the shape panel (k None), stacked on as many slides as they need
+            shape_h = lay.paras_height(self.m, shape_paras, widths[1])
+            right = _stack([(k, a, b, _page_height(plan, table, a, b, shared))
+                            for k, (table, _, plan, shared) in enumerate(panels[1:], 1) for a, b in plan.pages]
+                           + [(None, 0, 0, shape_h)], room, gap)
+            return left, right
+
         best = None
         for share in BESIDE_SHARES:
             widths = ((self.body.width - BESIDE_GAP) * share, (self.body.width - BESIDE_GAP) * (1 - share))
             for headed in (True, False):
                 panels = plan_panels(widths, room - heading_h * headed)
-                score = (min(p[2].note_pt for p in panels), min(p[2].body_pt for p in panels))
+                left, right = stacks(panels, widths, room - heading_h * headed)
+                # the largest notes, then the fewest slides, then the largest table text
+                score = (min(p[2].note_pt for p in panels), -max(len(left), len(right)),
+                         min(p[2].body_pt for p in panels))
                 if best is None or score > best[0]:
-                    best = (score, panels, widths, headed)
-        _, panels, widths, headed = best
+                    best = (score, panels, widths, headed, left, right)
+        _, panels, widths, headed, left, right = best
         heading_h *= headed
         room -= heading_h
-        shape_h = lay.paras_height(self.m, shape_paras, widths[1])
-        left = [[(0, a, b, 0.0)] for a, b in panels[0][2].pages]
-        # the own tables' slices, then the shape panel (k None), stacked on as many slides as they need
-        right = _stack([(k, a, b, _page_height(plan, table, a, b, shared))
-                        for k, (table, _, plan, shared) in enumerate(panels[1:], 1) for a, b in plan.pages]
-                       + [(None, 0, 0, shape_h)], room, gap)
         count = max(len(left), len(right))
         labels = ("MLPerf® panel", "Your runs: own measurements, unverified")
         for page in range(count):
