@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import REPO, real_store  # noqa: E402
 
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
-# a continuation slide's title: "(2 of 3)" (before issue 16), or "llama2-70b-99 Offline, results 11-20 of 47"
-CONTINUED = re.compile(r" \(([2-9]|\d\d+) of \d+\)$|, results ([2-9]|\d\d+)-\d+ of \d+$")
+# a continuation slide's title: "(2 of 3)" (before issue 16), or "llama2-70b-99 Offline, 11-20 of 47 results"
+CONTINUED = re.compile(r" \(([2-9]|\d\d+) of \d+\)$|, ([2-9]|\d\d+)-\d+ of \d+ results$")
 TOP = '''
 title = "Top {n}"
 [filters]

@@ -27,7 +27,8 @@ from tests.test_truthful_reports import DEMO_SPECS, EXAMPLES, assert_ranks_hold,
 pytestmark = pytest.mark.real_data
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
-CONTINUED = re.compile(r" \((\d+) of (\d+)\)$")
+# a slide of a section that continues: "TITLE: 1-5 of 10 results", then "COHORT, 6-10 of 10 results"
+CONTINUED = re.compile(r"[:,] (\d+)-\d+ of \d+ results$")
 LOCATION = re.compile(r"^slide (\d+), (table|chart) 1, (?:row (\d+), column (\d+)|point (\d+))$")
 
 
@@ -63,6 +64,7 @@ def _slide_texts(slide) -> list[str]:
 
 
 def _stem(title: str) -> tuple[str, int]:
+    """(the title without the rows it shows, its first row: 1 on a section's first slide)."""
     m = CONTINUED.search(title)
     return (title[:m.start()], int(m.group(1))) if m else (title, 1)
 
@@ -105,9 +107,9 @@ def _comparisons(prs, manifest) -> list[dict]:
                 continue
             if not entries:
                 continue
-            key = (stem, shape.has_chart)
-            if k == 1 or current is None or current["key"] != key:
-                current = {"key": key, "slides": [], "ranks": [], "entries": []}
+            # a continuation slide is named by its cohort, not by the section's title: it joins the one before
+            if k == 1 or current is None or current["key"][1] != shape.has_chart:
+                current = {"key": (stem, shape.has_chart), "slides": [], "ranks": [], "entries": []}
                 found.append(current)
             current["slides"].append(s)
             current["ranks"] += ranks
@@ -167,8 +169,13 @@ def _section_slides(prs, section) -> list:
         fig = next(c for row in section.table.rows for c in row if isinstance(c, BoundFigure))
         title = pptx_mod._without_shape(title, fig)
     title = slide_text(title, limit=HEADLINE_LIMIT)
-    stems = [_stem(slide.shapes.title.text)[0] if slide.shapes.title is not None else "" for slide in prs.slides]
-    return [slide for slide, stem in zip(prs.slides, stems) if stem == title or stem.startswith(title + ": ")]
+    out, inside = [], False
+    for slide in prs.slides:
+        stem, k = _stem(slide.shapes.title.text) if slide.shapes.title is not None else ("", 1)
+        inside = (stem == title or stem.startswith(title + ": ")) if k == 1 else inside  # continuations follow
+        if inside:
+            out.append(slide)
+    return out
 
 
 def test_every_notice_and_headline_stands_in_full_on_its_slides(decks):

@@ -806,10 +806,11 @@ def _part_title(title: str, table: BoundTable, start: int, stop: int, k: int, pa
                 total: int | None = None) -> str:
     """The title of the ``k``-th of ``parts`` slides that rows ``start``..``stop`` of a table take: the
     section's title on the first only (a "Top N" headline never spans slides), each continuation named
-    by its cohort and the rows it shows ("llama2-70b-99 Offline, results 11-20 of 47")."""
+    by its cohort and the rows it shows ("llama2-70b-99 Offline, 11-20 of 47 results"). The count is
+    followed by its noun: a bare number after a title's "(tokens/s)" reads as a figure in that unit."""
     if parts == 1:
         return title
-    span = f"results {start + 1}-{stop} of {len(table.rows) if total is None else total}"
+    span = f"{start + 1}-{stop} of {len(table.rows) if total is None else total} results"
     key = table.cohort
     cohort = slide_text(f"{key.benchmark or key.model} {key.scenario}" if key.mlperf else
                         f"Own runs: {key.benchmark}; {key.own}", limit=TITLE_LIMIT)
