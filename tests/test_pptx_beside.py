@@ -138,11 +138,9 @@ def test_two_panels_side_by_side_each_with_its_own_note_band_rule_and_notes(deck
                     letters_seen += sorted(notes)
                     mlperf_rows += len(body) * (side == 0)
                     own_rows += len(body) * side
-                    # notes at 9 pt or more; only where not even one row fits (nine columns of the
-                    # defaults, a 900-character own note in half a slide) one step less
-                    floor = 9 if name == "lean" else 8
-                    assert min(_sizes(t.table, footer=True)) >= floor, (name, n)
-                    assert min(_sizes(t.table, footer=False)) >= floor, (name, n)
+                    # notes and table text at 9 pt or more (the defaults are lean beside panels now)
+                    assert min(_sizes(t.table, footer=True)) >= 9, (name, n)
+                    assert min(_sizes(t.table, footer=False)) >= 9, (name, n)
             # lettered across both panels, MLPerf's first: no mark twice on a slide
             assert letters_seen == sorted(letters_seen) and len(set(letters_seen)) == len(letters_seen)
             boxes = [s for s in slide.shapes if s.has_table or s.name in ("Shape panel", "Panel note", "Panel heading",
@@ -197,3 +195,32 @@ def test_beside_decks_check_clean_also_after_a_libreoffice_round_trip(decks, tmp
         assert r.status == "clean", (r.path, [str(h) for h in r.hits[:5]])
     for src, dst in zip(paths, converted):
         assert len(Presentation(dst).slides) == len(Presentation(src).slides)
+
+
+def _beside_slides(store, folder: Path) -> list:
+    from tests.test_own_report import BESIDE
+
+    report = build_report(store, parse_spec(BESIDE))
+    [section] = report.sections
+    [path] = export(report, [folder / "beside-own-report.pptx"])
+    return _section_slides(Presentation(path), section)
+
+
+def test_the_default_beside_section_takes_three_slides_at_9_pt_notes(store, tmp_path):
+    """tests/test_own_report.py's BESIDE section (the default, lean columns): three slides (before: three,
+    and four for the executive's columns), both panels on each, the shape panel on the last."""
+    slides = _beside_slides(store, tmp_path)
+    assert len(slides) <= 3
+    assert sum(any(s.name == "Shape panel" for s in slide.shapes) for _, slide in slides) == 1
+
+
+# Why not one slide (measured by the planner at 9 pt notes, 16:9, 362 pt of room per panel under the
+# headings, beside the legend): the MLPerf panel's four rows with their notes need 489 pt at a 50/50
+# split (747 pt at 40/60: each row's note and the table note, scales notice and tie rule wrap to twice the
+# lines in half the width); the own panel's two tables need 224 pt each at 60 % of the width (an own
+# row's note alone is ~720 characters: the tool's own words for load and latency, "System: not
+# described (...)", a 130-character source path) and the shape panel 146 pt: 609 pt. One slide takes
+# about half those words, or 7 pt notes. Strict: it fails once the section fits, so that the marker goes.
+@pytest.mark.xfail(strict=True, reason="issue 20 item 5: the default beside section needs three slides at 9 pt notes")
+def test_the_default_beside_section_takes_one_slide(store, tmp_path):
+    assert len(_beside_slides(store, tmp_path)) == 1
