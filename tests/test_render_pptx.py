@@ -477,6 +477,35 @@ def test_layout_keeps_every_shape_on_the_slide_and_tables_above_the_caveat(v51_d
                 assert caveat.text_frame.text == SHORT
 
 
+def test_the_caveat_takes_the_footer_band_and_a_layout_without_one_keeps_it_under_the_content(deck_report, deck,
+                                                                                            tmp_path):
+    """The one-line caveat stands where the template's footer placeholders are (they are removed from the
+    slides), so that the content area is the figures'; a layout without footer placeholders keeps it at
+    the bottom of its content area."""
+    band = open_template(None).footer_band
+    assert band is not None
+    prs = Presentation(deck)
+    strips = [_shape(slide, "Caveat (one line)") for slide in prs.slides]
+    strips = [c for c in strips if c is not None]
+    assert strips and all(abs(c.top / 12700 - band.top) < 0.5 and c.top + c.height <= prs.slide_height
+                          for c in strips)
+    bare = Presentation(io.BytesIO(build_default()))
+    for layout in bare.slide_layouts:
+        for ph in list(layout.placeholders):
+            if ph.placeholder_format.type.name in ("DATE", "FOOTER", "SLIDE_NUMBER"):
+                ph._element.getparent().remove(ph._element)
+    bare.save(tmp_path / "no-footers.pptx")
+    t = open_template(tmp_path / "no-footers.pptx")
+    assert t.footer_band is None
+    [path] = export(deck_report, [tmp_path / "deck.pptx"], template=tmp_path / "no-footers.pptx")
+    out = Presentation(path)
+    for slide in out.slides:
+        caveat = _shape(slide, "Caveat (one line)")
+        if caveat is not None:
+            assert caveat.top + caveat.height <= (t.area.bottom + 0.5) * 12700
+            assert all(s.top + s.height <= caveat.top for s in slide.shapes if s.has_table or s.has_chart)
+
+
 def test_every_figure_slide_has_the_short_caveat_and_every_slide_speaker_notes_with_footnotes(deck, deck_report):
     prs = Presentation(deck)
     manifest = read_manifest(deck)
