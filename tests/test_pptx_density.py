@@ -156,8 +156,10 @@ def _figure_slides(path: Path) -> list:
 # 2 pt row insets (a 397 pt body): a top-10 table needs 485 pt (header 18, rows 195, the table note, notices,
 # tie rule and legend 113, the ten row notes 159); on the 4:3 template a top-8 table 767 pt (system names
 # wrap to 3-4 lines in 648 pt); a top-10 chart ~70 pt of caption and padding + ~300 pt of bars + ~240 pt of
-# notes. What is left is the notes' words (each row note repeats the submitter, system and scale its row
-# shows: citation.row_note). Strict: it fails once the target is met, so that the marker is removed then.
+# notes. What is left is the notes' words and setting: row notes without the submitter and system their
+# row shows (citation.row_note) take the top-10 table to 475 pt, the row notes set run-in in one footer
+# row to 449 pt, both to 406 pt (docs/pptx.md, Density). Strict: it fails once the target is met, so that
+# the marker is removed then.
 @pytest.mark.xfail(strict=True, reason="issue 16 item 3: a Top N section on one slide is not reached yet")
 @pytest.mark.parametrize("name", ["top10-chart", "top10-table", "top8-chart-4x3", "top8-table-4x3"])
 def test_a_top_n_section_takes_one_slide(decks, name):
