@@ -199,7 +199,8 @@ class PptxRenderer:
         return shape
 
     def _caveat_strip(self, slide) -> None:
-        shape = self._textbox(slide, self.caveat_box, [Para(self.caveat, self.caveat_pt)], "Caveat (one line)", italic_from=0)
+        shape = self._textbox(slide, self.caveat_box, [Para(self.caveat, self.caveat_pt)], "Caveat (one line)",
+                              italic_from=0)
         px.set_alt_text(shape, "The one-line caveat: " + self.caveat)
 
     def _speaker_notes(self, slide, title: str, figures: Sequence[str] = (), notes: Sequence[str] = ()) -> None:
@@ -420,7 +421,7 @@ class PptxRenderer:
             else:
                 lettering = Lettering(sub)
             page_title = _part_title(title if not chart_no else f"{title}: {header}", table, start, stop, k,
-                                     len(pages), len(rows))
+                                     len(pages), len(rows), what=f": {header}" if chart_no else "")
             s = self._slide(page_title)
             notes = self._note_lines(lettering)
             note_paras = shared + notes + [self.legend]
@@ -553,8 +554,8 @@ class PptxRenderer:
             return out
 
         # The panels' widths follow what they hold (a long own figure text needs a wider column), and
-        # the headings stand where they cost no font size: the largest notes, then the largest table
-        # text win; on a tie, headings, then halves nearest equal.
+        # the headings stand where they cost nothing: the largest notes win, then the fewest slides,
+        # then the largest table text; on a tie, headings, then halves nearest equal.
         room = self.body.height - strip_h - gap
 
         def stacks(panels, widths, room):
@@ -803,11 +804,12 @@ def _widest_mark(table: BoundTable) -> str:
 
 
 def _part_title(title: str, table: BoundTable, start: int, stop: int, k: int, parts: int,
-                total: int | None = None) -> str:
+                total: int | None = None, what: str = "") -> str:
     """The title of the ``k``-th of ``parts`` slides that rows ``start``..``stop`` of a table take: the
     section's title on the first only (a "Top N" headline never spans slides), each continuation named
     by its cohort and the rows it shows ("llama2-70b-99 Offline, 11-20 of 47 results"). The count is
-    followed by its noun: a bare number after a title's "(tokens/s)" reads as a figure in that unit."""
+    followed by its noun: a bare number after a title's "(tokens/s)" reads as a figure in that unit.
+    ``what`` follows the cohort where one section has several charts (": Per accelerator (derived)")."""
     if parts == 1:
         return title
     span = f"{start + 1}-{stop} of {len(table.rows) if total is None else total} results"
@@ -816,7 +818,7 @@ def _part_title(title: str, table: BoundTable, start: int, stop: int, k: int, pa
                         f"Own runs: {key.benchmark}; {key.own}", limit=TITLE_LIMIT)
     if k == 0:  # the section's title, and the cohort where the title does not name it ("Results")
         return f"{title}: {span}" if cohort in title else f"{title}: {cohort}, {span}"
-    return f"{cohort}, {span}"
+    return f"{cohort}{what}, {span}"
 
 
 def _rows_of(table: BoundTable, start: int, stop: int) -> BoundTable:
