@@ -282,13 +282,14 @@ class PptxRenderer:
             self._speaker_notes(s.slide, page_title, shown, [table_note, *said] + self._detail_lines(part.lettering))
 
     def _plan_table(self, table: BoundTable, title: str, fixed: list[str], width: float, height: float,
-                    ladder=lay.TABLE_LADDER) -> tuple["_TableView", lay.TablePlan]:
+                    ladder=lay.TABLE_LADDER, combine: bool = True) -> tuple["_TableView", lay.TablePlan]:
         """Columns, sizes and rows per slide of a table ``width`` wide in ``height`` (its footer rows
-        ``fixed`` on every slide): its own columns, or its text columns combined when they cannot fit."""
+        ``fixed`` on every slide): its own columns, or its text columns combined when they cannot fit
+        (unless ``combine`` is False: the plan is then forced, for the caller to try something else)."""
         widest = _widest_mark(table)
         row_notes = [list(dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for cell in row
                                         if isinstance(cell, BoundFigure) for note in cell.notes)) for row in table.rows]
-        for combined in (False, True):
+        for combined in (False, True)[:1 + combine]:
             view = _TableView(table, combined)
             rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
                           if isinstance(c, BoundFigure) else c for c in view.cells(row, r)]
@@ -298,7 +299,7 @@ class PptxRenderer:
             if not plan.forced:
                 break
         text_cols = len(view.headers) - len(view.figure_cols)
-        if plan.forced and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > width:
+        if plan.forced and combine and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > width:
             raise ExportguardError(
                 f"table {title!r} does not fit the slide: its {len(view.figure_cols)} figure columns need "
                 f"{sum(plan.widths[c] for c in view.figure_cols) / 72:.1f} in at {plan.body_pt:g} pt (a figure never "
@@ -546,16 +547,21 @@ class PptxRenderer:
             out = []  # per table: (table, view, plan, shared)
             for k, table in enumerate(section.tables()):
                 shared = [slide_text(table.table_note.text, limit=NOTE_LIMIT), *_statements(table, table.ranked)]
-                for ladder in BESIDE_LADDERS:  # smaller text only where not even one row and its notes fit
-                    view, plan = self._plan_table(table, title, shared, widths[k > 0], room, ladder=ladder)
+                # the columns asked for stay columns, their text down to 9 pt, before they are combined into
+                # one cell; smaller notes only where not even one row and its notes fit
+                tries = [(ladder, False) for ladder in BESIDE_LADDERS[:2]] + \
+                    [(ladder, True) for ladder in BESIDE_LADDERS]
+                for ladder, combine in tries:
+                    view, plan = self._plan_table(table, title, shared, widths[k > 0], room, ladder=ladder,
+                                                  combine=combine)
                     if not plan.forced:
                         break
                 out.append((table, view, plan, shared))
             return out
 
         # The panels' widths follow what they hold (a long own figure text needs a wider column), and
-        # the headings stand where they cost nothing: the largest notes win, then the fewest slides,
-        # then the largest table text; on a tie, headings, then halves nearest equal.
+        # the headings stand where they cost nothing: the largest notes win, then the fewest slides, then
+        # the columns kept, then the largest table text; on a tie, headings, then halves nearest equal.
         room = self.body.height - strip_h - gap
 
         def stacks(panels, widths, room):
@@ -573,9 +579,10 @@ class PptxRenderer:
             for headed in (True, False):
                 panels = plan_panels(widths, room - heading_h * headed)
                 left, right = stacks(panels, widths, room - heading_h * headed)
-                # the largest notes, then the fewest slides, then the largest table text
+                # the largest notes, then the fewest slides, then the most tables with their own columns,
+                # then the largest table text
                 score = (min(p[2].note_pt for p in panels), -max(len(left), len(right)),
-                         min(p[2].body_pt for p in panels))
+                         -sum(p[1].combined for p in panels), min(p[2].body_pt for p in panels))
                 if best is None or score > best[0]:
                     best = (score, panels, widths, headed, left, right)
         _, panels, widths, headed, left, right = best
@@ -748,6 +755,7 @@ class _TableView:
 
     def __init__(self, table: BoundTable, combined: bool):
         cols = table.columns
+        self.combined = combined
         figure = [i for i, c in enumerate(cols) if c.kind in ("figure", "derived")]
         if not combined:
             self.sources = [[i] for i in range(len(cols))]
