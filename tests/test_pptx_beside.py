@@ -224,3 +224,14 @@ def test_the_default_beside_section_takes_three_slides_at_9_pt_notes(store, tmp_
 @pytest.mark.xfail(strict=True, reason="issue 20 item 5: the default beside section needs three slides at 9 pt notes")
 def test_the_default_beside_section_takes_one_slide(store, tmp_path):
     assert len(_beside_slides(store, tmp_path)) == 1
+
+
+def test_the_default_own_panel_keeps_the_columns_it_shows(decks):
+    """The own panel's columns stay columns (at 9 pt or more) where they fit half a slide, rather than
+    being combined into one "Result" cell."""
+    section, path = decks["default"]
+    prs = Presentation(path)
+    wanted = [c.header for c in section.own[0].columns]
+    own = [t for _, slide in _section_slides(prs, section) for t in slide.shapes
+           if t.has_table and t.left > prs.slide_width // 3]
+    assert own and all([c.text for c in t.table.rows[0].cells] == wanted for t in own), wanted
