@@ -272,7 +272,9 @@ class PdfRenderer:
         notes = set()
         for _, fig in report.figures():
             notes.update(fig.notes)
-        self.letters = lay.mark_letters(len(notes))  # a page never holds more notes than the report
+        # the pager keeps a page to 26 notes (one-letter marks), unless one figure alone has more
+        most = max((len(fig.notes) for _, fig in report.figures()), default=0)
+        self.letters = lay.mark_letters(max(min(len(notes), lay.MAX_PAGE_NOTES), most))
         # every page's geometry: one orientation per document, portrait unless asked or unless a
         # table's columns (each figure whole, at the one type size) need a landscape page's width
         if orientation is None:
@@ -280,7 +282,7 @@ class PdfRenderer:
         self.geometry = lay.geometry(page_size, orientation)
         self.report, self.path = report, Path(path)
         self.notebook = NoteBook(self.metrics)
-        self.pager = Pager(self.notebook, self.geometry)
+        self.pager = Pager(self.notebook, self.geometry, lay.MAX_PAGE_NOTES)
         self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
         self.toc: list[tuple[str, str]] = []  # (entry, key)
         self.toc_pages: dict[str, int] = {}
@@ -478,8 +480,7 @@ class PdfRenderer:
         n = len(layout.heights)
         figures = [f for i in range(n) for f in layout.figures_of(i)]
         whole = head + sum(layout.heights) + layout.tail_h
-        notes = {note for f in figures for note in f.notes}
-        notes_h = sum(self.notebook.height(note, geometry.frame_w) for note in notes) + (lay.NOTES_TOP if notes else 0.0)
+        notes_h = self.notebook.block(list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w)
         if whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY:
             return whole, figures
         return head + layout.heights[0] + layout.tail_h, layout.figures_of(0)
@@ -527,8 +528,8 @@ class PdfRenderer:
             pair_keep = (intro.wrap(geometry.frame_w, 1e6)[1] + 4.0 + head + 8.0 +
                          shape.head_height(False, geometry) + sum(shape.heights))
             pair_figures = layouts[0].figures_of(0) + layouts[1].figures_of(0)
-            pair_notes = {note for f in pair_figures for note in f.notes}
-            need = pair_keep + sum(self.notebook.height(x, geometry.frame_w) for x in pair_notes) + lay.NOTES_TOP
+            need = pair_keep + self.notebook.block(list(dict.fromkeys(x for f in pair_figures for x in f.notes)),
+                                                   geometry.frame_w)
             if need + HEADING.leading * 2 + lay.SECTION_GAP > geometry.frame_h - lay.SAFETY:
                 widths = None
         if widths is None:
@@ -536,8 +537,7 @@ class PdfRenderer:
         intro_h = intro.wrap(geometry.frame_w, 1e6)[1]
         shape_h = shape.head_height(False, geometry) + sum(shape.heights)
         figures = [f for _, t, _ in panels for _, _, f in t.figures()]
-        notes = {note for f in figures for note in f.notes}
-        notes_h = sum(self.notebook.height(note, geometry.frame_w) for note in notes) + (lay.NOTES_TOP if notes else 0.0)
+        notes_h = self.notebook.block(list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w)
 
         def makers(number, table, layout):
             def make(start, stop, continued, page, continues):
@@ -740,8 +740,8 @@ class PdfRenderer:
                     flow = _Share(flow, item.height)
                 flow.wrapOn(canv, g.frame_w, item.height)
                 flow.drawOn(canv, lay.MARGIN_X, y)
-            if page.notes:
-                _Notes(page, self.notebook).drawOn(canv, lay.MARGIN_X, lay.MARGIN_BOTTOM)
+            if page.notes:  # right under the page's content: no empty band between a table and its notes
+                _Notes(page, self.notebook).drawOn(canv, lay.MARGIN_X, y - page.notes_block())
             t = TextRuns(canv)
             rules = [(g.page_h - 35, page.number > 1), (lay.MARGIN_BOTTOM - 12, True)]
             t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.5 w\n" + "\n".join(

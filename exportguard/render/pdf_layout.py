@@ -87,11 +87,17 @@ DERIVED_FILL = HexColor("#f2f2f2")
 PAD_X, PAD_Y = 3.2, 2.6  # cell padding
 NOTES_TOP = 8.0  # the rule above a page's notes and the space around it
 NOTE_GAP = 1.2  # between two notes
-NOTE_GUTTER = 17.0  # the marks' column in the notes area
+NOTE_GUTTER = 15.0  # the marks' column in the notes area
+# A page's notes stand in columns where the page is wide: a row's note is about 100 to 200
+# characters, which at full width leaves the last line of most notes half empty; in columns of 45
+# to 60 characters a line reads easily and the notes area takes about a third less height.
+NOTE_COLUMN_MIN = 225.0  # points: the narrowest notes column (about 50 characters at 8 pt)
+NOTE_COLUMN_GAP = 14.0
 WIDEST_SAMPLE = 6  # the widest texts of a column that decide its width
 CELL_LIMIT = 240  # characters of one text cell before it is cut, visibly
 NOTE_LIMIT = 2000
 SECTION_GAP = 14.0
+MAX_PAGE_NOTES = 26  # a page's notes, so that its marks are one letter ([a] to [z]): narrower figure columns
 CONTINUES_H = 10.0  # "Table 2 continues on the next page."
 
 
@@ -110,22 +116,64 @@ class Metrics:
 
 # -- notes ------------------------------------------------------------------------------------------
 
+def note_columns(width: float) -> int:
+    """How many columns a notes area of this width holds: 3 on a landscape page, 2 on a portrait one."""
+    return max(1, min(3, int((width + NOTE_COLUMN_GAP) // (NOTE_COLUMN_MIN + NOTE_COLUMN_GAP))))
+
+
+def column_width(width: float) -> float:
+    k = note_columns(width)
+    return (width - NOTE_COLUMN_GAP * (k - 1)) / k
+
+
+def balance(heights: Sequence[float], columns: int) -> tuple[float, list[int]]:
+    """The notes, kept in order and each whole, in at most ``columns`` columns filled top down, left
+    to right: the least height that holds them, and the index at which each column after the first
+    starts. Greedy filling at a height H holds them iff H is at least this least height, so H goes up
+    from its lower bound to the next height at which a column could take one more note."""
+    if not heights:
+        return 0.0, []
+    if columns <= 1:
+        return sum(heights), []
+    h = max(max(heights), sum(heights) / columns)
+    while True:
+        starts, col, grow = [], 0.0, float("inf")
+        for i, x in enumerate(heights):
+            if col + x > h + 1e-6:
+                grow = min(grow, col + x)
+                starts.append(i)
+                col = x
+            else:
+                col += x
+        if len(starts) < columns:
+            return h, starts
+        h = grow
+
+
 class NoteBook:
-    """The lines a note takes in a page's notes area, measured once per note and page width."""
+    """The lines a note takes in a page's notes area, measured once per note and column width, and
+    the height of a page's notes area (its notes in columns where the page is wide)."""
 
     def __init__(self, metrics: Metrics):
         self.measure = metrics(NOTE)
         self._lines: dict[tuple[Note, float], list[str]] = {}
 
     def lines(self, note: Note, width: float) -> list[str]:
+        """The note's lines in a notes area ``width`` points wide (the page frame's)."""
         key = (note, width)
         got = self._lines.get(key)
         if got is None:
-            got = self._lines[key] = self.measure.wrap(clean(note.text, NOTE_LIMIT), width - NOTE_GUTTER)
+            got = self._lines[key] = self.measure.wrap(clean(note.text, NOTE_LIMIT), column_width(width) - NOTE_GUTTER)
         return got
 
     def height(self, note: Note, width: float) -> float:
         return len(self.lines(note, width)) * NOTE.leading + NOTE_GAP
+
+    def block(self, notes: Sequence[Note], width: float) -> float:
+        """The height of a notes area holding these notes, in this order (its rule included)."""
+        if not notes:
+            return 0.0
+        return NOTES_TOP + balance([self.height(n, width) for n in notes], note_columns(width))[0]
 
 
 # -- pages ------------------------------------------------------------------------------------------
@@ -144,8 +192,8 @@ class Page:
     items: list[Placed] = field(default_factory=list)
     used: float = 0.0
     figures: list[BoundFigure] = field(default_factory=list)
-    notes: dict[Note, float] = field(default_factory=dict)  # in order of first appearance
-    notes_h: float = 0.0
+    notes: dict[Note, float] = field(default_factory=dict)  # each note's height, in order of first appearance
+    notes_h: float = 0.0  # the notes area's height (its notes in columns), its rule left out
     lettering: Any = None  # walk.Lettering of the page's figures, once the page is final
 
     @property
@@ -163,8 +211,9 @@ class Page:
 class Pager:
     """Fills pages top to bottom, reserving each page's notes area as figures are added."""
 
-    def __init__(self, notebook: NoteBook, first: Geometry = PORTRAIT):
+    def __init__(self, notebook: NoteBook, first: Geometry = PORTRAIT, max_notes: int = MAX_PAGE_NOTES):
         self.notebook = notebook
+        self.max_notes = max_notes
         self.pages: list[Page] = [Page(1, first)]
 
     @property
@@ -184,17 +233,22 @@ class Pager:
                 self.new_page(geometry)
 
     def _notes_cost(self, figures: Sequence[BoundFigure]) -> float:
-        """The height the page's notes area grows by if these figures join the page."""
+        """The height the page's notes area grows by if these figures join the page (infinite when
+        the page would hold more notes than one-letter marks can name: marks stay one letter)."""
         page, width = self.page, self.page.geometry.frame_w
-        cost, seen = 0.0, set()
+        new: list[float] = []
+        seen = set()
         for fig in figures:
             for note in fig.notes:
                 if note not in page.notes and note not in seen:
                     seen.add(note)
-                    cost += self.notebook.height(note, width)
-        if cost and not page.notes:
-            cost += NOTES_TOP
-        return cost
+                    new.append(self.notebook.height(note, width))
+        if not new:
+            return 0.0
+        if page.notes and len(page.notes) + len(new) > self.max_notes:
+            return float("inf")
+        grown = balance(list(page.notes.values()) + new, note_columns(width))[0]
+        return grown - page.notes_h + (0.0 if page.notes else NOTES_TOP)
 
     def room(self) -> float:
         page = self.page
@@ -217,13 +271,15 @@ class Pager:
 
     def add_figures(self, figures: Sequence[BoundFigure]) -> None:
         page, width = self.page, self.page.geometry.frame_w
+        grew = False
         for fig in figures:
             page.figures.append(fig)
             for note in fig.notes:
                 if note not in page.notes:
-                    h = self.notebook.height(note, width)
-                    page.notes[note] = h
-                    page.notes_h += h
+                    page.notes[note] = self.notebook.height(note, width)
+                    grew = True
+        if grew:
+            page.notes_h = balance(list(page.notes.values()), note_columns(width))[0]
 
     def reserve(self, height: float) -> None:
         self.page.used += height
@@ -804,23 +860,30 @@ class TableLayout:
 
 
 def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -> None:
-    """A page's notes area, top at ``height``: a rule, then '[a] note' for each note of the page."""
+    """A page's notes area, top at ``height``: a rule, then '[a] note' for each note of the page, in
+    columns filled top down and left to right where the page is wide (as planned: pdf_layout.balance)."""
     width = page.geometry.frame_w
     canv.saveState()
     canv.setStrokeColor(RULE)
     canv.setLineWidth(0.5)
-    y = height - NOTES_TOP + 3.0
-    canv.line(0, y + 2.5, min(width, 160.0), y + 2.5)
+    top = height - NOTES_TOP + 3.0
+    canv.line(0, top + 2.5, min(width, 160.0), top + 2.5)
     canv.restoreState()
+    notes = lettering.notes()
+    _, starts = balance([notebook.height(n, width) for _, n in notes], note_columns(width))
+    step = column_width(width) + NOTE_COLUMN_GAP
     t = TextRuns(canv)
     t.colour(INK)
     lift = (NOTE.leading - NOTE.size) * 0.5 + 0.5
-    for mark, note in lettering.notes():
+    x, y = 0.0, top
+    for k, (mark, note) in enumerate(notes):
+        if k in starts:
+            x, y = x + step, top
         lines = notebook.lines(note, width)
         t.font(NOTE_MARK.font, NOTE_MARK.size)
-        t.text(0, y - NOTE.leading + lift, f"[{mark}]")
+        t.text(x, y - NOTE.leading + lift, f"[{mark}]")
         t.font(NOTE.font, NOTE.size)
-        t.lines(NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
+        t.lines(x + NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
         y -= len(lines) * NOTE.leading + NOTE_GAP
     t.close()
 
