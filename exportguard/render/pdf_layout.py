@@ -14,7 +14,6 @@ reportlab's Table, whose layout of a long table is quadratic.
 """
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -72,8 +71,8 @@ CAPTION = Style(SANS_BOLD, 9.5, 12.0)
 CELL = Style(NARROW, 8.6, 10.4)
 HEAD = Style(NARROW_BOLD, 8.6, 10.4)
 SHARED = Style(NARROW_OBLIQUE, 8.0, 9.5)  # a table's shared conditions
-NOTE = Style(NARROW, 8.0, 9.4)
-NOTE_MARK = Style(NARROW_BOLD, 8.0, 9.4)
+NOTE = Style(NARROW, 8.0, 9.2)
+NOTE_MARK = Style(NARROW_BOLD, 8.0, 9.2)
 SMALL = Style(SANS_OBLIQUE, 7.4, 8.8)  # page furniture: the footer's caveat line, "continues" lines
 LEGEND = Style(NARROW_OBLIQUE, 8.0, 9.5)  # a chart's legend: read like a note
 
@@ -84,7 +83,7 @@ HEAD_FILL = HexColor("#dde5ef")
 ZEBRA = HexColor("#f3f5f8")
 DERIVED_FILL = HexColor("#f2f2f2")
 
-PAD_X, PAD_Y = 3.2, 2.6  # cell padding
+PAD_X, PAD_Y = 3.0, 1.9  # cell padding
 NOTES_TOP = 8.0  # the rule above a page's notes and the space around it
 NOTE_GAP = 1.2  # between two notes
 NOTE_GUTTER = 15.0  # the marks' column in the notes area
@@ -93,7 +92,7 @@ NOTE_GUTTER = 15.0  # the marks' column in the notes area
 # to 60 characters a line reads easily and the notes area takes about a third less height.
 NOTE_COLUMN_MIN = 225.0  # points: the narrowest notes column (about 50 characters at 8 pt)
 NOTE_COLUMN_GAP = 14.0
-WIDEST_SAMPLE = 6  # the widest texts of a column that decide its width
+WIDTH_SAMPLE = 160  # rows of a table whose line breaks decide its column widths
 CELL_LIMIT = 240  # characters of one text cell before it is cut, visibly
 NOTE_LIMIT = 2000
 SECTION_GAP = 14.0
@@ -499,39 +498,20 @@ def sentence(caption: str) -> str:
 
 
 def share_width(total: float, natural: list[float], minimum: list[float], fixed: list[bool],
-                lines_at: Callable[[int, float], int] | None = None) -> list[float]:
-    """Column widths: every column at least its minimum (its longest word, a figure's whole text).
-    The fewest lines per row that the page width allows decides the first share: each column gets
-    the width its widest cells need to fit in that many lines (``lines_at(column, width)``). What is
-    left goes in equal shares to the columns still narrower than their natural width
-    (water-filling), then to the text columns."""
+                thresholds: Sequence[Sequence[Sequence[float]]] | None = None) -> list[float]:
+    """Column widths: every column at least its minimum (its longest word, a figure's whole text),
+    then the page width goes where it saves the most lines. ``thresholds[r][c]`` lists, for a sample
+    row r (the header among them) and a text column c, the widths at which its cell takes 1, 2, ...
+    lines (widest first; empty where the cell is one line at any width it can get); a row is as
+    tall as its tallest cell. Each step widens the one column whose next threshold saves the most
+    row lines per point (a system name kept to two lines rather than every 'tokens/sample' cell
+    broken into three). What no line needs goes in equal shares to the columns still narrower than
+    their natural width (water-filling), then to the text columns."""
     ncols = len(natural)
     widths = list(minimum)
-
-    def need(c: int, lines: int) -> float:
-        lo, hi = minimum[c], natural[c]
-        if hi <= lo or lines_at is None or lines_at(c, lo) <= lines:
-            return lo if lines_at is not None and lines_at(c, lo) <= lines else hi
-        for _ in range(14):  # the narrowest width at which the column's widest cells take <= lines
-            mid = (lo + hi) / 2
-            if lines_at(c, mid) <= lines:
-                hi = mid
-            else:
-                lo = mid
-        return hi
-
-    chosen = 9
-    for lines in range(1, 9):
-        want = [need(c, lines) for c in range(ncols)]
-        if sum(want) <= total:
-            widths, chosen = want, lines
-            break
     spare = total - sum(widths)
-    for lines in range(chosen - 1, 0, -1):  # then fewer lines where that is cheap, cheapest first
-        for extra, c in sorted((need(c, lines) - widths[c], c) for c in range(ncols)):
-            if 0.01 < extra <= spare:
-                widths[c] += extra
-                spare -= extra
+    if thresholds:
+        widths, spare = _fewest_lines(widths, spare, natural, thresholds)
     while spare > 0.01:
         hungry = [c for c in range(ncols) if natural[c] - widths[c] > 0.01]
         if not hungry:
@@ -547,6 +527,71 @@ def share_width(total: float, natural: list[float], minimum: list[float], fixed:
         for c in flex:
             widths[c] += spare * widths[c] / weight
     return widths
+
+
+def _lines(thr: Sequence[float], w: float) -> int:
+    """Lines a cell takes at width w, from its thresholds (the width for 1 line, for 2, ...)."""
+    for k, t in enumerate(thr):
+        if w >= t - 1e-6:
+            return k + 1
+    return len(thr) + 1
+
+
+def _fewest_lines(widths: list[float], spare: float, natural: list[float],
+                  thresholds: Sequence[Sequence[Sequence[float]]]) -> tuple[list[float], float]:
+    """share_width's first share: greedy, a threshold at a time (linear in the sample's rows per step)."""
+    ncols = len(widths)
+    rows = range(len(thresholds))
+    cur = [[_lines(thresholds[r][c], widths[c]) for c in range(ncols)] for r in rows]
+    while spare > 0.01:
+        tallest = [max(x) for x in cur]
+        best = None  # (saved lines per point, -cost, column, width)
+        for c in range(ncols):
+            if widths[c] >= natural[c] - 0.01:
+                continue
+            others = [max((cur[r][x] for x in range(ncols) if x != c), default=1) for r in rows]
+            reach = min(natural[c], widths[c] + spare)
+            cands = sorted({t for r in rows for t in thresholds[r][c] if widths[c] + 0.01 < t <= reach + 1e-6})
+            for w in cands[:24]:
+                new = [_lines(thresholds[r][c], w) for r in rows]
+                # the rows' lines saved, and (a quarter as much) the cell's own: a row gets one line
+                # shorter only once all its cells do, which no single step may show
+                saved = sum(tallest[r] - max(others[r], new[r]) + 0.25 * (cur[r][c] - new[r]) for r in rows)
+                if saved > 1e-9:
+                    score = (saved / (w - widths[c]), widths[c] - w, -c)
+                    if best is None or score > best[0]:
+                        best = (score, c, w)
+        if best is None:
+            break
+        _, c, w = best
+        spare -= w - widths[c]
+        widths[c] = w
+        for r in rows:
+            cur[r][c] = _lines(thresholds[r][c], w)
+    return widths, spare
+
+
+def _cell_thresholds(m: Measure, text: str, lo: float, hi: float) -> list[float]:
+    """The (outer) widths at which a text takes 1, 2, ... lines, widest first, for the widths from
+    ``lo`` to ``hi`` (inner): [] when it is one line at ``lo`` already. Each is found by bisection on
+    the line breaking that draws it (pdf_text.Measure.wrap), to a tenth of a point."""
+    most = len(m.wrap(text, lo)) if text else 1
+    if most <= 1:
+        return []
+    out = []
+    for k in range(1, most):
+        a, b = lo, max(hi, lo)
+        if len(m.wrap(text, b)) > k:
+            out.append(float("inf"))  # not in k lines even at the natural width: out of reach
+            continue
+        while b - a > 0.1:
+            mid = (a + b) / 2
+            if len(m.wrap(text, mid)) <= k:
+                b = mid
+            else:
+                a = mid
+        out.append(b + 2 * PAD_X)
+    return out
 
 
 def widest_text(fig: BoundFigure, letters: int) -> str:
@@ -577,7 +622,7 @@ FITS = fits_for(PORTRAIT)
 
 
 def cell_styles(size: float) -> tuple[Style, Style]:
-    leading = round(size * 1.23, 2)
+    leading = round(size * 1.17, 2)
     return Style(NARROW, size, leading), Style(NARROW_BOLD, size, leading)
 
 
@@ -619,7 +664,6 @@ class TableLayout:
         for c, h in enumerate(self.headers):
             natural[c] = min(head.width(h), 90.0 * REF / TYPE_SIZES[0])
         width, longest = cell.width, cell.longest_word
-        widest: list[list[tuple[float, str]]] = [[] for _ in range(ncols)]  # a few widest texts per column
         seen: list[dict[str, tuple[str, float]]] = [{} for _ in range(ncols)]  # each distinct text once
         cleaned = []
         for row in self.rows:
@@ -645,11 +689,6 @@ class TableLayout:
                     fixed[c] = True
                     figure_w[c] = max(figure_w[c], w)
                 out.append(got)
-                top = widest[c]
-                if len(top) < WIDEST_SAMPLE:
-                    heapq.heappush(top, (w, text))
-                elif w > top[0][0]:
-                    heapq.heapreplace(top, (w, text))
                 if w > natural[c]:
                     natural[c] = w
                 if w > word_w[c]:
@@ -658,7 +697,7 @@ class TableLayout:
                     piece_w[c] = max(piece_w[c], pieces(text))
             cleaned.append(out)
         self.cells = cleaned
-        self.ref_natural, self.fixed, self.widest = natural, fixed, widest
+        self.ref_natural, self.fixed = natural, fixed
         self.ref_figure = figure_w
         self.ref_words = list(zip(word_w, piece_w, head_word, head_piece))
 
@@ -675,6 +714,31 @@ class TableLayout:
         head_cap = 60.0 if word_cap >= 40.0 else 0.0  # in the tightest fits headers break after / - _ too
         return [max(f * k, word(w, p, word_cap), word(hw, hp, head_cap) if head_cap else hp * k) + 2 * PAD_X
                 for f, (w, p, hw, hp) in zip(self.ref_figure, self.ref_words)]
+
+    def _thresholds(self, size: float, minimum: list[float], natural: list[float]) -> list[list[list[float]]]:
+        """For the header and a sample of the rows (at most WIDTH_SAMPLE, evenly spread: linear in the
+        rows whatever their number), each text cell's widths for 1, 2, ... lines at this type size,
+        between its column's minimum and natural widths (share_width)."""
+        cell, head = self.metrics(cell_styles(size)[0]), self.metrics(cell_styles(size)[1])
+        n = len(self.cells)
+        step = max(1, -(-n // WIDTH_SAMPLE))
+        sample = [(head, [(h, head.width(h)) for h in self.headers])]
+        sample += [(cell, row) for row in self.cells[::step]]
+        done: dict[tuple, list[float]] = {}
+        out = []
+        for m, row in sample:
+            thr_row = []
+            for c, value in enumerate(row):
+                if self.fixed[c] or type(value) is not tuple:
+                    thr_row.append(())
+                    continue
+                key = (m is head, c, value[0])
+                got = done.get(key)
+                if got is None:
+                    got = done[key] = _cell_thresholds(m, value[0], minimum[c] - 2 * PAD_X, natural[c] - 2 * PAD_X)
+                thr_row.append(got)
+            out.append(thr_row)
+        return out
 
     def fit(self, options: Sequence[tuple[Geometry, float, float]] | None = None,
             width: float | None = None) -> Geometry:
@@ -697,15 +761,10 @@ class TableLayout:
         self.cell_style, self.head_style = cell_styles(size)
         self.cell, self.head = self.metrics(self.cell_style), self.metrics(self.head_style)
         k = size / REF
-        natural = [min(n * k, 0.42 * total) + 2 * PAD_X for n in self.ref_natural]
+        natural = [max(min(n * k, 0.42 * total) + 2 * PAD_X, m) for n, m in zip(self.ref_natural, minimum)]
         cell = self.cell
-
-        def lines_at(c: int, w: float) -> int:
-            return max((len(cell.wrap(text, w - 2 * PAD_X)) for _, text in self.widest[c]), default=1)
-
-        k_ref = size / REF
-
-        self.widths = share_width(total, [max(n, m) for n, m in zip(natural, minimum)], minimum, self.fixed, lines_at)
+        k_ref = k
+        self.widths = share_width(total, natural, minimum, self.fixed, self._thresholds(size, minimum, natural))
         self.head_lines = [self.head.wrap(h, w - 2 * PAD_X) for h, w in zip(self.headers, self.widths)]
         self.head_h = max(len(x) for x in self.head_lines) * self.head_style.leading + 2 * PAD_Y
         leading = self.cell_style.leading
