@@ -30,6 +30,7 @@ from __future__ import annotations
 import gc
 from collections import defaultdict
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
@@ -61,6 +62,7 @@ KPI_FIGURE_MAX = 22.0
 KPI_FILL = HexColor("#eef3f9")
 KPI_EDGE = HexColor("#9fb6d0")
 TEXT_LIMIT = 20_000  # characters of one paragraph of free text
+ORPHAN_ROWS = 3  # rows a table or chart starts a page with, at least, when it goes on overleaf
 
 
 def _pstyle(name: str, style: Style, **kw) -> ParagraphStyle:
@@ -406,23 +408,77 @@ class PdfRenderer:
 
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         table = section.table
-        self.counts["table"] += 1
-        number = self.counts["table"]
-        kinds = [c.kind for c in table.columns]
         cohort = table.cohort.label()
         title = section.title if cohort in section.title else f"{section.title} ({cohort})"
-        layout, geometry = self._fitting_layout(
-            label=f"Table {number}", title=title, first_caption="" if cohort in section.title else f"Cohort: {cohort}",
-            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}", headers=[c.header for c in table.columns], rows=table.rows,
+        groups = self._column_groups(table)
+        for k, part in enumerate(groups):
+            self.counts["table"] += 1
+            number = self.counts["table"]
+            sub = table if len(groups) == 1 else replace(
+                table, columns=tuple(table.columns[c] for c in part), rows=tuple(tuple(row[c] for c in part) for row in table.rows))
+            caption = "" if cohort in section.title else f"Cohort: {cohort}"
+            if len(groups) > 1:  # a table too wide for the page at full size: its columns in parts, the row's keys in each
+                where = f"Table {number + 1}" if k == 0 else f"Table {number - k}"
+                caption = (f"{caption}; p" if caption else "P") + (
+                    f"art {k + 1} of {len(groups)} of its columns (the other{'s' if len(groups) > 2 else ''} "
+                    f"from {where} on, each row's rank, submitter and system repeated)")
+            layout = self._table_layout(sub, number, title, caption, part=k)
+            geometry = layout.fit(lay.fits_for(self.geometry))
+
+            def make(start, stop, continued, page, continues, layout=layout, number=number, sub=sub):
+                return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, sub))
+
+            keep, keep_figures = self._keep(layout, layout.head_height(False, geometry), geometry)
+            if k == 0:
+                self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep, keep_figures=keep_figures)
+                self.pager.add_run(layout.run(f"table {number}", make), gap=2.0)
+            else:
+                self.pager.add(_Lines([], BODY), 0.0, gap=lay.SECTION_GAP, keep=keep, keep_figures=keep_figures)
+                self.pager.add_run(layout.run(f"table {number}", make), gap=0.0)
+
+    def _table_layout(self, table: BoundTable, number: int, title: str, caption: str, part: int = 0) -> TableLayout:
+        kinds = [c.kind for c in table.columns]
+        return TableLayout(
+            self.metrics, letters=self.letters, label=f"Table {number}", title=title, first_caption=caption,
+            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
+            headers=[c.header for c in table.columns], rows=table.rows,
             numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds],
-            whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)])
+            whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)], part=part)
 
-        def make(start, stop, continued, page, continues):
-            return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, table))
-
-        keep, keep_figures = self._keep(layout, layout.head_height(False, geometry), geometry)
-        self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep, keep_figures=keep_figures)
-        self.pager.add_run(layout.run(f"table {number}", make), gap=2.0)
+    def _column_groups(self, table: BoundTable) -> list[list[int]]:
+        """The table's columns in one part when the page holds them at the full type size, else in
+        as few parts as hold them so (the longest words kept whole where they can), each part with
+        the columns that say whose row it is (rank, submitter, system) and then the next columns
+        in order; a table whose parts cannot be so gets smaller type instead (pdf_layout.fits_for)."""
+        every = list(range(len(table.columns)))
+        layout = self._table_layout(table, 0, "", "")
+        width, size = self.geometry.frame_w + 0.01, lay.CELL.size
+        if sum(layout.minimum(size, lay.WORD_CAPS[-1])) <= width:
+            return [every]
+        keys = [c for c, col in enumerate(table.columns) if col.kind == "rank" or col.key in ("submitter", "system")]
+        rest = [c for c in every if c not in keys]
+        best = None
+        for cap in lay.WORD_CAPS:
+            least = layout.minimum(size, cap)
+            base = sum(least[c] for c in keys)
+            groups, current = [], []
+            for c in rest:
+                if base + sum(least[x] for x in current) + least[c] <= width:
+                    current.append(c)
+                elif current and base + least[c] <= width:
+                    groups.append(current)
+                    current = [c]
+                else:
+                    groups = None
+                    break
+            if groups is None:
+                continue
+            groups.append(current)
+            if best is None or len(groups) < len(best[1]):
+                best = cap, groups
+        if best is None or len(best[1]) < 2:
+            return [every]
+        return [sorted(keys + g) for g in _even_groups(layout, keys, rest, len(best[1]), best[0], width)]
 
     def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
         table = section.table
@@ -483,7 +539,9 @@ class PdfRenderer:
         notes_h = self.notebook.block(list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w)
         if whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY:
             return whole, figures
-        return head + layout.heights[0] + layout.tail_h, layout.figures_of(0)
+        first = min(n, ORPHAN_ROWS)  # no table starts at a page's foot with a row or two and goes on overleaf
+        return (head + sum(layout.heights[:first]) + layout.tail_h,
+                [f for i in range(first) for f in layout.figures_of(i)])
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self.counts["headline"] += 1
@@ -513,13 +571,10 @@ class PdfRenderer:
                             title="Shape panel: both shapes in numbers", first_caption="Shape panel: both shapes in numbers",
                             shared=section.shape.sentence, headers=["Whose", "Shape, in numbers", "Load"], rows=rows)
         layouts = [layout for _, _, layout in panels]
-        widths = _panel_widths(layouts[0], layouts[1:], self.geometry)  # None: the panels are stacked
+        widths = _panel_widths(layouts[0], layouts[1:], self.geometry, choose=True)  # None: the panels are stacked
         intro = Paragraph(markup(BESIDE_RULE), P_SMALL)
         if widths is not None:
-            (left_w, right_w), options = widths
-            layouts[0].fit(options, width=left_w)
-            for t in layouts[1:]:
-                t.fit(options, width=right_w)
+            (left_w, right_w), options = widths  # the panels are laid out at these widths
             shape.fit(lay.fits_for(self.geometry))
             geometry = self.geometry
             # the heading keeps with it the intro, the first row of each panel and the whole shape
@@ -770,6 +825,40 @@ class PdfRenderer:
             rl_config.useA85 = a85
 
 
+def _even_groups(layout: TableLayout, keys: list[int], rest: list[int], parts: int, cap: float,
+                 width: float) -> list[list[int]]:
+    """``rest`` in order in ``parts`` runs, each holding its columns with the keys at their least
+    widths, and, of those, the runs whose widest wants the least more than the page to show its
+    texts unbroken (each column's natural width): the parts then wrap their rows alike."""
+    size = lay.CELL.size
+    least = layout.minimum(size, cap)
+    k = size / lay.REF
+    natural = [max(n * k + 2 * lay.PAD_X, m) for n, m in zip(layout.ref_natural, least)]
+    base_least, base_natural = sum(least[c] for c in keys), sum(natural[c] for c in keys)
+    n = len(rest)
+    inf = float("inf")
+    # best[j][i]: the least worst overflow of rest[:i] in j runs, and where its last run starts
+    best = [[(inf, 0)] * (n + 1) for _ in range(parts + 1)]
+    best[0][0] = (0.0, 0)
+    for j in range(1, parts + 1):
+        for i in range(1, n + 1):
+            for a in range(i):
+                group = rest[a:i]
+                if best[j - 1][a][0] == inf or base_least + sum(least[c] for c in group) > width:
+                    continue
+                over = max(best[j - 1][a][0], max(0.0, base_natural + sum(natural[c] for c in group) - width))
+                if over < best[j][i][0]:
+                    best[j][i] = (over, a)
+    if best[parts][n][0] == inf:  # cannot happen: the greedy grouping is one such
+        raise LayoutError("no grouping of the table's columns fits the page")
+    groups, i = [], n
+    for j in range(parts, 0, -1):
+        a = best[j][i][1]
+        groups.append(rest[a:i])
+        i = a
+    return groups[::-1]
+
+
 def _fit_together(layouts: Sequence[TableLayout], geometry: Geometry) -> Geometry:
     """The first fit (pdf_layout.fits_for) that holds every one of these tables, each then laid out
     in it: the panels of one section share a page and a look."""
@@ -783,20 +872,42 @@ def _fit_together(layouts: Sequence[TableLayout], geometry: Geometry) -> Geometr
     return geometry
 
 
-def _panel_widths(left: TableLayout, right: Sequence[TableLayout], g: Geometry):
+def _panel_widths(left: TableLayout, right: Sequence[TableLayout], g: Geometry, choose: bool = False):
     """The widths of a beside section's two panels side by side (MLPerf left; the own cohorts'
-    tables stacked right, in one width) and the fits they are laid out with: the frame less the
-    gutter, shared in proportion to what each panel needs at the full type size, keeping the longest
+    tables stacked right, in one width) and the fits they are laid out with, keeping the longest
     words whole where it can (WORD_CAPS). None when the panels do not hold their columns side by
-    side at the full type size: then they are stacked, each the frame's width, rather than shrunk."""
+    side at the full type size: then they are stacked, each the frame's width, rather than shrunk.
+    The frame less the gutter is shared in proportion to what each panel needs at least, or, with
+    ``choose``, at the share (of a few tried between each panel's least and most) whose taller panel
+    is the shortest: a panel of few narrow columns then leaves the other the width its names need
+    (the panels are laid out at the widths returned)."""
     room = g.frame_w - lay.PAIR_GUTTER
     for k, cap in enumerate(lay.WORD_CAPS):
         need_l = sum(left.minimum(lay.CELL.size, cap))
         need_r = max(sum(t.minimum(lay.CELL.size, cap)) for t in right) if right else 0.0
         if right and need_l + need_r <= room + 0.01:
+            options = [(g, lay.CELL.size, c) for c in lay.WORD_CAPS[k:]]
             left_w = room * need_l / (need_l + need_r)
-            return (left_w, room - left_w), [(g, lay.CELL.size, c) for c in lay.WORD_CAPS[k:]]
+            if choose:
+                left_w = min(_splits(need_l, need_r, room), key=lambda w: (_pair_height(left, right, options, w, room), w))
+                _pair_height(left, right, options, left_w, room)  # lay them out at the chosen widths
+            return (left_w, room - left_w), options
     return None
+
+
+def _splits(need_l: float, need_r: float, room: float, n: int = 12) -> list[float]:
+    """Left panel widths to try: from the left's least to the frame less the right's least."""
+    lo, hi = need_l, room - need_r
+    return [lo + (hi - lo) * i / n for i in range(n + 1)]
+
+
+def _pair_height(left: TableLayout, right: Sequence[TableLayout], options, left_w: float, room: float) -> float:
+    """The taller panel's height, every row in (heads included), with the left panel left_w wide."""
+    left.fit(options, width=left_w)
+    for t in right:
+        t.fit(options, width=room - left_w)
+    tall = [t.head_height(False, options[0][0]) + sum(t.heights) for t in (left, *right)]
+    return max(tall[0], sum(tall[1:]) + lay.STACK_GAP * (len(right) - 1))
 
 
 def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:

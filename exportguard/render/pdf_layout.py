@@ -116,13 +116,12 @@ class Metrics:
 # -- notes ------------------------------------------------------------------------------------------
 
 def note_columns(width: float) -> int:
-    """How many columns a notes area of this width holds: 3 on a landscape page, 2 on a portrait one."""
+    """The most columns a notes area of this width holds: 3 on a landscape page, 2 on a portrait one."""
     return max(1, min(3, int((width + NOTE_COLUMN_GAP) // (NOTE_COLUMN_MIN + NOTE_COLUMN_GAP))))
 
 
-def column_width(width: float) -> float:
-    k = note_columns(width)
-    return (width - NOTE_COLUMN_GAP * (k - 1)) / k
+def column_width(width: float, columns: int) -> float:
+    return (width - NOTE_COLUMN_GAP * (columns - 1)) / columns
 
 
 def balance(heights: Sequence[float], columns: int) -> tuple[float, list[int]]:
@@ -149,30 +148,60 @@ def balance(heights: Sequence[float], columns: int) -> tuple[float, list[int]]:
         h = grow
 
 
+@dataclass(frozen=True)
+class NotesPlan:
+    """A page's notes area: its height (rule left out), its columns, where each column after the first starts."""
+
+    height: float = 0.0
+    columns: int = 1
+    starts: tuple[int, ...] = ()
+
+
 class NoteBook:
     """The lines a note takes in a page's notes area, measured once per note and column width, and
-    the height of a page's notes area (its notes in columns where the page is wide)."""
+    the plan of a page's notes area: in the number of columns (up to note_columns) that takes the
+    least height, fewer columns on a tie. Many short notes go in columns (a row's note of 100 to 200
+    characters leaves the last line of most notes half empty at full width); a few long ones (an own
+    run's note) stay at full width, where one of them in a narrow column would stand tall alone."""
 
     def __init__(self, metrics: Metrics):
         self.measure = metrics(NOTE)
         self._lines: dict[tuple[Note, float], list[str]] = {}
+        self._heights: dict[tuple[Note, float], tuple[float, ...]] = {}
 
-    def lines(self, note: Note, width: float) -> list[str]:
-        """The note's lines in a notes area ``width`` points wide (the page frame's)."""
-        key = (note, width)
+    def lines(self, note: Note, width: float, columns: int = 1) -> list[str]:
+        """The note's lines in a notes area ``width`` points wide (the page frame's) of ``columns`` columns."""
+        inner = column_width(width, columns) - NOTE_GUTTER
+        key = (note, inner)
         got = self._lines.get(key)
         if got is None:
-            got = self._lines[key] = self.measure.wrap(clean(note.text, NOTE_LIMIT), column_width(width) - NOTE_GUTTER)
+            got = self._lines[key] = self.measure.wrap(clean(note.text, NOTE_LIMIT), inner)
         return got
 
-    def height(self, note: Note, width: float) -> float:
-        return len(self.lines(note, width)) * NOTE.leading + NOTE_GAP
+    def heights(self, note: Note, width: float) -> tuple[float, ...]:
+        """The note's height in 1, 2, ... columns (as many as the width holds)."""
+        key = (note, width)
+        got = self._heights.get(key)
+        if got is None:
+            got = self._heights[key] = tuple(len(self.lines(note, width, k)) * NOTE.leading + NOTE_GAP
+                                             for k in range(1, note_columns(width) + 1))
+        return got
+
+    def plan(self, heights: Sequence[tuple[float, ...]], width: float) -> NotesPlan:
+        if not heights:
+            return NotesPlan()
+        best = None
+        for k in range(1, note_columns(width) + 1):
+            h, starts = balance([x[k - 1] for x in heights], k)
+            if best is None or h < best.height - 1e-6:
+                best = NotesPlan(h, k, tuple(starts))
+        return best
 
     def block(self, notes: Sequence[Note], width: float) -> float:
         """The height of a notes area holding these notes, in this order (its rule included)."""
         if not notes:
             return 0.0
-        return NOTES_TOP + balance([self.height(n, width) for n in notes], note_columns(width))[0]
+        return NOTES_TOP + self.plan([self.heights(n, width) for n in notes], width).height
 
 
 # -- pages ------------------------------------------------------------------------------------------
@@ -191,8 +220,12 @@ class Page:
     items: list[Placed] = field(default_factory=list)
     used: float = 0.0
     figures: list[BoundFigure] = field(default_factory=list)
-    notes: dict[Note, float] = field(default_factory=dict)  # each note's height, in order of first appearance
-    notes_h: float = 0.0  # the notes area's height (its notes in columns), its rule left out
+    notes: dict[Note, tuple[float, ...]] = field(default_factory=dict)  # heights in 1, 2, ... columns, in order of first appearance
+    notes_plan: NotesPlan = NotesPlan()
+
+    @property
+    def notes_h(self) -> float:
+        return self.notes_plan.height
     lettering: Any = None  # walk.Lettering of the page's figures, once the page is final
 
     @property
@@ -235,18 +268,18 @@ class Pager:
         """The height the page's notes area grows by if these figures join the page (infinite when
         the page would hold more notes than one-letter marks can name: marks stay one letter)."""
         page, width = self.page, self.page.geometry.frame_w
-        new: list[float] = []
+        new: list[tuple[float, ...]] = []
         seen = set()
         for fig in figures:
             for note in fig.notes:
                 if note not in page.notes and note not in seen:
                     seen.add(note)
-                    new.append(self.notebook.height(note, width))
+                    new.append(self.notebook.heights(note, width))
         if not new:
             return 0.0
         if page.notes and len(page.notes) + len(new) > self.max_notes:
             return float("inf")
-        grown = balance(list(page.notes.values()) + new, note_columns(width))[0]
+        grown = self.notebook.plan(list(page.notes.values()) + new, width).height
         return grown - page.notes_h + (0.0 if page.notes else NOTES_TOP)
 
     def room(self) -> float:
@@ -275,10 +308,10 @@ class Pager:
             page.figures.append(fig)
             for note in fig.notes:
                 if note not in page.notes:
-                    page.notes[note] = self.notebook.height(note, width)
+                    page.notes[note] = self.notebook.heights(note, width)
                     grew = True
         if grew:
-            page.notes_h = balance(list(page.notes.values()), note_columns(width))[0]
+            page.notes_plan = self.notebook.plan(list(page.notes.values()), width)
 
     def reserve(self, height: float) -> None:
         self.page.used += height
@@ -635,7 +668,7 @@ class TableLayout:
     def __init__(self, metrics: Metrics, *, label: str, title: str, shared: str, headers: Sequence[str],
                  rows: Sequence[Sequence[str | BoundFigure]], numeric: Sequence[bool] = (),
                  derived: Sequence[bool] = (), first_caption: str | None = "", letters: int = 2,
-                 whole: Sequence[bool] = ()):
+                 whole: Sequence[bool] = (), part: int = 0):
         self.metrics = metrics
         self.cap, self.shared_m = metrics(CAPTION), metrics(SHARED)
         self.label = label
@@ -649,6 +682,7 @@ class TableLayout:
         self.numeric = list(numeric) or [False] * ncols
         self.derived = list(derived) or [False] * ncols
         self.whole = list(whole) or [False] * ncols  # text kept on one line, like a figure (a rank's words)
+        self.part = part  # a table too wide for the page is drawn in column parts: 0, 1, ...
         self._measure_at_ref()
 
     # -- once: cleaned cells and each column's natural and minimum width at the reference size --
@@ -929,16 +963,18 @@ def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -
     canv.line(0, top + 2.5, min(width, 160.0), top + 2.5)
     canv.restoreState()
     notes = lettering.notes()
-    _, starts = balance([notebook.height(n, width) for _, n in notes], note_columns(width))
-    step = column_width(width) + NOTE_COLUMN_GAP
+    plan = page.notes_plan
+    if [n for _, n in notes] != list(page.notes):  # columns hold the notes in the order they were planned
+        raise LayoutError(f"page {page.number}: its notes are lettered in another order than planned")
+    step = column_width(width, plan.columns) + NOTE_COLUMN_GAP
     t = TextRuns(canv)
     t.colour(INK)
     lift = (NOTE.leading - NOTE.size) * 0.5 + 0.5
     x, y = 0.0, top
     for k, (mark, note) in enumerate(notes):
-        if k in starts:
+        if k in plan.starts:
             x, y = x + step, top
-        lines = notebook.lines(note, width)
+        lines = notebook.lines(note, width, plan.columns)
         t.font(NOTE_MARK.font, NOTE_MARK.size)
         t.text(x, y - NOTE.leading + lift, f"[{mark}]")
         t.font(NOTE.font, NOTE.size)
@@ -949,17 +985,21 @@ def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -
 
 def density(pages: Sequence[Page]) -> dict:
     """What a planned briefing packs on a page (bench/density.py, tests): the fewest result rows on
-    a page a table fills before it continues (None when no table spans pages), all result rows, the
-    pages, the smallest table and note type sizes, and the page orientations in order of use."""
+    a page a table fills before it continues (it starts the page, under its section's heading at
+    most; None when no table spans pages), the result rows (each row once: a table in column parts
+    shows its rows in each part), the pages, the smallest table and note type sizes, and the page
+    orientations in order of use."""
     full, rows, sizes, orientations = [], 0, [], []
     for page in pages:
         if page.geometry.name not in orientations:
             orientations.append(page.geometry.name)
-        for share in (s for item in page.items for s in shares_of(item.payload)):
-            if isinstance(share, TableShare) and share.meta is not None:  # a result table, not the sources
-                rows += share.stop - share.start
-                sizes.append(share.layout.size)
-                if share.continues:
-                    full.append(share.stop - share.start)
+        for k, item in enumerate(page.items):
+            for share in shares_of(item.payload):
+                if isinstance(share, TableShare) and share.meta is not None:  # a result table, not the sources
+                    if share.layout.part == 0:
+                        rows += share.stop - share.start
+                    sizes.append(share.layout.size)
+                    if share.continues and (share.continued or k <= 1):
+                        full.append(share.stop - share.start)
     return dict(rows_per_page=min(full) if full else None, rows=rows, pages=len(pages),
                 table_pt=min(sizes) if sizes else None, notes_pt=NOTE.size, orientations=orientations)
