@@ -11,7 +11,7 @@ from exportguard.check.manifests import read_manifest
 from exportguard.render import export
 from exportguard.spec import build_report, parse_spec
 from tests.test_own_report import BESIDE, OWN_ONLY, mixed  # noqa: F401 - the store of real own-traffic files
-from tests.test_render_pdf import assert_bound_page_by_page, entries_by_page, pages_text, qpdf_check, squash
+from tests.test_render_pdf import assert_bound_page_by_page, entries_by_page, pages_raw, pages_text, qpdf_check, squash
 from tests.test_render_pdf_ranks import read_back_every_rank
 
 pytestmark = pytest.mark.real_data
@@ -32,7 +32,7 @@ def test_a_beside_section_draws_both_panels_and_the_shape_panel_together(beside_
     pages = assert_bound_page_by_page(path, manifest)  # each figure's notes on its own page, marks unique
     shown = sorted(entries_by_page(manifest))  # both panels on one page, or on two facing ones
     assert len(shown) <= 2 and shown == list(range(shown[0], shown[0] + len(shown)))
-    page = squash("".join(pages[shown[0] - 1:shown[-1] + 1]))
+    page = squash("".join(pages_raw(path)[shown[0] - 1:shown[-1] + 1]))  # in drawing order: panels side by side
     assert squash(f"MLPerf panel: {section.mlperf.cohort.label()}") in page
     for table in section.own:
         assert squash(f"Your runs panel: {table.cohort.label()}") in page

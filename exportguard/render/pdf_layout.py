@@ -14,6 +14,7 @@ reportlab's Table, whose layout of a long table is quadratic.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -86,7 +87,7 @@ DERIVED_FILL = HexColor("#f2f2f2")
 PAD_X, PAD_Y = 3.0, 1.9  # cell padding
 NOTES_TOP = 8.0  # the rule above a page's notes and the space around it
 NOTE_GAP = 1.2  # between two notes
-NOTE_GUTTER = 15.0  # the marks' column in the notes area
+NOTE_GUTTER = 17.0  # the marks' column in the notes area: "[m]" and a space that text extraction reads as one
 # A page's notes stand in columns where the page is wide: a row's note is about 100 to 200
 # characters, which at full width leaves the last line of most notes half empty; in columns of 45
 # to 60 characters a line reads easily and the notes area takes about a third less height.
@@ -638,6 +639,9 @@ def mark_letters(distinct_notes: int) -> int:
     return 1 if distinct_notes <= 26 else 2 if distinct_notes <= 702 else 3
 
 
+# A number and its unit in a text cell ("99 ms", "16 nodes"): one word to the line breaking, so that
+# no reader (a checker's column reading among them) finds the number alone on its line.
+QUANTITY = re.compile(r"[~≈]?\d[\d,.]*\s\S{1,8}")
 TYPE_SIZES = (CELL.size, 7.8, 7.0, 6.3, 5.6)  # cell type sizes, largest first; below the first only as a last resort
 REF = 10.0  # the size at which a table's widths are measured once (widths scale with the size)
 WORD_CAPS = (60.0, 44.0, 32.0, 24.0)
@@ -725,6 +729,8 @@ class TableLayout:
                 out.append(got)
                 if w > natural[c]:
                     natural[c] = w
+                if QUANTITY.fullmatch(text):  # "99 ms": a number is never parted from its unit
+                    word_w[c], piece_w[c] = max(word_w[c], w), max(piece_w[c], w)
                 if w > word_w[c]:
                     word_w[c] = max(word_w[c], longest(text))
                 if w > piece_w[c]:
