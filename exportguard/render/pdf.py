@@ -410,7 +410,9 @@ class PdfRenderer:
         table = section.table
         cohort = table.cohort.label()
         title = section.title if cohort in section.title else f"{section.title} ({cohort})"
-        groups = self._column_groups(table)
+        whole = self._table_layout(table, self.counts["table"] + 1, title,
+                                   "" if cohort in section.title else f"Cohort: {cohort}")
+        groups = self._column_groups(table, whole)
         for k, part in enumerate(groups):
             self.counts["table"] += 1
             number = self.counts["table"]
@@ -422,7 +424,7 @@ class PdfRenderer:
                 caption = (f"{caption}; p" if caption else "P") + (
                     f"art {k + 1} of {len(groups)} of its columns (the other{'s' if len(groups) > 2 else ''} "
                     f"from {where} on, each row's rank, submitter and system repeated)")
-            layout = self._table_layout(sub, number, title, caption, part=k)
+            layout = whole if len(groups) == 1 else self._table_layout(sub, number, title, caption, part=k)
             geometry = layout.fit(lay.fits_for(self.geometry))
 
             def make(start, stop, continued, page, continues, layout=layout, number=number, sub=sub):
@@ -445,13 +447,12 @@ class PdfRenderer:
             numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds],
             whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)], part=part)
 
-    def _column_groups(self, table: BoundTable) -> list[list[int]]:
+    def _column_groups(self, table: BoundTable, layout: TableLayout) -> list[list[int]]:
         """The table's columns in one part when the page holds them at the full type size, else in
         as few parts as hold them so (the longest words kept whole where they can), each part with
         the columns that say whose row it is (rank, submitter, system) and then the next columns
         in order; a table whose parts cannot be so gets smaller type instead (pdf_layout.fits_for)."""
         every = list(range(len(table.columns)))
-        layout = self._table_layout(table, 0, "", "")
         width, size = self.geometry.frame_w + 0.01, lay.CELL.size
         if sum(layout.minimum(size, lay.WORD_CAPS[-1])) <= width:
             return [every]
@@ -536,12 +537,23 @@ class PdfRenderer:
         n = len(layout.heights)
         figures = [f for i in range(n) for f in layout.figures_of(i)]
         whole = head + sum(layout.heights) + layout.tail_h
-        notes_h = self.notebook.block(list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w)
-        if whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY:
+        room = geometry.frame_h - lay.SAFETY - HEADING.leading * 2 - lay.SECTION_GAP
+        if whole <= room and whole + self.notebook.block(
+                list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w) <= room:
             return whole, figures
-        first = min(n, ORPHAN_ROWS)  # no table starts at a page's foot with a row or two and goes on overleaf
-        return (head + sum(layout.heights[:first]) + layout.tail_h,
-                [f for i in range(first) for f in layout.figures_of(i)])
+        # no table starts at a page's foot with a row or two and goes on overleaf: it keeps its first
+        # rows, as many of ORPHAN_ROWS as an empty page holds with their notes
+        def keep(first: int) -> tuple[float, list[BoundFigure]]:
+            return (head + sum(layout.heights[:first]) + layout.tail_h,
+                    [f for i in range(first) for f in layout.figures_of(i)])
+
+        first = 1
+        while first < min(n, ORPHAN_ROWS):
+            h, figs = keep(first + 1)
+            if h + self.notebook.block(list(dict.fromkeys(x for f in figs for x in f.notes)), geometry.frame_w) > room:
+                break
+            first += 1
+        return keep(first)
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self.counts["headline"] += 1

@@ -93,7 +93,7 @@ NOTE_GUTTER = 17.0  # the marks' column in the notes area: "[m]" and a space tha
 # to 60 characters a line reads easily and the notes area takes about a third less height.
 NOTE_COLUMN_MIN = 225.0  # points: the narrowest notes column (about 50 characters at 8 pt)
 NOTE_COLUMN_GAP = 14.0
-WIDTH_SAMPLE = 160  # rows of a table whose line breaks decide its column widths
+WIDTH_SAMPLE = 120  # rows of a table whose line breaks decide its column widths
 CELL_LIMIT = 240  # characters of one text cell before it is cut, visibly
 NOTE_LIMIT = 2000
 SECTION_GAP = 14.0
@@ -578,15 +578,21 @@ def _fewest_lines(widths: list[float], spare: float, natural: list[float],
     rows = range(len(thresholds))
     cur = [[_lines(thresholds[r][c], widths[c]) for c in range(ncols)] for r in rows]
     while spare > 0.01:
-        tallest = [max(x) for x in cur]
+        # each row's tallest cell, the column it is in, and its second tallest: a row's lines
+        # without column c are its tallest unless c holds it
+        tops = []
+        for x in cur:
+            c1 = max(range(ncols), key=x.__getitem__)
+            tops.append((x[c1], c1, max((x[c] for c in range(ncols) if c != c1), default=1)))
+        tallest = [t[0] for t in tops]
         best = None  # (saved lines per point, -cost, column, width)
         for c in range(ncols):
             if widths[c] >= natural[c] - 0.01:
                 continue
-            others = [max((cur[r][x] for x in range(ncols) if x != c), default=1) for r in rows]
+            others = [t[2] if t[1] == c else t[0] for t in tops]
             reach = min(natural[c], widths[c] + spare)
             cands = sorted({t for r in rows for t in thresholds[r][c] if widths[c] + 0.01 < t <= reach + 1e-6})
-            for w in cands[:24]:
+            for w in cands[:12]:
                 new = [_lines(thresholds[r][c], w) for r in rows]
                 # the rows' lines saved, and (a quarter as much) the cell's own: a row gets one line
                 # shorter only once all its cells do, which no single step may show
@@ -608,17 +614,17 @@ def _fewest_lines(widths: list[float], spare: float, natural: list[float],
 def _cell_thresholds(m: Measure, text: str, lo: float, hi: float) -> list[float]:
     """The (outer) widths at which a text takes 1, 2, ... lines, widest first, for the widths from
     ``lo`` to ``hi`` (inner): [] when it is one line at ``lo`` already. Each is found by bisection on
-    the line breaking that draws it (pdf_text.Measure.wrap), to a tenth of a point."""
+    the line breaking that draws it (pdf_text.Measure.wrap), to a quarter of a point."""
     most = len(m.wrap(text, lo)) if text else 1
     if most <= 1:
         return []
     out = []
-    for k in range(1, most):
+    for k in range(1, min(most, 4)):  # 1 to 3 lines: a cell of more is worth widening only to 3
         a, b = lo, max(hi, lo)
         if len(m.wrap(text, b)) > k:
             out.append(float("inf"))  # not in k lines even at the natural width: out of reach
             continue
-        while b - a > 0.1:
+        while b - a > 0.25:
             mid = (a + b) / 2
             if len(m.wrap(text, mid)) <= k:
                 b = mid
