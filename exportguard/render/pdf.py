@@ -420,10 +420,10 @@ class PdfRenderer:
                 table, columns=tuple(table.columns[c] for c in part), rows=tuple(tuple(row[c] for c in part) for row in table.rows))
             caption = "" if cohort in section.title else f"Cohort: {cohort}"
             if len(groups) > 1:  # a table too wide for the page at full size: its columns in parts, the row's keys in each
-                where = f"Table {number + 1}" if k == 0 else f"Table {number - k}"
+                others = " and ".join(f"Table {number - k + j}" for j in range(len(groups)) if j != k)
                 caption = (f"{caption}; p" if caption else "P") + (
-                    f"art {k + 1} of {len(groups)} of its columns (the other{'s' if len(groups) > 2 else ''} "
-                    f"from {where} on, each row's rank, submitter and system repeated)")
+                    f"art {k + 1} of {len(groups)} of its columns, the other{'s' if len(groups) > 2 else ''} in "
+                    f"{others}; each part shows each row's rank, submitter and system")
             layout = whole if len(groups) == 1 else self._table_layout(sub, number, title, caption, part=k)
             geometry = layout.fit(lay.fits_for(self.geometry))
 
@@ -448,13 +448,14 @@ class PdfRenderer:
             whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)], part=part)
 
     def _column_groups(self, table: BoundTable, layout: TableLayout) -> list[list[int]]:
-        """The table's columns in one part when the page holds them at the full type size, else in
-        as few parts as hold them so (the longest words kept whole where they can), each part with
+        """The table's columns in one part when the page holds them at the full type size with their
+        words whole (up to 60 points), else in as few parts as hold them so (the longest words kept
+        whole where they can; in one part the rows of such a table wrap into many lines), each part with
         the columns that say whose row it is (rank, submitter, system) and then the next columns
         in order; a table whose parts cannot be so gets smaller type instead (pdf_layout.fits_for)."""
         every = list(range(len(table.columns)))
         width, size = self.geometry.frame_w + 0.01, lay.CELL.size
-        if sum(layout.minimum(size, lay.WORD_CAPS[-1])) <= width:
+        if sum(layout.minimum(size, lay.WORD_CAPS[0])) <= width:  # every column, its words whole
             return [every]
         keys = [c for c, col in enumerate(table.columns) if col.kind == "rank" or col.key in ("submitter", "system")]
         rest = [c for c in every if c not in keys]
@@ -475,8 +476,8 @@ class PdfRenderer:
             if groups is None:
                 continue
             groups.append(current)
-            if best is None or len(groups) < len(best[1]):
-                best = cap, groups
+            best = cap, groups  # the first cap that gives parts: words kept whole before fewer parts
+            break
         if best is None or len(best[1]) < 2:
             return [every]
         return [sorted(keys + g) for g in _even_groups(layout, keys, rest, len(best[1]), best[0], width)]
