@@ -841,16 +841,14 @@ class PdfRenderer:
 def _even_groups(layout: TableLayout, keys: list[int], rest: list[int], parts: int, cap: float,
                  width: float) -> list[list[int]]:
     """``rest`` in order in ``parts`` runs, each holding its columns with the keys at their least
-    widths, and, of those, the runs whose widest wants the least more than the page to show its
-    texts unbroken (each column's natural width): the parts then wrap their rows alike."""
-    size = lay.CELL.size
-    least = layout.minimum(size, cap)
-    k = size / lay.REF
-    natural = [max(n * k + 2 * lay.PAD_X, m) for n, m in zip(layout.ref_natural, least)]
-    base_least, base_natural = sum(least[c] for c in keys), sum(natural[c] for c in keys)
+    widths, and, of those, the runs whose widest at least is the narrowest: every part then has
+    room to spare for its text columns (a part of three figures beside the keys would leave the
+    system names none)."""
+    least = layout.minimum(lay.CELL.size, cap)
+    base_least = sum(least[c] for c in keys)
     n = len(rest)
     inf = float("inf")
-    # best[j][i]: the least worst overflow of rest[:i] in j runs, and where its last run starts
+    # best[j][i]: the narrowest widest part of rest[:i] in j runs, and where its last run starts
     best = [[(inf, 0)] * (n + 1) for _ in range(parts + 1)]
     best[0][0] = (0.0, 0)
     for j in range(1, parts + 1):
@@ -859,7 +857,7 @@ def _even_groups(layout: TableLayout, keys: list[int], rest: list[int], parts: i
                 group = rest[a:i]
                 if best[j - 1][a][0] == inf or base_least + sum(least[c] for c in group) > width:
                     continue
-                over = max(best[j - 1][a][0], max(0.0, base_natural + sum(natural[c] for c in group) - width))
+                over = max(best[j - 1][a][0], base_least + sum(least[c] for c in group))
                 if over < best[j][i][0]:
                     best[j][i] = (over, a)
     if best[parts][n][0] == inf:  # cannot happen: the greedy grouping is one such

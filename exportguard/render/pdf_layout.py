@@ -619,7 +619,7 @@ def _cell_thresholds(m: Measure, text: str, lo: float, hi: float) -> list[float]
     if most <= 1:
         return []
     out = []
-    for k in range(1, min(most, 4)):  # 1 to 3 lines: a cell of more is worth widening only to 3
+    for k in range(1, min(most, 7)):  # up to 6 lines: a cell broken into more is not worth reading
         a, b = lo, max(hi, lo)
         if len(m.wrap(text, b)) > k:
             out.append(float("inf"))  # not in k lines even at the natural width: out of reach
