@@ -35,8 +35,21 @@ def test_type_sizes_and_one_orientation_on_the_real_data(v51_store, tmp_path, si
         page = pages[-1].geometry
         assert {round(p.geometry.page_w) for p in pages} == {round(page.page_w)}
         assert round(min(page.page_w, page.page_h)) == {"a4": 595, "letter": 612}[size]
-        if d["rows"] >= 15 and d["rows_per_page"] is not None:
-            print(f"{name} {size}: {d['rows_per_page']} rows on its fullest-page minimum")
+        # a page a table fills holds 8 rows or more with their notes (4 to 7 before notes in columns,
+        # widths from the rows' line breaks and column parts; bench/density-after.txt)
+        assert d["rows_per_page"] is None or d["rows_per_page"] >= 8, (name, size, d)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 16 item 3: 8 to 12 result rows on a full page of the v5.1 cohorts at "
+                   "8.6 / 8 pt, not 15 (bench/density-after.txt): the default columns need about 840 points to keep a "
+                   "row on one line (a landscape A4 frame has 762) and each row's note (citation.row_note) runs to "
+                   "about 770 points of text, which even in three columns takes more height than its row")
+@pytest.mark.parametrize("size", ["a4", "letter"])
+def test_fifteen_result_rows_on_every_page_a_table_fills(v51_store, tmp_path, size):
+    for name, report in _reports(v51_store):
+        _, pages = pdf.render_planned(report, tmp_path / f"{name}.pdf", page_size=size)
+        d = density(pages)
+        assert d["rows_per_page"] is None or d["rows_per_page"] >= 15, (name, size, d)
 
 
 def test_page_size_and_orientation_are_honoured(v51_store, tmp_path):

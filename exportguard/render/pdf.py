@@ -448,14 +448,17 @@ class PdfRenderer:
             whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)], part=part)
 
     def _column_groups(self, table: BoundTable, layout: TableLayout) -> list[list[int]]:
-        """The table's columns in one part when the page holds them at the full type size with their
-        words whole (up to 60 points), else in as few parts as hold them so (the longest words kept
+        """The table's columns in one part when the page (or, on a portrait page, a landscape one: a
+        document takes landscape for such a table, PdfRenderer._orientation) holds them at the full
+        type size with their words whole (up to 60 points), else in as few parts as hold them so (the longest words kept
         whole where they can; in one part the rows of such a table wrap into many lines), each part with
         the columns that say whose row it is (rank, submitter, system) and then the next columns
         in order; a table whose parts cannot be so gets smaller type instead (pdf_layout.fits_for)."""
         every = list(range(len(table.columns)))
         width, size = self.geometry.frame_w + 0.01, lay.CELL.size
-        if sum(layout.minimum(size, lay.WORD_CAPS[0])) <= width:  # every column, its words whole
+        wide = max(self.geometry.page_w, self.geometry.page_h) - 2 * lay.MARGIN_X + 0.01
+        need = sum(layout.minimum(size, lay.WORD_CAPS[0]))  # every column, its words whole
+        if need <= width or need <= wide:  # parts only for what a landscape page cannot hold either
             return [every]
         keys = [c for c, col in enumerate(table.columns) if col.kind == "rank" or col.key in ("submitter", "system")]
         rest = [c for c in every if c not in keys]
