@@ -3,7 +3,10 @@ and golden files pin what a small report looks like.
 
 Golden files live under tests/golden/: a small report built from real v5.1 results (a headline, a
 three-bar chart, a three-row table) exported at a fixed clock, as CSV and Markdown text and the
-significant XML (canonical, indented) of the deck's first slides and the workbook's first sheet.
+significant XML (canonical, indented) of the deck's first slides and the workbook's first sheet;
+and the example executive deck (examples/executive-deck.toml, real v5.1 data) in every format, in
+text form: every text a person can see, with where it is, as the checker's readers find it
+(tests/golden/examples/).
 When a change to a renderer is meant to change them, regenerate and review the diff:
 
     EXPORTGUARD_REGEN_GOLDEN=1 .venv/bin/python -m pytest -q tests/test_deterministic.py
@@ -80,8 +83,8 @@ def deck_report(v51_store):
 
 
 @pytest.fixture(scope="module")
-def small_report(tmp_path_factory):
-    """From a store of its own, ingested with a fixed retrieval date (the default is the files'
+def fixed_store(tmp_path_factory):
+    """A store of its own, ingested with a fixed retrieval date (the default is the files'
     modification date, which a fresh copy of the data changes)."""
     from exportguard.ingest import ingest_path
     from exportguard.store import open_store
@@ -89,12 +92,15 @@ def small_report(tmp_path_factory):
     from tests.conftest import SUMMARY_V51, TREE_V51
 
     store = open_store(f"sqlite:///{tmp_path_factory.mktemp('golden_store') / 'store.db'}")
-    try:
-        ingest_path(store, SUMMARY_V51, retrieved_on="2025-01-15")
-        ingest_path(store, TREE_V51, retrieved_on="2025-01-15")
-        return build_report(store, parse_spec(SMALL_SPEC, name="golden.toml"))
-    finally:
-        store.close()
+    ingest_path(store, SUMMARY_V51, retrieved_on="2025-01-15")
+    ingest_path(store, TREE_V51, retrieved_on="2025-01-15")
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def small_report(fixed_store):
+    return build_report(fixed_store, parse_spec(SMALL_SPEC, name="golden.toml"))
 
 
 def test_two_exports_with_source_date_epoch_are_byte_identical_in_every_format(deck_report, tmp_path, monkeypatch):
@@ -237,3 +243,50 @@ def test_a_selection_is_dated_by_the_export_clock(monkeypatch):
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1757376000")  # 2025-09-09
     assert Selection(()).report.generated_on == "2025-09-09"
+
+
+# -- the example deck in every format, in text form ---------------------------------------------------
+
+class _TextForm:
+    """A checker sink that keeps every text it is fed, with its location, one line each."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def scope(self, name: str) -> None:
+        self.lines.append(f"== {name}")
+
+    def item(self, key: str, where: str, text: str, value=None, **_kw) -> None:
+        self.lines.append(f"{where}: {text}" if value is None else f"{where}: {text}  [value {value!r}]")
+
+    def __getattr__(self, name):  # the sink's other calls (notes, manifests) are not text a person sees
+        return lambda *a, **k: None
+
+
+def text_form(path: Path) -> str:
+    from exportguard.check.engine import _format, read
+
+    sink = _TextForm()
+    read(path, _format(path), sink)
+    return "\n".join(sink.lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def example_export(fixed_store, tmp_path_factory):
+    report = build_report(fixed_store, load_spec(ROOT / "examples" / "executive-deck.toml"))
+    folder = tmp_path_factory.mktemp("golden_examples")
+    files = export(report, [folder / f"executive-deck.{ext}" for ext in FORMATS], clock=Clock.from_epoch(EPOCH))
+    return {f.name: f for f in files if not f.name.endswith(".json")}
+
+
+@pytest.mark.parametrize("ext", FORMATS)
+def test_golden_text_of_the_example_deck(ext, example_export, request):
+    text = text_form(example_export[f"executive-deck.{ext}"])
+    path = GOLDEN / "examples" / f"executive-deck.{ext}.txt"
+    if _regenerate(request):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="")
+    assert path.is_file(), f"{path} is missing: run with EXPORTGUARD_REGEN_GOLDEN=1 to write it (see the docstring)"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"the text of executive-deck.{ext} differs from {path}; if the change is meant, regenerate "
+        "(EXPORTGUARD_REGEN_GOLDEN=1) and review `git diff tests/golden/`")

@@ -36,7 +36,7 @@ from ..model import (
     arrival_for,
 )
 from ..reference import canonical_scenario, parse_benchmark
-from . import KINDS_READ, Item, Skipped, Source, display, one_row, open_regular
+from .source import KINDS_READ, Item, Skipped, Source, display, one_row, open_regular
 from .build import mlperf_result
 from .csv_cells import cell_count as _count, cell_date as _date, cell_number as _number
 from .own_csv import OWN_COLUMNS, OWN_ONLY, own_row_result

@@ -16,7 +16,8 @@ from typing import Iterator, Mapping
 from ..errors import SourceError
 from ..model import SUITES, TPS_SUMMARY, Provenance
 from ..reference import canonical_scenario, errata, is_other_llm, parse_benchmark
-from . import MAX_SOURCE_BYTES, Item, Skipped, Source, decode_utf8, display, one_row, read_regular, strict_json, warned
+from .source import MAX_SOURCE_BYTES, Item, Skipped, Source, decode_utf8, display, one_row, read_regular, warned
+from . import strict_json
 from .build import mlperf_result, name_is_blank
 from .numbers import SUMMARY_TEXT, json_count, json_number, parse_number, unwrap_numpy_scalar
 from .repeats import judge

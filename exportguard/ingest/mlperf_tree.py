@@ -23,7 +23,7 @@ from typing import Iterator
 from ..errors import SourceError
 from ..model import LOAD_RUN_LOG, TPS_ACCURACY_LOG, TPS_DERIVED, Load, Provenance, arrival_for
 from ..reference import canonical_scenario, is_other_llm, model_references, parse_benchmark
-from . import KINDS_READ, Item, Quarantined, Skipped, Source, decode_utf8, display, file_kind, one_row, read_regular, warned
+from .source import KINDS_READ, Item, Quarantined, Skipped, Source, decode_utf8, display, file_kind, one_row, read_regular, warned
 from .build import name_is_blank
 from .mlperf_logs import derived_tokens_per_sample, parse_accuracy, parse_performance_summary, parse_system_description
 

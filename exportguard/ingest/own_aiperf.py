@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..errors import SourceError
 from ..model import (NOT_RECORDED, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON, OWN_TRACE)
-from . import Skipped
+from .source import Skipped
 from .own_build import Measured, run_digest
 from .own_json import Keys, Record, positive_or_none
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import SourceError
-from . import LOAD_TEST_FILES, Item, Skipped, Source, one_row, read_regular
+from .source import LOAD_TEST_FILES, Item, Skipped, Source, one_row, read_regular
 from . import own_aiperf, own_guidellm, own_llmperf, own_sglang, own_vllm
 from .own_build import own_result
 from .own_json import MAX_OWN_BYTES, Record, decode, parse

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..errors import SourceError
-from . import decode_utf8
+from .source import decode_utf8
 from . import strict_json
 from .numbers import json_count, json_number
 from .repeats import Repeat, judge

@@ -62,7 +62,7 @@ NOT_DESCRIBED = SystemDescription()
 
 def load_system(path: str | Path) -> SystemDescription:
     """Read a system description; an error names the file, the line and the key."""
-    from . import decode_utf8, read_regular
+    from .source import decode_utf8, read_regular
 
     path = Path(path)
     shown = str(path)
