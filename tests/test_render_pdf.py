@@ -73,6 +73,15 @@ def pages_text(pdf: Path) -> list[str]:
     return pages[:-1] if pages and not pages[-1].strip() else pages
 
 
+def pages_raw(pdf: Path) -> list[str]:
+    """pdftotext -raw, one string per page: the text in drawing order, so that each note of a notes
+    area in columns reads whole (the -layout reading puts the columns' lines side by side)."""
+    done = subprocess.run([tool("pdftotext"), "-raw", str(pdf), "-"], capture_output=True, text=True, check=True,
+                          timeout=120)
+    pages = done.stdout.split("\f")
+    return pages[:-1] if pages and not pages[-1].strip() else pages
+
+
 def squash(text: str) -> str:
     """Text without any white space: a note broken over lines (even inside a word) still matches."""
     return re.sub(r"\s+", "", text)
@@ -102,11 +111,11 @@ def assert_bound_page_by_page(pdf: Path, manifest: dict) -> list[str]:
     that page's notes area holds exactly the notes of the figures on it, lettered from [a]."""
     from exportguard.render.pdf_text import clean
 
-    pages = pages_text(pdf)
+    pages, raw = pages_text(pdf), pages_raw(pdf)
     for number, entries in entries_by_page(manifest).items():
         page = pages[number - 1]
         lines = page.splitlines()
-        flat = squash(page)
+        flat = squash(raw[number - 1])
         wanted: dict[str, str] = {}
         for entry in entries:
             shown = entry["shown"]["text"]
@@ -118,7 +127,7 @@ def assert_bound_page_by_page(pdf: Path, manifest: dict) -> list[str]:
                 assert f"[{mark}]" in shown
                 assert squash(f"[{mark}]{clean(note, 2000)}") in flat, f"page {number}: note [{mark}] of {shown!r} missing"
                 assert wanted.setdefault(mark, note) == note, f"page {number}: mark [{mark}] means two notes"
-        marks = note_marks(page)
+        marks = note_marks(raw[number - 1])
         assert sorted(marks) == sorted(wanted), f"page {number}: notes {marks} for figures marked {sorted(wanted)}"
         assert marks == [mark_name(i) for i in range(len(marks))], f"page {number}: lettered {marks}"
     return pages

@@ -11,7 +11,7 @@ from exportguard.check.manifests import read_manifest
 from exportguard.render import export
 from exportguard.spec import build_report, parse_spec
 from tests.test_own_report import BESIDE, OWN_ONLY, mixed  # noqa: F401 - the store of real own-traffic files
-from tests.test_render_pdf import assert_bound_page_by_page, entries_by_page, pages_text, qpdf_check, squash
+from tests.test_render_pdf import assert_bound_page_by_page, entries_by_page, pages_raw, pages_text, qpdf_check, squash
 from tests.test_render_pdf_ranks import read_back_every_rank
 
 pytestmark = pytest.mark.real_data
@@ -32,7 +32,7 @@ def test_a_beside_section_draws_both_panels_and_the_shape_panel_together(beside_
     pages = assert_bound_page_by_page(path, manifest)  # each figure's notes on its own page, marks unique
     shown = sorted(entries_by_page(manifest))  # both panels on one page, or on two facing ones
     assert len(shown) <= 2 and shown == list(range(shown[0], shown[0] + len(shown)))
-    page = squash("".join(pages[shown[0] - 1:shown[-1] + 1]))
+    page = squash("".join(pages_raw(path)[shown[0] - 1:shown[-1] + 1]))  # in drawing order: panels side by side
     assert squash(f"MLPerf panel: {section.mlperf.cohort.label()}") in page
     for table in section.own:
         assert squash(f"Your runs panel: {table.cohort.label()}") in page
@@ -222,6 +222,48 @@ def test_side_by_side_rows_that_do_not_fit_continue_side_by_side_with_heads_repe
     shown = sum(s.stop - s.start for p in pages for i in p.items for s in lay.shares_of(i.payload)
                 if getattr(s, "meta", None) and s.meta[3] is report.sections[0].mlperf)
     assert shown == len(report.sections[0].mlperf.rows)  # every row once
+    assert_bound_page_by_page(path, read_manifest(path))
+    [result] = check([path])
+    assert result.status == "clean", [str(h) for h in result.hits[:5]]
+
+
+@pytest.mark.parametrize("size", ["a4", "letter"])
+def test_the_default_beside_section_on_a4_and_letter(mixed, tmp_path, size):  # noqa: F811
+    """Asserts, for the default columns (guard.BESIDE_COLUMNS, OWN_BESIDE_COLUMNS): on A4 landscape
+    the MLPerf panel and the first own panel stand side by side (the own panel right of the MLPerf
+    one, tops level) on the section's first page with the whole shape panel under them; on Letter,
+    whose frame is 50 points narrower, the two panels cannot hold their columns side by side at
+    8.6 pt with the system names readable (the own figure with its no-band words and labels alone
+    is 261 points), so they are stacked, each the frame's width, the shape panel after them. Either
+    way: table text >= 8.5 pt, notes >= 8 pt, one orientation, every figure's notes on its own page,
+    and the file checks clean."""
+    from exportguard.render import pdf_layout as lay
+    from exportguard.render.pdf import render_planned
+
+    report = build_report(mixed, parse_spec(BESIDE))
+    [section] = report.sections
+    path = tmp_path / f"beside-{size}.pdf"
+    _, pages = render_planned(report, path, page_size=size)
+    d = lay.density(pages)
+    assert d["table_pt"] >= 8.5 and d["notes_pt"] >= 8.0 and len(d["orientations"]) == 1, d
+    shape_page = next(p for p in pages for i in p.items for s in lay.shares_of(i.payload)
+                      if isinstance(s, lay.TableShare) and s.meta is None and "Shape panel" in s.layout.title)
+    pairs = [p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items)]
+    if size == "a4":
+        first = pairs[0]
+        assert shape_page is first  # the shape panel under the panels, on their first page
+        [pair] = [i.payload for i in first.items if isinstance(i.payload, lay.PairShare)]
+        left, right = pair.columns
+        assert left and right and left[0][0].meta[3] is section.mlperf and right[0][0].meta[3] is section.own[0]
+        assert left[0][0].start == right[0][0].start == 0
+        words = _words(path, first.number)
+        mx, my = _first_x(words, "Table 1. MLPerf panel:")
+        ox, oy = _first_x(words, "Table 2. Your runs panel:")
+        assert ox > mx + 200 and abs(oy - my) < 1.0
+    else:
+        assert not pairs
+        assert all(s.layout.width == pages[0].geometry.frame_w for p in pages for i in p.items
+                   for s in lay.shares_of(i.payload) if isinstance(s, lay.TableShare))
     assert_bound_page_by_page(path, read_manifest(path))
     [result] = check([path])
     assert result.status == "clean", [str(h) for h in result.hits[:5]]

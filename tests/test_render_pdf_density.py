@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from exportguard.render import pdf
-from exportguard.render.pdf_layout import density, geometry
+from exportguard.render.pdf_layout import TableShare, balance, density, geometry
 from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
 from tests.test_render_pdf import REPO
 
@@ -31,12 +31,25 @@ def test_type_sizes_and_one_orientation_on_the_real_data(v51_store, tmp_path, si
         d = density(pages)
         assert len(d["orientations"]) == 1, (name, d["orientations"])
         assert d["notes_pt"] >= 8.0
-        assert d["table_pt"] is None or d["table_pt"] >= 8.5 or name.startswith("llama3.1-8b"), (name, size, d)
+        assert d["table_pt"] is None or d["table_pt"] >= 8.5, (name, size, d)
         page = pages[-1].geometry
         assert {round(p.geometry.page_w) for p in pages} == {round(page.page_w)}
         assert round(min(page.page_w, page.page_h)) == {"a4": 595, "letter": 612}[size]
-        if d["rows"] >= 15 and d["rows_per_page"] is not None:
-            print(f"{name} {size}: {d['rows_per_page']} rows on its fullest-page minimum")
+        # a page a table fills holds 8 rows or more with their notes (4 to 7 before notes in columns,
+        # widths from the rows' line breaks and column parts; bench/density-after.txt)
+        assert d["rows_per_page"] is None or d["rows_per_page"] >= 8, (name, size, d)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 16 item 3: 8 to 12 result rows on a full page of the v5.1 cohorts at "
+                   "8.6 / 8 pt, not 15 (bench/density-after.txt): the default columns need about 840 points to keep a "
+                   "row on one line (a landscape A4 frame has 762) and each row's note (citation.row_note) runs to "
+                   "about 770 points of text, which even in three columns takes more height than its row")
+@pytest.mark.parametrize("size", ["a4", "letter"])
+def test_fifteen_result_rows_on_every_page_a_table_fills(v51_store, tmp_path, size):
+    for name, report in _reports(v51_store):
+        _, pages = pdf.render_planned(report, tmp_path / f"{name}.pdf", page_size=size)
+        d = density(pages)
+        assert d["rows_per_page"] is None or d["rows_per_page"] >= 15, (name, size, d)
 
 
 def test_page_size_and_orientation_are_honoured(v51_store, tmp_path):
@@ -58,3 +71,59 @@ def test_a_spec_names_its_page_and_a_bad_value_is_a_one_line_error():
         parse_spec('title = "t"\n[[section]]\nkind = "text"\ntitle = "x"\ntext = "y"\n[outputs]\npage_size = "a3"\n')
     assert "page_size" in str(e.value) and "\n" not in str(e.value)
 
+
+
+@pytest.mark.parametrize("size", ["a4", "letter"])
+def test_a_wide_table_goes_in_column_parts_at_full_size(v51_store, tmp_path, size):
+    """Asserts: vendor-comparison.toml (12 columns, three of them figures: 945 points at least at
+    8.6 pt, wider than either landscape frame) is drawn at 8.6 pt in column parts, each part with the
+    row's rank, submitter and system, every figure column in exactly one part, each part's caption
+    naming the other; every figure's notes stand on its page and the PDF checks clean."""
+    from exportguard.check.engine import check
+    from exportguard.check.manifests import read_manifest
+    from exportguard.spec import load_prices
+    from tests.test_render_pdf import assert_bound_page_by_page
+
+    spec = load_spec(REPO / "examples" / "vendor-comparison.toml")
+    report = build_report(v51_store, spec, load_prices(spec.base_dir / spec.prices))
+    path = tmp_path / f"vendor-{size}.pdf"
+    _, pages = pdf.render_planned(report, path, page_size=size)
+    d = density(pages)
+    assert d["table_pt"] == pdf.lay.CELL.size and d["rows"] == sum(len(s.table.rows) for s in report.sections)
+    layouts = {id(s.layout): s.layout for p in pages for i in p.items for s in [i.payload]
+               if isinstance(s, TableShare) and s.meta is not None}.values()
+    parts = [x for x in layouts if x.part > 0]
+    assert parts, "no table went in column parts"
+    for layout in layouts:
+        assert layout.headers[:3] == ["Rank", "Submitter", "System"]
+    figure_headers = [h for x in layouts for h, num in zip(x.headers, x.numeric) if num]
+    assert sorted(figure_headers) == sorted(c.header for s in report.sections for c in s.table.columns
+                                            if c.kind in ("figure", "derived"))
+    assert any("Part 2 of 2 of its columns, the other in Table" in x.first_caption for x in parts)
+    assert_bound_page_by_page(path, read_manifest(path))
+    [result] = check([path])
+    assert result.status == "clean", [str(h) for h in result.hits[:5]]
+
+
+def test_notes_go_in_the_columns_that_take_the_least_height():
+    """Asserts: balance keeps the notes in order, each whole, and finds the least height for k
+    columns (checked against every way of cutting them); many short notes take columns, one long
+    note among few short ones stays at full width (NoteBook.plan)."""
+    from itertools import combinations
+
+    heights = [20.0, 38.8, 11.0, 29.4, 20.0, 11.0, 47.6, 20.0]
+    for k in (1, 2, 3):
+        h, starts = balance(heights, k)
+        cuts = [0, *starts, len(heights)]
+        assert len(starts) < k and max(sum(heights[a:b]) for a, b in zip(cuts, cuts[1:])) <= h + 1e-6
+        best = min(max(sum(heights[a:b]) for a, b in zip((0, *c), (*c, len(heights))))
+                   for n in range(k) for c in combinations(range(1, len(heights)), n))
+        assert h == pytest.approx(best)
+    from exportguard.render.pdf_layout import NoteBook, Metrics
+
+    book = NoteBook(Metrics())
+    width = geometry("a4", "landscape").frame_w
+    short = [(10.4, 10.4, 19.6)] * 9  # one line at full width or in two columns, two lines in three
+    assert book.plan(short, width).columns == 2
+    long = [(40.0, 77.0, 113.8), (10.4, 10.4, 19.6)]  # an own run's note: tall in a narrow column
+    assert book.plan(long, width).columns == 1

@@ -15,7 +15,7 @@ from exportguard.render import export
 from exportguard.report import BesideSection, ChartSection, KpiSection, TableSection
 from exportguard.spec import build_report, load_spec, parse_spec
 from exportguard.wording import NOT_RANKED_SENTENCE, TIE_RULE
-from tests.test_render_pdf import FULL_SPEC, LOCATION, REPO, pages_text, squash
+from tests.test_render_pdf import FULL_SPEC, LOCATION, REPO, pages_raw, pages_text, squash
 
 pytestmark = pytest.mark.real_data
 
@@ -44,7 +44,7 @@ def read_back_every_rank(store, report, path, extra: dict) -> int:
     """Read every rank statement off the PDF's pages (the first words of the line that shows a
     figure of the column ranked by) and check it against is_tie for every pair it covers: the
     figure and each other figure it was ranked among. Returns the pairs checked."""
-    pages = pages_text(path)
+    pages, raw = pages_text(path), pages_raw(path)
     manifest = read_manifest(path)
     slack = {}
     for s in report.sections:
@@ -62,7 +62,7 @@ def read_back_every_rank(store, report, path, extra: dict) -> int:
         if m is None:
             continue  # a table or chart without ranks
         statements += 1
-        flat = squash(page)
+        flat = squash(raw[p - 1])  # in drawing order: a shared conditions block reads whole beside another panel
         if m.group(4):
             assert squash(NOT_RANKED_SENTENCE) in flat, f"page {p}: 'not ranked' without its sentence"
             continue

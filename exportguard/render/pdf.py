@@ -30,6 +30,7 @@ from __future__ import annotations
 import gc
 from collections import defaultdict
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
@@ -61,6 +62,7 @@ KPI_FIGURE_MAX = 22.0
 KPI_FILL = HexColor("#eef3f9")
 KPI_EDGE = HexColor("#9fb6d0")
 TEXT_LIMIT = 20_000  # characters of one paragraph of free text
+ORPHAN_ROWS = 3  # rows a table or chart starts a page with, at least, when it goes on overleaf
 
 
 def _pstyle(name: str, style: Style, **kw) -> ParagraphStyle:
@@ -272,7 +274,9 @@ class PdfRenderer:
         notes = set()
         for _, fig in report.figures():
             notes.update(fig.notes)
-        self.letters = lay.mark_letters(len(notes))  # a page never holds more notes than the report
+        # the pager keeps a page to 26 notes (one-letter marks), unless one figure alone has more
+        most = max((len(fig.notes) for _, fig in report.figures()), default=0)
+        self.letters = lay.mark_letters(max(min(len(notes), lay.MAX_PAGE_NOTES), most))
         # every page's geometry: one orientation per document, portrait unless asked or unless a
         # table's columns (each figure whole, at the one type size) need a landscape page's width
         if orientation is None:
@@ -280,7 +284,7 @@ class PdfRenderer:
         self.geometry = lay.geometry(page_size, orientation)
         self.report, self.path = report, Path(path)
         self.notebook = NoteBook(self.metrics)
-        self.pager = Pager(self.notebook, self.geometry)
+        self.pager = Pager(self.notebook, self.geometry, lay.MAX_PAGE_NOTES)
         self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
         self.toc: list[tuple[str, str]] = []  # (entry, key)
         self.toc_pages: dict[str, int] = {}
@@ -404,23 +408,82 @@ class PdfRenderer:
 
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         table = section.table
-        self.counts["table"] += 1
-        number = self.counts["table"]
-        kinds = [c.kind for c in table.columns]
         cohort = table.cohort.label()
         title = section.title if cohort in section.title else f"{section.title} ({cohort})"
-        layout, geometry = self._fitting_layout(
-            label=f"Table {number}", title=title, first_caption="" if cohort in section.title else f"Cohort: {cohort}",
-            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}", headers=[c.header for c in table.columns], rows=table.rows,
+        whole = self._table_layout(table, self.counts["table"] + 1, title,
+                                   "" if cohort in section.title else f"Cohort: {cohort}")
+        groups = self._column_groups(table, whole)
+        for k, part in enumerate(groups):
+            self.counts["table"] += 1
+            number = self.counts["table"]
+            sub = table if len(groups) == 1 else replace(
+                table, columns=tuple(table.columns[c] for c in part), rows=tuple(tuple(row[c] for c in part) for row in table.rows))
+            caption = "" if cohort in section.title else f"Cohort: {cohort}"
+            if len(groups) > 1:  # a table too wide for the page at full size: its columns in parts, the row's keys in each
+                others = " and ".join(f"Table {number - k + j}" for j in range(len(groups)) if j != k)
+                caption = (f"{caption}; p" if caption else "P") + (
+                    f"art {k + 1} of {len(groups)} of its columns, the other{'s' if len(groups) > 2 else ''} in "
+                    f"{others}; each part shows each row's rank, submitter and system")
+            layout = whole if len(groups) == 1 else self._table_layout(sub, number, title, caption, part=k)
+            geometry = layout.fit(lay.fits_for(self.geometry))
+
+            def make(start, stop, continued, page, continues, layout=layout, number=number, sub=sub):
+                return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, sub))
+
+            keep, keep_figures = self._keep(layout, layout.head_height(False, geometry), geometry)
+            if k == 0:
+                self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep, keep_figures=keep_figures)
+                self.pager.add_run(layout.run(f"table {number}", make), gap=2.0)
+            else:
+                self.pager.add(_Lines([], BODY), 0.0, gap=lay.SECTION_GAP, keep=keep, keep_figures=keep_figures)
+                self.pager.add_run(layout.run(f"table {number}", make), gap=0.0)
+
+    def _table_layout(self, table: BoundTable, number: int, title: str, caption: str, part: int = 0) -> TableLayout:
+        kinds = [c.kind for c in table.columns]
+        return TableLayout(
+            self.metrics, letters=self.letters, label=f"Table {number}", title=title, first_caption=caption,
+            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
+            headers=[c.header for c in table.columns], rows=table.rows,
             numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds],
-            whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)])
+            whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)], part=part)
 
-        def make(start, stop, continued, page, continues):
-            return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, table))
-
-        keep, keep_figures = self._keep(layout, layout.head_height(False, geometry), geometry)
-        self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep, keep_figures=keep_figures)
-        self.pager.add_run(layout.run(f"table {number}", make), gap=2.0)
+    def _column_groups(self, table: BoundTable, layout: TableLayout) -> list[list[int]]:
+        """The table's columns in one part when the page (or, on a portrait page, a landscape one: a
+        document takes landscape for such a table, PdfRenderer._orientation) holds them at the full
+        type size with their words whole (up to 60 points), else in as few parts as hold them so (the longest words kept
+        whole where they can; in one part the rows of such a table wrap into many lines), each part with
+        the columns that say whose row it is (rank, submitter, system) and then the next columns
+        in order; a table whose parts cannot be so gets smaller type instead (pdf_layout.fits_for)."""
+        every = list(range(len(table.columns)))
+        width, size = self.geometry.frame_w + 0.01, lay.CELL.size
+        wide = max(self.geometry.page_w, self.geometry.page_h) - 2 * lay.MARGIN_X + 0.01
+        need = sum(layout.minimum(size, lay.WORD_CAPS[0]))  # every column, its words whole
+        if need <= width or need <= wide:  # parts only for what a landscape page cannot hold either
+            return [every]
+        keys = [c for c, col in enumerate(table.columns) if col.kind == "rank" or col.key in ("submitter", "system")]
+        rest = [c for c in every if c not in keys]
+        best = None
+        for cap in lay.WORD_CAPS:
+            least = layout.minimum(size, cap)
+            base = sum(least[c] for c in keys)
+            groups, current = [], []
+            for c in rest:
+                if base + sum(least[x] for x in current) + least[c] <= width:
+                    current.append(c)
+                elif current and base + least[c] <= width:
+                    groups.append(current)
+                    current = [c]
+                else:
+                    groups = None
+                    break
+            if groups is None:
+                continue
+            groups.append(current)
+            best = cap, groups  # the first cap that gives parts: words kept whole before fewer parts
+            break
+        if best is None or len(best[1]) < 2:
+            return [every]
+        return [sorted(keys + g) for g in _even_groups(layout, keys, rest, len(best[1]), best[0], width)]
 
     def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
         table = section.table
@@ -478,11 +541,23 @@ class PdfRenderer:
         n = len(layout.heights)
         figures = [f for i in range(n) for f in layout.figures_of(i)]
         whole = head + sum(layout.heights) + layout.tail_h
-        notes = {note for f in figures for note in f.notes}
-        notes_h = sum(self.notebook.height(note, geometry.frame_w) for note in notes) + (lay.NOTES_TOP if notes else 0.0)
-        if whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY:
+        room = geometry.frame_h - lay.SAFETY - HEADING.leading * 2 - lay.SECTION_GAP
+        if whole <= room and whole + self.notebook.block(
+                list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w) <= room:
             return whole, figures
-        return head + layout.heights[0] + layout.tail_h, layout.figures_of(0)
+        # no table starts at a page's foot with a row or two and goes on overleaf: it keeps its first
+        # rows, as many of ORPHAN_ROWS as an empty page holds with their notes
+        def keep(first: int) -> tuple[float, list[BoundFigure]]:
+            return (head + sum(layout.heights[:first]) + layout.tail_h,
+                    [f for i in range(first) for f in layout.figures_of(i)])
+
+        first = 1
+        while first < min(n, ORPHAN_ROWS):
+            h, figs = keep(first + 1)
+            if h + self.notebook.block(list(dict.fromkeys(x for f in figs for x in f.notes)), geometry.frame_w) > room:
+                break
+            first += 1
+        return keep(first)
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self.counts["headline"] += 1
@@ -512,13 +587,10 @@ class PdfRenderer:
                             title="Shape panel: both shapes in numbers", first_caption="Shape panel: both shapes in numbers",
                             shared=section.shape.sentence, headers=["Whose", "Shape, in numbers", "Load"], rows=rows)
         layouts = [layout for _, _, layout in panels]
-        widths = _panel_widths(layouts[0], layouts[1:], self.geometry)  # None: the panels are stacked
+        widths = _panel_widths(layouts[0], layouts[1:], self.geometry, choose=True)  # None: the panels are stacked
         intro = Paragraph(markup(BESIDE_RULE), P_SMALL)
         if widths is not None:
-            (left_w, right_w), options = widths
-            layouts[0].fit(options, width=left_w)
-            for t in layouts[1:]:
-                t.fit(options, width=right_w)
+            (left_w, right_w), options = widths  # the panels are laid out at these widths
             shape.fit(lay.fits_for(self.geometry))
             geometry = self.geometry
             # the heading keeps with it the intro, the first row of each panel and the whole shape
@@ -527,8 +599,8 @@ class PdfRenderer:
             pair_keep = (intro.wrap(geometry.frame_w, 1e6)[1] + 4.0 + head + 8.0 +
                          shape.head_height(False, geometry) + sum(shape.heights))
             pair_figures = layouts[0].figures_of(0) + layouts[1].figures_of(0)
-            pair_notes = {note for f in pair_figures for note in f.notes}
-            need = pair_keep + sum(self.notebook.height(x, geometry.frame_w) for x in pair_notes) + lay.NOTES_TOP
+            need = pair_keep + self.notebook.block(list(dict.fromkeys(x for f in pair_figures for x in f.notes)),
+                                                   geometry.frame_w)
             if need + HEADING.leading * 2 + lay.SECTION_GAP > geometry.frame_h - lay.SAFETY:
                 widths = None
         if widths is None:
@@ -536,8 +608,7 @@ class PdfRenderer:
         intro_h = intro.wrap(geometry.frame_w, 1e6)[1]
         shape_h = shape.head_height(False, geometry) + sum(shape.heights)
         figures = [f for _, t, _ in panels for _, _, f in t.figures()]
-        notes = {note for f in figures for note in f.notes}
-        notes_h = sum(self.notebook.height(note, geometry.frame_w) for note in notes) + (lay.NOTES_TOP if notes else 0.0)
+        notes_h = self.notebook.block(list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w)
 
         def makers(number, table, layout):
             def make(start, stop, continued, page, continues):
@@ -740,8 +811,8 @@ class PdfRenderer:
                     flow = _Share(flow, item.height)
                 flow.wrapOn(canv, g.frame_w, item.height)
                 flow.drawOn(canv, lay.MARGIN_X, y)
-            if page.notes:
-                _Notes(page, self.notebook).drawOn(canv, lay.MARGIN_X, lay.MARGIN_BOTTOM)
+            if page.notes:  # right under the page's content: no empty band between a table and its notes
+                _Notes(page, self.notebook).drawOn(canv, lay.MARGIN_X, y - page.notes_block())
             t = TextRuns(canv)
             rules = [(g.page_h - 35, page.number > 1), (lay.MARGIN_BOTTOM - 12, True)]
             t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.5 w\n" + "\n".join(
@@ -770,6 +841,38 @@ class PdfRenderer:
             rl_config.useA85 = a85
 
 
+def _even_groups(layout: TableLayout, keys: list[int], rest: list[int], parts: int, cap: float,
+                 width: float) -> list[list[int]]:
+    """``rest`` in order in ``parts`` runs, each holding its columns with the keys at their least
+    widths, and, of those, the runs whose widest at least is the narrowest: every part then has
+    room to spare for its text columns (a part of three figures beside the keys would leave the
+    system names none)."""
+    least = layout.minimum(lay.CELL.size, cap)
+    base_least = sum(least[c] for c in keys)
+    n = len(rest)
+    inf = float("inf")
+    # best[j][i]: the narrowest widest part of rest[:i] in j runs, and where its last run starts
+    best = [[(inf, 0)] * (n + 1) for _ in range(parts + 1)]
+    best[0][0] = (0.0, 0)
+    for j in range(1, parts + 1):
+        for i in range(1, n + 1):
+            for a in range(i):
+                group = rest[a:i]
+                if best[j - 1][a][0] == inf or base_least + sum(least[c] for c in group) > width:
+                    continue
+                over = max(best[j - 1][a][0], base_least + sum(least[c] for c in group))
+                if over < best[j][i][0]:
+                    best[j][i] = (over, a)
+    if best[parts][n][0] == inf:  # cannot happen: the greedy grouping is one such
+        raise LayoutError("no grouping of the table's columns fits the page")
+    groups, i = [], n
+    for j in range(parts, 0, -1):
+        a = best[j][i][1]
+        groups.append(rest[a:i])
+        i = a
+    return groups[::-1]
+
+
 def _fit_together(layouts: Sequence[TableLayout], geometry: Geometry) -> Geometry:
     """The first fit (pdf_layout.fits_for) that holds every one of these tables, each then laid out
     in it: the panels of one section share a page and a look."""
@@ -783,20 +886,42 @@ def _fit_together(layouts: Sequence[TableLayout], geometry: Geometry) -> Geometr
     return geometry
 
 
-def _panel_widths(left: TableLayout, right: Sequence[TableLayout], g: Geometry):
+def _panel_widths(left: TableLayout, right: Sequence[TableLayout], g: Geometry, choose: bool = False):
     """The widths of a beside section's two panels side by side (MLPerf left; the own cohorts'
-    tables stacked right, in one width) and the fits they are laid out with: the frame less the
-    gutter, shared in proportion to what each panel needs at the full type size, keeping the longest
+    tables stacked right, in one width) and the fits they are laid out with, keeping the longest
     words whole where it can (WORD_CAPS). None when the panels do not hold their columns side by
-    side at the full type size: then they are stacked, each the frame's width, rather than shrunk."""
+    side at the full type size: then they are stacked, each the frame's width, rather than shrunk.
+    The frame less the gutter is shared in proportion to what each panel needs at least, or, with
+    ``choose``, at the share (of a few tried between each panel's least and most) whose taller panel
+    is the shortest: a panel of few narrow columns then leaves the other the width its names need
+    (the panels are laid out at the widths returned)."""
     room = g.frame_w - lay.PAIR_GUTTER
     for k, cap in enumerate(lay.WORD_CAPS):
         need_l = sum(left.minimum(lay.CELL.size, cap))
         need_r = max(sum(t.minimum(lay.CELL.size, cap)) for t in right) if right else 0.0
         if right and need_l + need_r <= room + 0.01:
+            options = [(g, lay.CELL.size, c) for c in lay.WORD_CAPS[k:]]
             left_w = room * need_l / (need_l + need_r)
-            return (left_w, room - left_w), [(g, lay.CELL.size, c) for c in lay.WORD_CAPS[k:]]
+            if choose:
+                left_w = min(_splits(need_l, need_r, room), key=lambda w: (_pair_height(left, right, options, w, room), w))
+                _pair_height(left, right, options, left_w, room)  # lay them out at the chosen widths
+            return (left_w, room - left_w), options
     return None
+
+
+def _splits(need_l: float, need_r: float, room: float, n: int = 12) -> list[float]:
+    """Left panel widths to try: from the left's least to the frame less the right's least."""
+    lo, hi = need_l, room - need_r
+    return [lo + (hi - lo) * i / n for i in range(n + 1)]
+
+
+def _pair_height(left: TableLayout, right: Sequence[TableLayout], options, left_w: float, room: float) -> float:
+    """The taller panel's height, every row in (heads included), with the left panel left_w wide."""
+    left.fit(options, width=left_w)
+    for t in right:
+        t.fit(options, width=room - left_w)
+    tall = [t.head_height(False, options[0][0]) + sum(t.heights) for t in (left, *right)]
+    return max(tall[0], sum(tall[1:]) + lay.STACK_GAP * (len(right) - 1))
 
 
 def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:

@@ -14,7 +14,7 @@ reportlab's Table, whose layout of a long table is quadratic.
 """
 from __future__ import annotations
 
-import heapq
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -72,8 +72,8 @@ CAPTION = Style(SANS_BOLD, 9.5, 12.0)
 CELL = Style(NARROW, 8.6, 10.4)
 HEAD = Style(NARROW_BOLD, 8.6, 10.4)
 SHARED = Style(NARROW_OBLIQUE, 8.0, 9.5)  # a table's shared conditions
-NOTE = Style(NARROW, 8.0, 9.4)
-NOTE_MARK = Style(NARROW_BOLD, 8.0, 9.4)
+NOTE = Style(NARROW, 8.0, 9.2)
+NOTE_MARK = Style(NARROW_BOLD, 8.0, 9.2)
 SMALL = Style(SANS_OBLIQUE, 7.4, 8.8)  # page furniture: the footer's caveat line, "continues" lines
 LEGEND = Style(NARROW_OBLIQUE, 8.0, 9.5)  # a chart's legend: read like a note
 
@@ -84,14 +84,20 @@ HEAD_FILL = HexColor("#dde5ef")
 ZEBRA = HexColor("#f3f5f8")
 DERIVED_FILL = HexColor("#f2f2f2")
 
-PAD_X, PAD_Y = 3.2, 2.6  # cell padding
+PAD_X, PAD_Y = 3.0, 1.9  # cell padding
 NOTES_TOP = 8.0  # the rule above a page's notes and the space around it
 NOTE_GAP = 1.2  # between two notes
-NOTE_GUTTER = 17.0  # the marks' column in the notes area
-WIDEST_SAMPLE = 6  # the widest texts of a column that decide its width
+NOTE_GUTTER = 17.0  # the marks' column in the notes area: "[m]" and a space that text extraction reads as one
+# A page's notes stand in columns where the page is wide: a row's note is about 100 to 200
+# characters, which at full width leaves the last line of most notes half empty; in columns of 45
+# to 60 characters a line reads easily and the notes area takes about a third less height.
+NOTE_COLUMN_MIN = 225.0  # points: the narrowest notes column (about 50 characters at 8 pt)
+NOTE_COLUMN_GAP = 14.0
+WIDTH_SAMPLE = 120  # rows of a table whose line breaks decide its column widths
 CELL_LIMIT = 240  # characters of one text cell before it is cut, visibly
 NOTE_LIMIT = 2000
 SECTION_GAP = 14.0
+MAX_PAGE_NOTES = 26  # a page's notes, so that its marks are one letter ([a] to [z]): narrower figure columns
 CONTINUES_H = 10.0  # "Table 2 continues on the next page."
 
 
@@ -110,22 +116,93 @@ class Metrics:
 
 # -- notes ------------------------------------------------------------------------------------------
 
+def note_columns(width: float) -> int:
+    """The most columns a notes area of this width holds: 3 on a landscape page, 2 on a portrait one."""
+    return max(1, min(3, int((width + NOTE_COLUMN_GAP) // (NOTE_COLUMN_MIN + NOTE_COLUMN_GAP))))
+
+
+def column_width(width: float, columns: int) -> float:
+    return (width - NOTE_COLUMN_GAP * (columns - 1)) / columns
+
+
+def balance(heights: Sequence[float], columns: int) -> tuple[float, list[int]]:
+    """The notes, kept in order and each whole, in at most ``columns`` columns filled top down, left
+    to right: the least height that holds them, and the index at which each column after the first
+    starts. Greedy filling at a height H holds them iff H is at least this least height, so H goes up
+    from its lower bound to the next height at which a column could take one more note."""
+    if not heights:
+        return 0.0, []
+    if columns <= 1:
+        return sum(heights), []
+    h = max(max(heights), sum(heights) / columns)
+    while True:
+        starts, col, grow = [], 0.0, float("inf")
+        for i, x in enumerate(heights):
+            if col + x > h + 1e-6:
+                grow = min(grow, col + x)
+                starts.append(i)
+                col = x
+            else:
+                col += x
+        if len(starts) < columns:
+            return h, starts
+        h = grow
+
+
+@dataclass(frozen=True)
+class NotesPlan:
+    """A page's notes area: its height (rule left out), its columns, where each column after the first starts."""
+
+    height: float = 0.0
+    columns: int = 1
+    starts: tuple[int, ...] = ()
+
+
 class NoteBook:
-    """The lines a note takes in a page's notes area, measured once per note and page width."""
+    """The lines a note takes in a page's notes area, measured once per note and column width, and
+    the plan of a page's notes area: in the number of columns (up to note_columns) that takes the
+    least height, fewer columns on a tie. Many short notes go in columns (a row's note of 100 to 200
+    characters leaves the last line of most notes half empty at full width); a few long ones (an own
+    run's note) stay at full width, where one of them in a narrow column would stand tall alone."""
 
     def __init__(self, metrics: Metrics):
         self.measure = metrics(NOTE)
         self._lines: dict[tuple[Note, float], list[str]] = {}
+        self._heights: dict[tuple[Note, float], tuple[float, ...]] = {}
 
-    def lines(self, note: Note, width: float) -> list[str]:
-        key = (note, width)
+    def lines(self, note: Note, width: float, columns: int = 1) -> list[str]:
+        """The note's lines in a notes area ``width`` points wide (the page frame's) of ``columns`` columns."""
+        inner = column_width(width, columns) - NOTE_GUTTER
+        key = (note, inner)
         got = self._lines.get(key)
         if got is None:
-            got = self._lines[key] = self.measure.wrap(clean(note.text, NOTE_LIMIT), width - NOTE_GUTTER)
+            got = self._lines[key] = self.measure.wrap(clean(note.text, NOTE_LIMIT), inner)
         return got
 
-    def height(self, note: Note, width: float) -> float:
-        return len(self.lines(note, width)) * NOTE.leading + NOTE_GAP
+    def heights(self, note: Note, width: float) -> tuple[float, ...]:
+        """The note's height in 1, 2, ... columns (as many as the width holds)."""
+        key = (note, width)
+        got = self._heights.get(key)
+        if got is None:
+            got = self._heights[key] = tuple(len(self.lines(note, width, k)) * NOTE.leading + NOTE_GAP
+                                             for k in range(1, note_columns(width) + 1))
+        return got
+
+    def plan(self, heights: Sequence[tuple[float, ...]], width: float) -> NotesPlan:
+        if not heights:
+            return NotesPlan()
+        best = None
+        for k in range(1, note_columns(width) + 1):
+            h, starts = balance([x[k - 1] for x in heights], k)
+            if best is None or h < best.height - 1e-6:
+                best = NotesPlan(h, k, tuple(starts))
+        return best
+
+    def block(self, notes: Sequence[Note], width: float) -> float:
+        """The height of a notes area holding these notes, in this order (its rule included)."""
+        if not notes:
+            return 0.0
+        return NOTES_TOP + self.plan([self.heights(n, width) for n in notes], width).height
 
 
 # -- pages ------------------------------------------------------------------------------------------
@@ -144,8 +221,12 @@ class Page:
     items: list[Placed] = field(default_factory=list)
     used: float = 0.0
     figures: list[BoundFigure] = field(default_factory=list)
-    notes: dict[Note, float] = field(default_factory=dict)  # in order of first appearance
-    notes_h: float = 0.0
+    notes: dict[Note, tuple[float, ...]] = field(default_factory=dict)  # heights in 1, 2, ... columns, in order of first appearance
+    notes_plan: NotesPlan = NotesPlan()
+
+    @property
+    def notes_h(self) -> float:
+        return self.notes_plan.height
     lettering: Any = None  # walk.Lettering of the page's figures, once the page is final
 
     @property
@@ -163,8 +244,9 @@ class Page:
 class Pager:
     """Fills pages top to bottom, reserving each page's notes area as figures are added."""
 
-    def __init__(self, notebook: NoteBook, first: Geometry = PORTRAIT):
+    def __init__(self, notebook: NoteBook, first: Geometry = PORTRAIT, max_notes: int = MAX_PAGE_NOTES):
         self.notebook = notebook
+        self.max_notes = max_notes
         self.pages: list[Page] = [Page(1, first)]
 
     @property
@@ -184,17 +266,22 @@ class Pager:
                 self.new_page(geometry)
 
     def _notes_cost(self, figures: Sequence[BoundFigure]) -> float:
-        """The height the page's notes area grows by if these figures join the page."""
+        """The height the page's notes area grows by if these figures join the page (infinite when
+        the page would hold more notes than one-letter marks can name: marks stay one letter)."""
         page, width = self.page, self.page.geometry.frame_w
-        cost, seen = 0.0, set()
+        new: list[tuple[float, ...]] = []
+        seen = set()
         for fig in figures:
             for note in fig.notes:
                 if note not in page.notes and note not in seen:
                     seen.add(note)
-                    cost += self.notebook.height(note, width)
-        if cost and not page.notes:
-            cost += NOTES_TOP
-        return cost
+                    new.append(self.notebook.heights(note, width))
+        if not new:
+            return 0.0
+        if page.notes and len(page.notes) + len(new) > self.max_notes:
+            return float("inf")
+        grown = self.notebook.plan(list(page.notes.values()) + new, width).height
+        return grown - page.notes_h + (0.0 if page.notes else NOTES_TOP)
 
     def room(self) -> float:
         page = self.page
@@ -217,13 +304,15 @@ class Pager:
 
     def add_figures(self, figures: Sequence[BoundFigure]) -> None:
         page, width = self.page, self.page.geometry.frame_w
+        grew = False
         for fig in figures:
             page.figures.append(fig)
             for note in fig.notes:
                 if note not in page.notes:
-                    h = self.notebook.height(note, width)
-                    page.notes[note] = h
-                    page.notes_h += h
+                    page.notes[note] = self.notebook.heights(note, width)
+                    grew = True
+        if grew:
+            page.notes_plan = self.notebook.plan(list(page.notes.values()), width)
 
     def reserve(self, height: float) -> None:
         self.page.used += height
@@ -443,39 +532,20 @@ def sentence(caption: str) -> str:
 
 
 def share_width(total: float, natural: list[float], minimum: list[float], fixed: list[bool],
-                lines_at: Callable[[int, float], int] | None = None) -> list[float]:
-    """Column widths: every column at least its minimum (its longest word, a figure's whole text).
-    The fewest lines per row that the page width allows decides the first share: each column gets
-    the width its widest cells need to fit in that many lines (``lines_at(column, width)``). What is
-    left goes in equal shares to the columns still narrower than their natural width
-    (water-filling), then to the text columns."""
+                thresholds: Sequence[Sequence[Sequence[float]]] | None = None) -> list[float]:
+    """Column widths: every column at least its minimum (its longest word, a figure's whole text),
+    then the page width goes where it saves the most lines. ``thresholds[r][c]`` lists, for a sample
+    row r (the header among them) and a text column c, the widths at which its cell takes 1, 2, ...
+    lines (widest first; empty where the cell is one line at any width it can get); a row is as
+    tall as its tallest cell. Each step widens the one column whose next threshold saves the most
+    row lines per point (a system name kept to two lines rather than every 'tokens/sample' cell
+    broken into three). What no line needs goes in equal shares to the columns still narrower than
+    their natural width (water-filling), then to the text columns."""
     ncols = len(natural)
     widths = list(minimum)
-
-    def need(c: int, lines: int) -> float:
-        lo, hi = minimum[c], natural[c]
-        if hi <= lo or lines_at is None or lines_at(c, lo) <= lines:
-            return lo if lines_at is not None and lines_at(c, lo) <= lines else hi
-        for _ in range(14):  # the narrowest width at which the column's widest cells take <= lines
-            mid = (lo + hi) / 2
-            if lines_at(c, mid) <= lines:
-                hi = mid
-            else:
-                lo = mid
-        return hi
-
-    chosen = 9
-    for lines in range(1, 9):
-        want = [need(c, lines) for c in range(ncols)]
-        if sum(want) <= total:
-            widths, chosen = want, lines
-            break
     spare = total - sum(widths)
-    for lines in range(chosen - 1, 0, -1):  # then fewer lines where that is cheap, cheapest first
-        for extra, c in sorted((need(c, lines) - widths[c], c) for c in range(ncols)):
-            if 0.01 < extra <= spare:
-                widths[c] += extra
-                spare -= extra
+    if thresholds:
+        widths, spare = _fewest_lines(widths, spare, natural, thresholds)
     while spare > 0.01:
         hungry = [c for c in range(ncols) if natural[c] - widths[c] > 0.01]
         if not hungry:
@@ -493,6 +563,77 @@ def share_width(total: float, natural: list[float], minimum: list[float], fixed:
     return widths
 
 
+def _lines(thr: Sequence[float], w: float) -> int:
+    """Lines a cell takes at width w, from its thresholds (the width for 1 line, for 2, ...)."""
+    for k, t in enumerate(thr):
+        if w >= t - 1e-6:
+            return k + 1
+    return len(thr) + 1
+
+
+def _fewest_lines(widths: list[float], spare: float, natural: list[float],
+                  thresholds: Sequence[Sequence[Sequence[float]]]) -> tuple[list[float], float]:
+    """share_width's first share: greedy, a threshold at a time (linear in the sample's rows per step)."""
+    ncols = len(widths)
+    rows = range(len(thresholds))
+    cur = [[_lines(thresholds[r][c], widths[c]) for c in range(ncols)] for r in rows]
+    while spare > 0.01:
+        # each row's tallest cell, the column it is in, and its second tallest: a row's lines
+        # without column c are its tallest unless c holds it
+        tops = []
+        for x in cur:
+            c1 = max(range(ncols), key=x.__getitem__)
+            tops.append((x[c1], c1, max((x[c] for c in range(ncols) if c != c1), default=1)))
+        tallest = [t[0] for t in tops]
+        best = None  # (saved lines per point, -cost, column, width)
+        for c in range(ncols):
+            if widths[c] >= natural[c] - 0.01:
+                continue
+            others = [t[2] if t[1] == c else t[0] for t in tops]
+            reach = min(natural[c], widths[c] + spare)
+            cands = sorted({t for r in rows for t in thresholds[r][c] if widths[c] + 0.01 < t <= reach + 1e-6})
+            for w in cands[:12]:
+                new = [_lines(thresholds[r][c], w) for r in rows]
+                # the rows' lines saved, and (a quarter as much) the cell's own: a row gets one line
+                # shorter only once all its cells do, which no single step may show
+                saved = sum(tallest[r] - max(others[r], new[r]) + 0.25 * (cur[r][c] - new[r]) for r in rows)
+                if saved > 1e-9:
+                    score = (saved / (w - widths[c]), widths[c] - w, -c)
+                    if best is None or score > best[0]:
+                        best = (score, c, w)
+        if best is None:
+            break
+        _, c, w = best
+        spare -= w - widths[c]
+        widths[c] = w
+        for r in rows:
+            cur[r][c] = _lines(thresholds[r][c], w)
+    return widths, spare
+
+
+def _cell_thresholds(m: Measure, text: str, lo: float, hi: float) -> list[float]:
+    """The (outer) widths at which a text takes 1, 2, ... lines, widest first, for the widths from
+    ``lo`` to ``hi`` (inner): [] when it is one line at ``lo`` already. Each is found by bisection on
+    the line breaking that draws it (pdf_text.Measure.wrap), to a quarter of a point."""
+    most = len(m.wrap(text, lo)) if text else 1
+    if most <= 1:
+        return []
+    out = []
+    for k in range(1, min(most, 7)):  # up to 6 lines: a cell broken into more is not worth reading
+        a, b = lo, max(hi, lo)
+        if len(m.wrap(text, b)) > k:
+            out.append(float("inf"))  # not in k lines even at the natural width: out of reach
+            continue
+        while b - a > 0.25:
+            mid = (a + b) / 2
+            if len(m.wrap(text, mid)) <= k:
+                b = mid
+            else:
+                a = mid
+        out.append(b + 2 * PAD_X)
+    return out
+
+
 def widest_text(fig: BoundFigure, letters: int) -> str:
     """The figure's text with the widest marks it can get on a page whose marks have at most
     ``letters`` letters ('m' is the widest letter of the font)."""
@@ -504,6 +645,9 @@ def mark_letters(distinct_notes: int) -> int:
     return 1 if distinct_notes <= 26 else 2 if distinct_notes <= 702 else 3
 
 
+# A number and its unit in a text cell ("99 ms", "16 nodes"): one word to the line breaking, so that
+# no reader (a checker's column reading among them) finds the number alone on its line.
+QUANTITY = re.compile(r"[~≈]?\d[\d,.]*\s\S{1,8}")
 TYPE_SIZES = (CELL.size, 7.8, 7.0, 6.3, 5.6)  # cell type sizes, largest first; below the first only as a last resort
 REF = 10.0  # the size at which a table's widths are measured once (widths scale with the size)
 WORD_CAPS = (60.0, 44.0, 32.0, 24.0)
@@ -521,7 +665,7 @@ FITS = fits_for(PORTRAIT)
 
 
 def cell_styles(size: float) -> tuple[Style, Style]:
-    leading = round(size * 1.23, 2)
+    leading = round(size * 1.17, 2)
     return Style(NARROW, size, leading), Style(NARROW_BOLD, size, leading)
 
 
@@ -534,7 +678,7 @@ class TableLayout:
     def __init__(self, metrics: Metrics, *, label: str, title: str, shared: str, headers: Sequence[str],
                  rows: Sequence[Sequence[str | BoundFigure]], numeric: Sequence[bool] = (),
                  derived: Sequence[bool] = (), first_caption: str | None = "", letters: int = 2,
-                 whole: Sequence[bool] = ()):
+                 whole: Sequence[bool] = (), part: int = 0):
         self.metrics = metrics
         self.cap, self.shared_m = metrics(CAPTION), metrics(SHARED)
         self.label = label
@@ -548,6 +692,7 @@ class TableLayout:
         self.numeric = list(numeric) or [False] * ncols
         self.derived = list(derived) or [False] * ncols
         self.whole = list(whole) or [False] * ncols  # text kept on one line, like a figure (a rank's words)
+        self.part = part  # a table too wide for the page is drawn in column parts: 0, 1, ...
         self._measure_at_ref()
 
     # -- once: cleaned cells and each column's natural and minimum width at the reference size --
@@ -563,7 +708,6 @@ class TableLayout:
         for c, h in enumerate(self.headers):
             natural[c] = min(head.width(h), 90.0 * REF / TYPE_SIZES[0])
         width, longest = cell.width, cell.longest_word
-        widest: list[list[tuple[float, str]]] = [[] for _ in range(ncols)]  # a few widest texts per column
         seen: list[dict[str, tuple[str, float]]] = [{} for _ in range(ncols)]  # each distinct text once
         cleaned = []
         for row in self.rows:
@@ -589,20 +733,17 @@ class TableLayout:
                     fixed[c] = True
                     figure_w[c] = max(figure_w[c], w)
                 out.append(got)
-                top = widest[c]
-                if len(top) < WIDEST_SAMPLE:
-                    heapq.heappush(top, (w, text))
-                elif w > top[0][0]:
-                    heapq.heapreplace(top, (w, text))
                 if w > natural[c]:
                     natural[c] = w
+                if QUANTITY.fullmatch(text):  # "99 ms": a number is never parted from its unit
+                    word_w[c], piece_w[c] = max(word_w[c], w), max(piece_w[c], w)
                 if w > word_w[c]:
                     word_w[c] = max(word_w[c], longest(text))
                 if w > piece_w[c]:
                     piece_w[c] = max(piece_w[c], pieces(text))
             cleaned.append(out)
         self.cells = cleaned
-        self.ref_natural, self.fixed, self.widest = natural, fixed, widest
+        self.ref_natural, self.fixed = natural, fixed
         self.ref_figure = figure_w
         self.ref_words = list(zip(word_w, piece_w, head_word, head_piece))
 
@@ -619,6 +760,31 @@ class TableLayout:
         head_cap = 60.0 if word_cap >= 40.0 else 0.0  # in the tightest fits headers break after / - _ too
         return [max(f * k, word(w, p, word_cap), word(hw, hp, head_cap) if head_cap else hp * k) + 2 * PAD_X
                 for f, (w, p, hw, hp) in zip(self.ref_figure, self.ref_words)]
+
+    def _thresholds(self, size: float, minimum: list[float], natural: list[float]) -> list[list[list[float]]]:
+        """For the header and a sample of the rows (at most WIDTH_SAMPLE, evenly spread: linear in the
+        rows whatever their number), each text cell's widths for 1, 2, ... lines at this type size,
+        between its column's minimum and natural widths (share_width)."""
+        cell, head = self.metrics(cell_styles(size)[0]), self.metrics(cell_styles(size)[1])
+        n = len(self.cells)
+        step = max(1, -(-n // WIDTH_SAMPLE))
+        sample = [(head, [(h, head.width(h)) for h in self.headers])]
+        sample += [(cell, row) for row in self.cells[::step]]
+        done: dict[tuple, list[float]] = {}
+        out = []
+        for m, row in sample:
+            thr_row = []
+            for c, value in enumerate(row):
+                if self.fixed[c] or type(value) is not tuple:
+                    thr_row.append(())
+                    continue
+                key = (m is head, c, value[0])
+                got = done.get(key)
+                if got is None:
+                    got = done[key] = _cell_thresholds(m, value[0], minimum[c] - 2 * PAD_X, natural[c] - 2 * PAD_X)
+                thr_row.append(got)
+            out.append(thr_row)
+        return out
 
     def fit(self, options: Sequence[tuple[Geometry, float, float]] | None = None,
             width: float | None = None) -> Geometry:
@@ -641,15 +807,10 @@ class TableLayout:
         self.cell_style, self.head_style = cell_styles(size)
         self.cell, self.head = self.metrics(self.cell_style), self.metrics(self.head_style)
         k = size / REF
-        natural = [min(n * k, 0.42 * total) + 2 * PAD_X for n in self.ref_natural]
+        natural = [max(min(n * k, 0.42 * total) + 2 * PAD_X, m) for n, m in zip(self.ref_natural, minimum)]
         cell = self.cell
-
-        def lines_at(c: int, w: float) -> int:
-            return max((len(cell.wrap(text, w - 2 * PAD_X)) for _, text in self.widest[c]), default=1)
-
-        k_ref = size / REF
-
-        self.widths = share_width(total, [max(n, m) for n, m in zip(natural, minimum)], minimum, self.fixed, lines_at)
+        k_ref = k
+        self.widths = share_width(total, natural, minimum, self.fixed, self._thresholds(size, minimum, natural))
         self.head_lines = [self.head.wrap(h, w - 2 * PAD_X) for h, w in zip(self.headers, self.widths)]
         self.head_h = max(len(x) for x in self.head_lines) * self.head_style.leading + 2 * PAD_Y
         leading = self.cell_style.leading
@@ -804,40 +965,53 @@ class TableLayout:
 
 
 def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -> None:
-    """A page's notes area, top at ``height``: a rule, then '[a] note' for each note of the page."""
+    """A page's notes area, top at ``height``: a rule, then '[a] note' for each note of the page, in
+    columns filled top down and left to right where the page is wide (as planned: pdf_layout.balance)."""
     width = page.geometry.frame_w
     canv.saveState()
     canv.setStrokeColor(RULE)
     canv.setLineWidth(0.5)
-    y = height - NOTES_TOP + 3.0
-    canv.line(0, y + 2.5, min(width, 160.0), y + 2.5)
+    top = height - NOTES_TOP + 3.0
+    canv.line(0, top + 2.5, min(width, 160.0), top + 2.5)
     canv.restoreState()
+    notes = lettering.notes()
+    plan = page.notes_plan
+    if [n for _, n in notes] != list(page.notes):  # columns hold the notes in the order they were planned
+        raise LayoutError(f"page {page.number}: its notes are lettered in another order than planned")
+    step = column_width(width, plan.columns) + NOTE_COLUMN_GAP
     t = TextRuns(canv)
     t.colour(INK)
     lift = (NOTE.leading - NOTE.size) * 0.5 + 0.5
-    for mark, note in lettering.notes():
-        lines = notebook.lines(note, width)
+    x, y = 0.0, top
+    for k, (mark, note) in enumerate(notes):
+        if k in plan.starts:
+            x, y = x + step, top
+        lines = notebook.lines(note, width, plan.columns)
         t.font(NOTE_MARK.font, NOTE_MARK.size)
-        t.text(0, y - NOTE.leading + lift, f"[{mark}]")
+        t.text(x, y - NOTE.leading + lift, f"[{mark}]")
         t.font(NOTE.font, NOTE.size)
-        t.lines(NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
+        t.lines(x + NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
         y -= len(lines) * NOTE.leading + NOTE_GAP
     t.close()
 
 
 def density(pages: Sequence[Page]) -> dict:
     """What a planned briefing packs on a page (bench/density.py, tests): the fewest result rows on
-    a page a table fills before it continues (None when no table spans pages), all result rows, the
-    pages, the smallest table and note type sizes, and the page orientations in order of use."""
+    a page a table fills before it continues (it starts the page, under its section's heading at
+    most; None when no table spans pages), the result rows (each row once: a table in column parts
+    shows its rows in each part), the pages, the smallest table and note type sizes, and the page
+    orientations in order of use."""
     full, rows, sizes, orientations = [], 0, [], []
     for page in pages:
         if page.geometry.name not in orientations:
             orientations.append(page.geometry.name)
-        for share in (s for item in page.items for s in shares_of(item.payload)):
-            if isinstance(share, TableShare) and share.meta is not None:  # a result table, not the sources
-                rows += share.stop - share.start
-                sizes.append(share.layout.size)
-                if share.continues:
-                    full.append(share.stop - share.start)
+        for k, item in enumerate(page.items):
+            for share in shares_of(item.payload):
+                if isinstance(share, TableShare) and share.meta is not None:  # a result table, not the sources
+                    if share.layout.part == 0:
+                        rows += share.stop - share.start
+                    sizes.append(share.layout.size)
+                    if share.continues and (share.continued or k <= 1):
+                        full.append(share.stop - share.start)
     return dict(rows_per_page=min(full) if full else None, rows=rows, pages=len(pages),
                 table_pt=min(sizes) if sizes else None, notes_pt=NOTE.size, orientations=orientations)
