@@ -131,13 +131,14 @@ class _Sheet:
     def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
         self.row += 1
         out = []
-        xf = self.wb.xf
+        known, xf = self.wb.styles.xfs, self.wb.xf
         for col, spec in enumerate(cells, 1):
             if spec is None:
                 continue
             value, style, fmt, comment, is_text = spec
             # A text that a spreadsheet would read as a formula stays text when edited in Excel too.
-            out.append((col, value, xf(style, fmt, is_text and value.startswith(_RISKY_START)), is_text))
+            key = (style, fmt, is_text and value.startswith(_RISKY_START))
+            out.append((col, value, known.get(key) or xf(*key), is_text))
             if comment:
                 self.ws.comment(self.row, col, comment, self._author, 460, _comment_height(comment))
         self.ws.append(out, height)
@@ -201,6 +202,23 @@ class _Rows:
         self.append([])
 
 
+class _SheetRows(_Rows):
+    """A panel that is the only one across its sheet's rows: each row goes to the sheet as it comes."""
+
+    def __init__(self, sheet: _Sheet, ncols: int):
+        super().__init__(sheet.row + 1, 0, ncols)
+        self.sheet = sheet
+
+    @property
+    def next_row(self) -> int:
+        return self.sheet.row + 1
+
+    def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
+        return self.sheet.append(cells, height)
+
+    def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
+        return self.sheet.wide_text(text, self.ncols, width_chars, style)
+
 
 class _Cell(NamedTuple):
     value: str | float
@@ -257,8 +275,8 @@ class XlsxRenderer:
         panel = self._panel(n, section.title, section.table)
         sheet = _Sheet(self.wb, self.names[n - 1], self.report, panel.widths,
                        freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}")
-        rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1)
-        sheet.write([rows])
+        # a table alone on its sheet: each row written as it is made, so that none is held
+        self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1, rows=_SheetRows(sheet, panel.ncols))
         table = section.table
         if table.rows:
             sheet.ws.auto_filter = (f"A{panel.header_row}:{get_column_letter(panel.ncols)}"
@@ -340,8 +358,9 @@ class XlsxRenderer:
         numeric = (self.plan.extras.get(("rank", key), False), self.plan.extras.get(("count", key), False))
         return _Panel(n, title, table, part, cols, top, note_lines, text_cells, numeric)
 
-    def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int) -> "_Rows":
-        rows = _Rows(first_row, col0, panel.ncols)
+    def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int,
+                    rows: "_Rows | None" = None) -> "_Rows":
+        rows = _Rows(first_row, col0, panel.ncols) if rows is None else rows
         total = panel.total
         rows.wide_text(panel.title, total * 0.8, "title")
         for text, style in panel.top:
@@ -523,9 +542,9 @@ class XlsxRenderer:
         heads = ["Result ID", "Suite", "Round", "Division", "Availability", "Submitter", "System", "Benchmark",
                  "Scenario", "Verified", "Retrieved", "Source URL", "Source kind", "Source locator", "Shown on"]
         results = doc.sources()
-        rows = [_source_row(r, self.shown_on.get(r.natural_key, "")) for r in results]
         caps = {"Source URL": 50, "Source locator": 40, "Suite": 30, "System": 30}
-        measured = lay.sample(rows)
+        # each row made when it is written (and those the widths are measured on, before)
+        measured = [_source_row(r, self.shown_on.get(r.natural_key, "")) for r in lay.sample(results)]
         widths = [max(len(h) + 2, min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
                   for i, h in enumerate(heads)]
         total = sum(widths)
@@ -533,11 +552,12 @@ class XlsxRenderer:
         self._top(sheet, "Sources: one citation per result shown in this workbook", len(heads), total,
                   [(self.report.caveat_short, "caveat")])
         sheet.append([sheet.text(h, "header") for h in heads])
-        for values in rows:
+        for r in results:
+            values = _source_row(r, self.shown_on.get(r.natural_key, ""))
             n_lines = max(lay.lines(v, w) if len(v) > w - 3 else 1 for v, w in zip(values, widths))
             sheet.append([sheet.text(v) for v in values], height=lay.row_height(n_lines))
-        if rows:
-            sheet.ws.auto_filter = f"A3:{get_column_letter(len(heads))}{3 + len(rows)}"
+        if results:
+            sheet.ws.auto_filter = f"A3:{get_column_letter(len(heads))}{3 + len(results)}"
         sheet.blank()
         sheet.wide_text(self.report.legend, len(heads), total, "legend")
 

@@ -52,7 +52,13 @@ def text(value: str) -> str:
     """Text as XML character data: escaped, without the characters XML 1.0 forbids."""
     if ILLEGAL_XML.search(value):
         value = ILLEGAL_XML.sub("\ufffd", value)
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if "&" in value:
+        value = value.replace("&", "&amp;")
+    if "<" in value:
+        value = value.replace("<", "&lt;")
+    if ">" in value:
+        value = value.replace(">", "&gt;")
+    return value
 
 
 def attr(value: str) -> str:
@@ -71,13 +77,19 @@ def string(value: str) -> str:
     return f"<t>{body}</t>"
 
 
+_LETTERS: dict[int, str] = {}
+
+
 def column_letter(col: int) -> str:
     """1 -> A, 27 -> AA."""
-    out = ""
-    while col:
-        col, rem = divmod(col - 1, 26)
-        out = chr(65 + rem) + out
-    return out
+    found = _LETTERS.get(col)
+    if found is None:
+        out, n = "", col
+        while n:
+            n, rem = divmod(n - 1, 26)
+            out = chr(65 + rem) + out
+        found = _LETTERS[col] = out
+    return found
 
 
 def quote_sheet(name: str) -> str:
@@ -264,8 +276,9 @@ class SheetWriter:
         r = self.row
         out = [f'<row r="{r}" ht="{height:g}" customHeight="1">' if height else f'<row r="{r}">']
         last = 0
+        letters = _LETTERS
         for col, value, xf, is_text in cells:
-            ref = f"{column_letter(col)}{r}"
+            ref = f"{letters.get(col) or column_letter(col)}{r}"
             last = col
             if is_text:
                 if value == "":
