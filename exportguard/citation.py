@@ -27,7 +27,7 @@ OWN_FIELDS = {"measured by": "Measured by:", "run date": "Run on:", "tool": "Too
               "shape": "Shape:", "load": "Load:", "source": "Source:"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per figure: no instance dict
 class Citation:
     """What a result's footnote must give (suite, version, division, benchmark, scenario, result ID,
     verified status, source and retrieval date), plus its shape and load."""
@@ -54,7 +54,7 @@ class Citation:
                    row_load_words(result), p.source_url, p.retrieved_on)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per figure: no instance dict
 class Note:
     """A footnote a mark resolves to: a result's citation, or the basis of a derived figure.
 

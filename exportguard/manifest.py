@@ -197,7 +197,27 @@ def json_pieces(manifest: Mapping) -> Iterator[str]:
                 yield ("," if m else "") + text
             yield "]"
         else:
-            yield _canonical(value)
+            yield from _canonical_pieces(value)
+    yield "}"
+
+
+def _canonical_pieces(value) -> Iterator[str]:
+    """``_canonical(value)`` in pieces, the same text: a table of entries (the shared conditions, one
+    entry per distinct identity, so as many as the figures) one entry at a time, never as one string."""
+    if not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
+        yield _canonical(value)
+        return
+    yield "{"
+    for n, key in enumerate(sorted(value)):
+        yield ("," if n else "") + json.dumps(key) + ":"
+        items = value[key]
+        if isinstance(items, list):
+            yield "["
+            for m, item in enumerate(items):
+                yield ("," if m else "") + _canonical(item)
+            yield "]"
+        else:
+            yield _canonical(items)
     yield "}"
 
 
@@ -214,7 +234,15 @@ def _digests(manifest: Mapping, key: bytes | None, figures_done: Sequence = ()) 
     for k in sorted(_signed_part(manifest)):
         if k == "figures":
             continue
-        data = (json.dumps(k) + ":" + _canonical(manifest[k])).encode("ascii")
+        pieces = [json.dumps(k) + ":"]
+        for piece in _canonical_pieces(manifest[k]):
+            pieces.append(piece)
+            if len(pieces) >= 1024:  # hashed a thousand entries at a time
+                data = "".join(pieces).encode("ascii")
+                for d in digests:
+                    d.update(data)
+                pieces = []
+        data = "".join(pieces).encode("ascii")
         for d in digests:
             d.update(data)
     return sha.hexdigest(), (mac.hexdigest() if mac else None)

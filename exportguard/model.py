@@ -6,7 +6,6 @@ condition that gives it meaning. Absent conditions are explicit states (``RESULT
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Iterable
@@ -174,7 +173,7 @@ class OwnRun:
 NO_OWN_RUN = OwnRun()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per result: no instance dict
 class Conditions:
     identity: Identity
     benchmark: Benchmark
@@ -185,7 +184,7 @@ class Conditions:
     run: OwnRun = NO_OWN_RUN
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per result: no instance dict
 class Result:
     conditions: Conditions
     value: float
@@ -193,6 +192,8 @@ class Result:
     samples_per_s: float | None = None
     corrections: tuple[str, ...] = ()
     raw_system: str = ""
+    # natural_key and cohort_key, computed once (frozen: nothing they read can change)
+    _keys: tuple | None = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     @property
     def origin(self) -> str:
@@ -207,17 +208,22 @@ class Result:
     def own(self) -> bool:
         return not self.conditions.identity.mlperf
 
-    @functools.cached_property  # computed once per result (frozen: nothing it reads can change)
+    @property
     def natural_key(self) -> tuple[str, ...]:
-        i, b = self.conditions.identity, self.conditions.benchmark
-        return (self.origin, i.round, i.division, i.submitter_key, i.system_id, b.benchmark, b.scenario,
-                self.conditions.run.run_id)
+        return (self._keys or self._key_pair())[0]
 
-    @functools.cached_property
+    @property
     def cohort_key(self) -> "CohortKey":
+        return (self._keys or self._key_pair())[1]
+
+    def _key_pair(self) -> tuple:
         i, b = self.conditions.identity, self.conditions.benchmark
-        return CohortKey(i.mlperf, i.round, i.division, b.model, b.accuracy_track, b.scenario, self.unit,
-                         b.benchmark, self.conditions.run.cohort)
+        natural = (self.origin, i.round, i.division, i.submitter_key, i.system_id, b.benchmark, b.scenario,
+                   self.conditions.run.run_id)
+        cohort = _cohort_key(i.mlperf, i.round, i.division, b.model, b.accuracy_track, b.scenario, self.unit,
+                             b.benchmark, self.conditions.run.cohort)
+        object.__setattr__(self, "_keys", (natural, cohort))
+        return natural, cohort
 
     def with_conditions(self, **parts) -> "Result":
         return replace(self, conditions=replace(self.conditions, **parts))
@@ -244,6 +250,19 @@ class CohortKey:
         if self.mlperf:
             return f"MLPerf® {self.round} {self.division} {self.benchmark} {self.scenario} ({self.unit})"
         return f"Own runs: {self.benchmark}; {self.own} ({self.unit})"
+
+
+_COHORT_KEYS: dict[tuple, CohortKey] = {}
+
+
+def _cohort_key(*parts) -> CohortKey:
+    """One CohortKey object per distinct key (a cohort's results share it instead of one each)."""
+    found = _COHORT_KEYS.get(parts)
+    if found is None:
+        if len(_COHORT_KEYS) > 4096:  # a bound, for long-lived processes reading many stores
+            _COHORT_KEYS.clear()
+        found = _COHORT_KEYS[parts] = CohortKey(*parts)
+    return found
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from .model import CohortKey, Result, Slack
 from .wording import band_edge_words, binding_words, decimals_for, edge_binding_words, figure_words, rank_words, unit_words
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per figure: no instance dict
 class Derivation:
     """How a derived figure was computed from an official one."""
 
@@ -24,7 +24,7 @@ class Derivation:
     note: Note  # states the basis and the MLPerf shape it comes from
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per figure: no instance dict
 class BoundFigure:
     """A value that cannot be printed without its binding.
 

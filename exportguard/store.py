@@ -559,8 +559,9 @@ class Store:
         query = sa.select(results_table).where(*_filter_clauses(filters)).order_by(
             results_table.c.round, results_table.c.division, results_table.c.benchmark,
             results_table.c.scenario, results_table.c.value.desc(), results_table.c.id)
+        shared: dict = {}  # one object per distinct condition part and string of this read
         with self.reading() as conn:
-            return [_row_to_result(r) for r in conn.execute(query).mappings()]
+            return [_row_to_result(r, shared) for r in conn.execute(query).mappings()]
 
     def cohort_slack(self, key: CohortKey) -> Slack:
         """The slack of a cohort as stored, whatever a caller's filters selected: the one place a
@@ -795,8 +796,25 @@ def _result_to_row(r: Result) -> dict:
     return row
 
 
-def _row_to_result(row: Mapping) -> Result:
-    pick = lambda cls, **renames: cls(**{f: row[renames.get(f, f)] for f in cls.__dataclass_fields__})  # noqa: E731
+def _row_to_result(row: Mapping, shared: dict | None = None) -> Result:
+    """A stored row as a Result. With ``shared`` (one dict per read), equal condition parts (a cohort's
+    benchmark, load, configuration, provenance) and equal strings are one object across the rows read,
+    instead of one per row: a 100,000-row cohort then holds each distinct value once."""
+    if shared is None:
+        shared = {}
+
+    def pick(cls, **renames):
+        values = {}
+        for f in cls.__dataclass_fields__:
+            v = row[renames.get(f, f)]
+            if type(v) is str:
+                v = shared.setdefault(v, v)
+            values[f] = v
+        part = cls(**values)
+        try:
+            return shared.setdefault(part, part)
+        except TypeError:  # a part holding an unhashable value stays the row's own
+            return part
     conditions = Conditions(
         identity=pick(Identity),
         benchmark=pick(Benchmark),

@@ -109,11 +109,13 @@ def test_sigterm_at_any_rename_is_undone_by_the_export_itself(v51_store, tmp_pat
 
 
 def test_the_next_export_sweeps_what_a_kill_left_behind(v51_store, tmp_path):
-    """Killed while rendering the workbook (its scratch folder and parts exist), then exported again."""
+    """Killed as the workbook's rendering ends (its scratch folder and parts exist), then exported again.
+    (The workbook's writer takes no folder of its own, only unnamed files: the kill comes as its target's
+    scratch folder is about to be removed, the third folder removed after Markdown's and CSV's.)"""
     strace()
     out = tmp_path / "out"
     _lay_previous(out, True)
-    done = _export(v51_store.url, out, inject="mkdir:signal=KILL:when=5")  # the workbook's own scratch folder
+    done = _export(v51_store.url, out, inject="rmdir:signal=KILL:when=3")  # the workbook's scratch folder
     assert killed(done), done.stderr
     left = [p.name for p in out.iterdir() if p.name not in NAMES]
     assert any(n.endswith(".scratch") for n in left) and any(n.endswith(".part") for n in left), left

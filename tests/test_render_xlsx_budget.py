@@ -119,6 +119,23 @@ def test_large_exports_share_one_mark_per_table(exported, n):
             assert "[a] " + e["notes"][0] in cell.comment.text
 
 
+@pytest.mark.parametrize("n", [50, pytest.param(20_000, marks=pytest.mark.slow),
+                               pytest.param(100_000, marks=pytest.mark.slow)])
+def test_the_streamed_workbook_defines_only_the_formats_its_cells_use_and_checks_clean(exported, n):
+    """The writer registers a number format when a cell first takes it: the budget planned is the budget
+    written, whatever the size; and the checker reads the streamed workbook clean, every figure found."""
+    path, manifest = exported(n)
+    codes = custom_formats(path)
+    assert len(codes) == len(set(codes)) <= 200
+    styles = zipfile.ZipFile(path).read("xl/styles.xml").decode("utf-8")
+    defined = set(re.findall(r'<numFmt numFmtId="(\d+)"', styles))
+    cell_formats = styles[styles.index("<cellXfs"):styles.index("</cellXfs>")]
+    assert defined <= set(re.findall(r'<xf numFmtId="(\d+)"', cell_formats))
+    [r] = check([path], isolate=False)
+    assert r.status == "clean", [str(h) for h in r.hits[:5]]
+    assert r.manifest["digest_ok"] and r.manifest["figures"] == n and r.manifest["edited"] == 0
+
+
 def test_the_example_workbooks_stay_within_the_budget(v51_store, tmp_path):
     reports = [build_report(v51_store, spec_from_filters({"round": ("v5.1",), "division": ("closed",)},
                                                          split_by_cohort=True))]

@@ -101,3 +101,31 @@ def is_normalised(path: Path | str, clock: Clock) -> bool:
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
         return names == entry_order(names) and all(i.date_time == clock.zip_time() for i in z.infolist())
+
+
+def write_parts(path, clock: Clock, parts: dict[str, list]) -> None:
+    """A package written in its normalised form directly (no copy): each part is a list of pieces,
+    bytes or files open for reading, streamed into its entry a megabyte at a time."""
+    stamp = clock.zip_time()
+    with open(path, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as z:
+        for name in entry_order(parts):
+            pieces = parts[name]
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 0
+            info.external_attr = 0
+            # the size up front, so that zipfile decides ZIP64 before a large part is written
+            info.file_size = sum(len(p) if isinstance(p, bytes) else _size(p) for p in pieces)
+            with z.open(info, "w") as w:
+                for p in pieces:
+                    if isinstance(p, bytes):
+                        w.write(p)
+                    else:
+                        shutil.copyfileobj(p, w, 1 << 20)
+
+
+def _size(f: BinaryIO) -> int:
+    here = f.tell()
+    end = f.seek(0, 2)
+    f.seek(here)
+    return end - here

@@ -19,8 +19,9 @@ Layout (docs/xlsx.md; decided in xlsx_layout.py):
 With ``text_cells=True`` (``--text-cells``) a figure cell holds the text ``101,527 tok/s ±5.4% [a]``
 and a numeric "sort value" column sits beside it.
 
-Written with openpyxl's write-only workbook and its public cell, style, comment and worksheet
-attributes: rows stream to temporary files as they are appended. The number formats are planned
+Written by xlsx_writer.py, which streams each sheet's rows, merged ranges, comments and their
+drawing to temporary files as they are appended and joins them into the package at the end, so
+that memory does not grow with the number of figures. The number formats are planned
 before anything is written, within a budget every application honours (xlsx_formats.py): each
 table's figures carry their row's marks, or one mark for the table, or are written as text beside
 a numeric sort column, and the sheet says which.
@@ -28,24 +29,11 @@ a numeric sort column, and the sheet says which.
 from __future__ import annotations
 
 import math
-import re
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple, Sequence
-
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.comments import Comment
-from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Side
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.cell_range import CellRange
-from openpyxl.worksheet.properties import PageSetupProperties
+from typing import Iterable, NamedTuple, Sequence
 
 from .. import manifest as manifest_mod
 from ..clock import resolve as resolve_clock
-from .package import save as save_package
 from ..embedding import XLSX_MANIFEST_SHEET as XLSX_SHEET, xlsx_cell
 from ..citation import result_id_cell, suite_name
 from ..errors import ExportguardError
@@ -57,6 +45,8 @@ from . import xlsx_layout as lay
 from .panels import beside_parts
 from .walk import Lettering, TablePart, Walk, walk
 from .xlsx_formats import edge_format, figure_format, literal, number_format, sort_format  # noqa: F401 (API)
+from .xlsx_writer import ILLEGAL_XML as _ILLEGAL, Alignment, Font, PageSetup, Style, WorkbookWriter
+from .xlsx_writer import column_letter as get_column_letter
 
 EMBEDS_MANIFEST = True
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
@@ -65,7 +55,6 @@ MANIFEST_CHUNK = 32_000  # characters per cell of the manifest sheet (Excel allo
 CELL_MAX = 32_767
 AUTHOR = "exportguard"
 
-_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _RISKY_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
@@ -93,67 +82,45 @@ sheet_location = xlsx_cell  # ``'llama2-70b-99 Offline'!I7``: the form the manif
 # -- styles ---------------------------------------------------------------------------------------
 
 FONT = "Calibri"  # named in every style so no application falls back to a serif
-_THIN = Side(style="thin", color="BFBFBF")
-_BOX = Border(left=_THIN, right=_THIN, top=_THIN, bottom=_THIN)
-_TOP_WRAP = Alignment(wrap_text=True, vertical="top")
+_BOX = "BFBFBF"  # a thin grey border on all four sides
+_TOP_WRAP = Alignment(wrap=True, vertical="top")
 _RIGHT = Alignment(vertical="top", horizontal="right")
-_STYLES = {
-    "title": dict(font=Font(name=FONT, bold=True, size=13), alignment=_TOP_WRAP),
-    "note": dict(font=Font(name=FONT, size=10), alignment=_TOP_WRAP),
-    "caveat": dict(font=Font(name=FONT, italic=True, size=10, color="404040"), alignment=_TOP_WRAP),
-    "warning": dict(font=Font(name=FONT, bold=True, size=10, color="9C0006"), alignment=_TOP_WRAP),
-    "label": dict(font=Font(name=FONT, bold=True, size=11), alignment=Alignment(vertical="top")),
-    "legend": dict(font=Font(name=FONT, italic=True, size=9, color="404040"), alignment=_TOP_WRAP),
-    "header": dict(font=Font(name=FONT, bold=True), fill=PatternFill("solid", fgColor="D9E1F2"), border=_BOX,
-                   alignment=Alignment(wrap_text=True, vertical="center")),
-    "text": dict(font=Font(name=FONT), border=_BOX, alignment=_TOP_WRAP),
-    "count": dict(font=Font(name=FONT), border=_BOX, alignment=Alignment(vertical="top", horizontal="left")),
-    "figure": dict(font=Font(name=FONT), border=_BOX, alignment=_RIGHT),
-    "derived": dict(font=Font(name=FONT, italic=True, color="595959"), fill=PatternFill("solid", fgColor="F2F2F2"),
-                    border=_BOX, alignment=_RIGHT),
-    "band": dict(font=Font(name=FONT, color="595959"), border=_BOX, alignment=_RIGHT),
-    "band_text": dict(font=Font(name=FONT, color="595959"), border=_BOX, alignment=_TOP_WRAP),
-    "plain": dict(font=Font(name=FONT)),
+_STYLES = {  # named styles, "eg <key>" in the workbook
+    "title": Style(Font(FONT, 13, bold=True), alignment=_TOP_WRAP),
+    "note": Style(Font(FONT, 10), alignment=_TOP_WRAP),
+    "caveat": Style(Font(FONT, 10, italic=True, color="404040"), alignment=_TOP_WRAP),
+    "warning": Style(Font(FONT, 10, bold=True, color="9C0006"), alignment=_TOP_WRAP),
+    "label": Style(Font(FONT, 11, bold=True), alignment=Alignment(vertical="top")),
+    "legend": Style(Font(FONT, 9, italic=True, color="404040"), alignment=_TOP_WRAP),
+    "header": Style(Font(FONT, bold=True), fill="D9E1F2", border=_BOX, alignment=Alignment(wrap=True, vertical="center")),
+    "text": Style(Font(FONT), border=_BOX, alignment=_TOP_WRAP),
+    "count": Style(Font(FONT), border=_BOX, alignment=Alignment(vertical="top", horizontal="left")),
+    "figure": Style(Font(FONT), border=_BOX, alignment=_RIGHT),
+    "derived": Style(Font(FONT, italic=True, color="595959"), fill="F2F2F2", border=_BOX, alignment=_RIGHT),
+    "band": Style(Font(FONT, color="595959"), border=_BOX, alignment=_RIGHT),
+    "band_text": Style(Font(FONT, color="595959"), border=_BOX, alignment=_TOP_WRAP),
+    "plain": Style(Font(FONT)),
 }
-_FONT_PT = {key: (d["font"].sz or 11) for key, d in _STYLES.items()}
-
-
-def _register_styles(wb: Workbook) -> None:
-    for key, attrs in _STYLES.items():
-        wb.add_named_style(NamedStyle(name=f"eg {key}", **attrs))
+_FONT_PT = {key: s.font.size for key, s in _STYLES.items()}
 
 
 # -- one sheet, streamed --------------------------------------------------------------------------
 
 class _Sheet:
-    """A write-only worksheet with its row counter, merged note rows and print set-up."""
+    """A streamed worksheet with its row counter, merged note rows and print set-up."""
 
-    def __init__(self, wb: Workbook, title: str, report: Report, widths: Sequence[float], *,
+    def __init__(self, wb: WorkbookWriter, title: str, report: Report, widths: Sequence[float], *,
                  freeze_row: int | None = None, landscape: bool = True, title_rows: str | None = None):
-        ws = self.ws = wb.create_sheet(title)
-        self.title = ws.title
+        self.wb = wb
+        left = clean_text(report.title).replace("\n", " ").replace("&", "&&")[:120]
+        self.ws = wb.add_sheet(title, [round(w, 1) for w in widths], freeze_row=freeze_row,
+                               page=PageSetup(landscape=landscape), title_rows=title_rows,
+                               header=f"&L&8 {left}&R&8 &A, page &P of &N",
+                               footer=f"&C&8 {lay.footer_caveat(clean_text(report.caveat_short))}")
+        self.title = title
         self.widths = list(widths)
         self.row = 0
-        self._protos: dict[tuple[str, bool], WriteOnlyCell] = {}
-        for i, w in enumerate(widths, 1):
-            ws.column_dimensions[get_column_letter(i)].width = round(w, 1)
-        if freeze_row:
-            ws.freeze_panes = f"A{freeze_row}"
-        ws.page_setup.orientation = "landscape" if landscape else "portrait"
-        ws.page_setup.fitToWidth = 1
-        ws.page_setup.fitToHeight = 0
-        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
-        ws.page_margins.left = ws.page_margins.right = 0.4
-        ws.page_margins.top, ws.page_margins.bottom = 0.6, 0.85
-        ws.page_margins.header, ws.page_margins.footer = 0.25, 0.3
-        if title_rows:
-            ws.print_title_rows = title_rows
-        ws.oddHeader.left.text = clean_text(report.title).replace("\n", " ").replace("&", "&&")[:120]
-        ws.oddHeader.left.size = 8
-        ws.oddHeader.right.text = "&A, page &P of &N"
-        ws.oddHeader.right.size = 8
-        ws.oddFooter.center.text = lay.footer_caveat(clean_text(report.caveat_short))
-        ws.oddFooter.center.size = 8
+        self._author = wb.author(AUTHOR)
 
     def text(self, value, style: str = "text") -> _Cell:
         return _text(value, style)
@@ -163,42 +130,25 @@ class _Sheet:
 
     def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
         self.row += 1
-        if height:
-            self.ws.row_dimensions[self.row].height = height
-        self.ws.append(self._cells(cells))
-        return self.row
-
-    def _cells(self, cells: Sequence[_Cell | None]) -> Iterator[WriteOnlyCell | None]:
-        """Each cell through one styled cell object per style, reused: the worksheet writes a cell
-        before it asks for the next (ws.append takes a generator), so its value can change then."""
-        for spec in cells:
+        out = []
+        known, xf = self.wb.styles.xfs, self.wb.xf
+        for col, spec in enumerate(cells, 1):
             if spec is None:
-                yield None
                 continue
             value, style, fmt, comment, is_text = spec
-            quote = is_text and value.startswith(_RISKY_START)
-            cell = self._protos.get((style, quote))
-            if cell is None or (fmt and cell.number_format != fmt):
-                # A new cell object, never a changed one: a style registered with the workbook is
-                # shared by every cell written with it, and changing it in place would change them all.
-                cell = self._protos[(style, quote)] = WriteOnlyCell(self.ws)
-                cell.style = f"eg {style}"
-                if quote:
-                    cell.quotePrefix = True  # and editing it in Excel keeps it text
-                if fmt:
-                    cell.number_format = fmt
-            cell.value = value
-            if is_text:
-                cell.data_type = "s"  # openpyxl would read a leading '=' as a formula
-            cell.comment = Comment(comment, AUTHOR, height=_comment_height(comment), width=460) if comment else None
-            yield cell
+            # A text that a spreadsheet would read as a formula stays text when edited in Excel too.
+            key = (style, fmt, is_text and value.startswith(_RISKY_START))
+            out.append((col, value, known.get(key) or xf(*key), is_text))
+            if comment:
+                self.ws.comment(self.row, col, comment, self._author, 460, _comment_height(comment))
+        self.ws.append(out, height)
+        return self.row
 
     def wide_text(self, text: str, ncols: int, width_chars: float, style: str = "note") -> int:
         """A wrapped text merged across ``ncols`` columns, its row tall enough to show it all."""
         row = self.append([self.text(text, style)], height=lay.height(clean_text(text), width_chars, _FONT_PT[style]))
         if ncols > 1:
-            # Added to the range set directly: MultiCellRange.add scans every range (quadratic).
-            self.ws.merged_cells.ranges.add(CellRange(min_col=1, min_row=row, max_col=ncols, max_row=row))
+            self.ws.merge(row, 1, row, ncols)
         return row
 
     def blank(self) -> None:
@@ -220,9 +170,7 @@ class _Sheet:
             row = self.append(cells, height)
             for p in panels:
                 if i < len(p.rows) and i in p.merged and p.ncols > 1:
-                    # Added to the range set directly: MultiCellRange.add scans every range (quadratic).
-                    self.ws.merged_cells.ranges.add(CellRange(min_col=p.col0 + 1, min_row=row,
-                                                              max_col=p.col0 + p.ncols, max_row=row))
+                    self.ws.merge(row, p.col0 + 1, row, p.col0 + p.ncols)
 
 
 class _Rows:
@@ -253,6 +201,23 @@ class _Rows:
     def blank(self) -> None:
         self.append([])
 
+
+class _SheetRows(_Rows):
+    """A panel that is the only one across its sheet's rows: each row goes to the sheet as it comes."""
+
+    def __init__(self, sheet: _Sheet, ncols: int):
+        super().__init__(sheet.row + 1, 0, ncols)
+        self.sheet = sheet
+
+    @property
+    def next_row(self) -> int:
+        return self.sheet.row + 1
+
+    def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
+        return self.sheet.append(cells, height)
+
+    def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
+        return self.sheet.wide_text(text, self.ncols, width_chars, style)
 
 
 class _Cell(NamedTuple):
@@ -290,10 +255,7 @@ class XlsxRenderer:
     def __init__(self, report: Report, text_cells: bool):
         self.report = report
         self.text_cells = text_cells
-        self.wb = Workbook(write_only=True)
-        self.wb.properties.title = clean_text(report.title)[:255]
-        self.wb.properties.creator = AUTHOR
-        _register_styles(self.wb)
+        self.wb = WorkbookWriter(_STYLES, title=clean_text(report.title)[:255], creator=AUTHOR)
         self.names = lay.sheet_names(report)
         self.plan = plan_formats(report, self.text_cells)
         self.shown_on: dict[tuple, str] = {}
@@ -313,11 +275,11 @@ class XlsxRenderer:
         panel = self._panel(n, section.title, section.table)
         sheet = _Sheet(self.wb, self.names[n - 1], self.report, panel.widths,
                        freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}")
-        rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1)
-        sheet.write([rows])
+        # a table alone on its sheet: each row written as it is made, so that none is held
+        self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1, rows=_SheetRows(sheet, panel.ncols))
         table = section.table
         if table.rows:
-            sheet.ws.auto_filter.ref = (f"A{panel.header_row}:{get_column_letter(panel.ncols)}"
+            sheet.ws.auto_filter = (f"A{panel.header_row}:{get_column_letter(panel.ncols)}"
                                         f"{panel.header_row + len(table.rows)}")
         self._shown(table, sheet.title)
 
@@ -396,8 +358,9 @@ class XlsxRenderer:
         numeric = (self.plan.extras.get(("rank", key), False), self.plan.extras.get(("count", key), False))
         return _Panel(n, title, table, part, cols, top, note_lines, text_cells, numeric)
 
-    def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int) -> "_Rows":
-        rows = _Rows(first_row, col0, panel.ncols)
+    def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int,
+                    rows: "_Rows | None" = None) -> "_Rows":
+        rows = _Rows(first_row, col0, panel.ncols) if rows is None else rows
         total = panel.total
         rows.wide_text(panel.title, total * 0.8, "title")
         for text, style in panel.top:
@@ -480,7 +443,7 @@ class XlsxRenderer:
             cell, value = _text(text, style), None
         else:
             fmt = figure_format(fig, lettering)
-            # the number as the file holds it (openpyxl writes 16 significant digits)
+            # the number as the file holds it (xlsx_writer writes 16 significant digits)
             cell, value = _number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
             text = shown(fig.magnitude, fig, fmt)
         notes = lettering.notes_of(fig)
@@ -562,7 +525,7 @@ class XlsxRenderer:
         self._sources_sheet(doc)
         manifest = doc.manifest()
         sheet = _Sheet(self.wb, MANIFEST_SHEET, self.report, [20], landscape=False)
-        sheet.ws.sheet_state = "veryHidden"
+        sheet.ws.state = "veryHidden"
         for chunk in _manifest_chunks(manifest):
             sheet.append([sheet.text(chunk, "plain")])
         return manifest
@@ -579,9 +542,9 @@ class XlsxRenderer:
         heads = ["Result ID", "Suite", "Round", "Division", "Availability", "Submitter", "System", "Benchmark",
                  "Scenario", "Verified", "Retrieved", "Source URL", "Source kind", "Source locator", "Shown on"]
         results = doc.sources()
-        rows = [_source_row(r, self.shown_on.get(r.natural_key, "")) for r in results]
         caps = {"Source URL": 50, "Source locator": 40, "Suite": 30, "System": 30}
-        measured = lay.sample(rows)
+        # each row made when it is written (and those the widths are measured on, before)
+        measured = [_source_row(r, self.shown_on.get(r.natural_key, "")) for r in lay.sample(results)]
         widths = [max(len(h) + 2, min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
                   for i, h in enumerate(heads)]
         total = sum(widths)
@@ -589,11 +552,12 @@ class XlsxRenderer:
         self._top(sheet, "Sources: one citation per result shown in this workbook", len(heads), total,
                   [(self.report.caveat_short, "caveat")])
         sheet.append([sheet.text(h, "header") for h in heads])
-        for values in rows:
+        for r in results:
+            values = _source_row(r, self.shown_on.get(r.natural_key, ""))
             n_lines = max(lay.lines(v, w) if len(v) > w - 3 else 1 for v, w in zip(values, widths))
             sheet.append([sheet.text(v) for v in values], height=lay.row_height(n_lines))
-        if rows:
-            sheet.ws.auto_filter.ref = f"A3:{get_column_letter(len(heads))}{3 + len(rows)}"
+        if results:
+            sheet.ws.auto_filter = f"A3:{get_column_letter(len(heads))}{3 + len(results)}"
         sheet.blank()
         sheet.wide_text(self.report.legend, len(heads), total, "legend")
 
@@ -707,31 +671,11 @@ def render(report: Report, path, text_cells: bool = False, clock=None, **_option
     column beside) instead of a number whose format carries the binding. Other options are for
     other formats and are ignored here.
     """
-    with _scratch_folder():
-        renderer = XlsxRenderer(report, bool(text_cells))
-        try:
-            clock = resolve_clock(clock)  # the export's instant: package dates and the manifest (render/package.py)
-            manifest = walk(report, renderer, clock)
-            save_package(renderer.wb.save, path, clock)
-        except BaseException:
-            for ws in renderer.wb.worksheets:  # end each sheet's XML stream; the folder goes with it
-                try:
-                    ws.close()
-                except Exception:
-                    pass
-            raise
+    renderer = XlsxRenderer(report, bool(text_cells))
+    try:
+        clock = resolve_clock(clock)  # the export's instant: package dates and the manifest
+        manifest = walk(report, renderer, clock)
+        renderer.wb.save(path, clock)
+    finally:
+        renderer.wb.close()  # the sheets' temporary files, whatever happened
     return manifest
-
-
-@contextmanager
-def _scratch_folder():
-    """openpyxl streams each write-only sheet to a temporary file that only a successful save
-    removes: during a render they go to a folder of our own, removed whatever happens. (This sets
-    tempfile's process-wide default folder for the duration; exports do not run in threads.)"""
-    previous = tempfile.tempdir
-    with tempfile.TemporaryDirectory(prefix="exportguard-xlsx-") as folder:
-        tempfile.tempdir = folder
-        try:
-            yield
-        finally:
-            tempfile.tempdir = previous
