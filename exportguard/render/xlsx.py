@@ -41,7 +41,7 @@ from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Side
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.cell_range import CellRange
-from openpyxl.worksheet.properties import PageSetupProperties
+from openpyxl.worksheet.pagebreak import Break
 
 from .. import manifest as manifest_mod
 from ..clock import resolve as resolve_clock
@@ -103,7 +103,7 @@ _STYLES = {
     "caveat": dict(font=Font(name=FONT, italic=True, size=10, color="404040"), alignment=_TOP_WRAP),
     "warning": dict(font=Font(name=FONT, bold=True, size=10, color="9C0006"), alignment=_TOP_WRAP),
     "label": dict(font=Font(name=FONT, bold=True, size=11), alignment=Alignment(vertical="top")),
-    "legend": dict(font=Font(name=FONT, italic=True, size=9, color="404040"), alignment=_TOP_WRAP),
+    "legend": dict(font=Font(name=FONT, italic=True, size=10, color="404040"), alignment=_TOP_WRAP),
     "header": dict(font=Font(name=FONT, bold=True), fill=PatternFill("solid", fgColor="D9E1F2"), border=_BOX,
                    alignment=Alignment(wrap_text=True, vertical="center")),
     "text": dict(font=Font(name=FONT), border=_BOX, alignment=_TOP_WRAP),
@@ -116,6 +116,7 @@ _STYLES = {
     "plain": dict(font=Font(name=FONT)),
 }
 _FONT_PT = {key: (d["font"].sz or 11) for key, d in _STYLES.items()}
+_SMALLEST_PT = min(_FONT_PT.values())  # what the print scale keeps at lay.PRINT_MIN_PT or more
 
 
 def _register_styles(wb: Workbook) -> None:
@@ -129,31 +130,37 @@ class _Sheet:
     """A write-only worksheet with its row counter, merged note rows and print set-up."""
 
     def __init__(self, wb: Workbook, title: str, report: Report, widths: Sequence[float], *,
-                 freeze_row: int | None = None, landscape: bool = True, title_rows: str | None = None):
+                 freeze_row: int | None = None, landscape: bool = True, title_rows: str | None = None,
+                 keep: Sequence[tuple[int, int]] = ()):
         ws = self.ws = wb.create_sheet(title)
         self.title = ws.title
         self.widths = list(widths)
         self.row = 0
+        plan = self.print = lay.print_plan(widths, _SMALLEST_PT, landscape, keep)
+        self.text_cols = plan.first_cols  # wide texts merge across the first page's columns
+        self.text_width = sum(self.widths[:self.text_cols])
         self._protos: dict[tuple[str, bool], WriteOnlyCell] = {}
         for i, w in enumerate(widths, 1):
             ws.column_dimensions[get_column_letter(i)].width = round(w, 1)
         if freeze_row:
             ws.freeze_panes = f"A{freeze_row}"
         ws.page_setup.orientation = "landscape" if landscape else "portrait"
-        ws.page_setup.fitToWidth = 1
-        ws.page_setup.fitToHeight = 0
-        ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+        ws.page_setup.scale = plan.scale
+        if plan.col_breaks:
+            ws.page_setup.pageOrder = "overThenDown"  # a row block's continuation page comes right after it
+            for col in plan.col_breaks:
+                ws.col_breaks.append(Break(id=col))
         ws.page_margins.left = ws.page_margins.right = 0.4
         ws.page_margins.top, ws.page_margins.bottom = 0.6, 0.85
         ws.page_margins.header, ws.page_margins.footer = 0.25, 0.3
         if title_rows:
             ws.print_title_rows = title_rows
         ws.oddHeader.left.text = clean_text(report.title).replace("\n", " ").replace("&", "&&")[:120]
-        ws.oddHeader.left.size = 8
+        ws.oddHeader.left.size = plan.header_pt
         ws.oddHeader.right.text = "&A, page &P of &N"
-        ws.oddHeader.right.size = 8
+        ws.oddHeader.right.size = plan.header_pt
         ws.oddFooter.center.text = lay.footer_caveat(clean_text(report.caveat_short))
-        ws.oddFooter.center.size = 8
+        ws.oddFooter.center.size = plan.header_pt
 
     def text(self, value, style: str = "text") -> _Cell:
         return _text(value, style)
@@ -204,6 +211,10 @@ class _Sheet:
     def blank(self) -> None:
         self.append([])
 
+    def page_break(self, after_row: int) -> None:
+        """A printed page ends after this row."""
+        self.ws.row_breaks.append(Break(id=after_row))
+
     def write(self, panels: Sequence["_Rows"]) -> None:
         """Panels side by side, row by row: each from its own first column, each row as tall as the
         tallest of its panels' rows, each wide text merged across its own panel's columns."""
@@ -219,21 +230,23 @@ class _Sheet:
                 height = max(height or 0, h) if h else height
             row = self.append(cells, height)
             for p in panels:
-                if i < len(p.rows) and i in p.merged and p.ncols > 1:
+                if i < len(p.rows) and i in p.merged and p.text_cols > 1:
                     # Added to the range set directly: MultiCellRange.add scans every range (quadratic).
                     self.ws.merged_cells.ranges.add(CellRange(min_col=p.col0 + 1, min_row=row,
-                                                              max_col=p.col0 + p.ncols, max_row=row))
+                                                              max_col=p.col0 + p.text_cols, max_row=row))
 
 
 class _Rows:
     """A panel's rows before they are written (a table, or one side of a beside section): its cells
     from column ``col0`` on, their heights, the rows whose first cell is merged across the panel."""
 
-    def __init__(self, first_row: int, col0: int, ncols: int):
+    def __init__(self, first_row: int, col0: int, ncols: int, text_cols: int | None = None):
         self.first_row, self.col0, self.ncols = first_row, col0, ncols
+        self.text_cols = ncols if text_cols is None else min(ncols, text_cols)  # what a wide text merges across
         self.rows: list[list[_Cell | None]] = []
         self.heights: list[float | None] = []
         self.merged: set[int] = set()
+        self.notes_at: int | None = None  # the row (from 0) where the notes block begins
 
     @property
     def next_row(self) -> int:
@@ -312,9 +325,12 @@ class XlsxRenderer:
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
         panel = self._panel(n, section.title, section.table)
         sheet = _Sheet(self.wb, self.names[n - 1], self.report, panel.widths,
-                       freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}")
-        rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1)
+                       freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}", keep=lay.keep_runs(panel.cols))
+        rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1, text_cols=sheet.text_cols)
         sheet.write([rows])
+        head, notes = panel.header_row, rows.notes_at
+        if lay.notes_need_page(sheet.print, rows.heights[:head], rows.heights[head:notes], rows.heights[notes:]):
+            sheet.page_break(rows.first_row + notes - 1)
         table = section.table
         if table.rows:
             sheet.ws.auto_filter.ref = (f"A{panel.header_row}:{get_column_letter(panel.ncols)}"
@@ -334,25 +350,30 @@ class XlsxRenderer:
         own_width = max(p.ncols for p in own) if own else 0
         widths = mlperf.widths + [3.0] + [max((p.widths[i] for p in own if i < p.ncols), default=10.0)
                                            for i in range(own_width)]
-        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, title_rows="1:2")
-        head = _Rows(1, 0, len(widths))
-        head.wide_text(section.title, sum(widths) * 0.8, "title")
-        head.wide_text(self.report.caveat_short, sum(widths), "caveat")
+        col0 = mlperf.ncols + 1  # the own runs' first column
+        keep = [(0, mlperf.ncols), (col0, len(widths))] + lay.keep_runs(mlperf.cols)
+        keep += [(col0 + a, col0 + b) for p in own for a, b in lay.keep_runs(p.cols)]
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, title_rows="1:2", keep=keep)
+        on_page = sheet.print.cols_on_page
+        head = _Rows(1, 0, len(widths), sheet.text_cols)
+        head.wide_text(section.title, sheet.text_width * 0.8, "title")
+        head.wide_text(self.report.caveat_short, sheet.text_width, "caveat")
         head.blank()
         sheet.write([head])
         first = sheet.row + 1
-        left = self._panel_rows(doc, sheet.title, mlperf, col0=0, first_row=first)
-        right = _Rows(first, mlperf.ncols + 1, own_width)
+        left = self._panel_rows(doc, sheet.title, mlperf, col0=0, first_row=first, text_cols=on_page(0, mlperf.ncols))
+        right = _Rows(first, col0, own_width, on_page(col0, own_width))
         for p in own:
-            rows = self._panel_rows(doc, sheet.title, p, col0=right.col0, first_row=right.next_row)
+            rows = self._panel_rows(doc, sheet.title, p, col0=right.col0, first_row=right.next_row,
+                                    text_cols=on_page(col0, p.ncols))
             for cells, height, k in zip(rows.rows, rows.heights, range(len(rows.rows))):
                 if k in rows.merged:
                     right.merged.add(len(right.rows))
                 right.append(cells, height)
             right.blank()
         sheet.write([left, right])
-        shape = _Rows(sheet.row + 1, 0, len(widths))
-        total = sum(widths)
+        shape = _Rows(sheet.row + 1, 0, len(widths), sheet.text_cols)
+        total = sheet.text_width
         shape.blank()
         shape.wide_text(f"{section.title}: both shapes", total * 0.8, "title")
         for r in (section.shape.mlperf, *section.shape.own):
@@ -396,15 +417,18 @@ class XlsxRenderer:
         numeric = (self.plan.extras.get(("rank", key), False), self.plan.extras.get(("count", key), False))
         return _Panel(n, title, table, part, cols, top, note_lines, text_cells, numeric)
 
-    def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int) -> "_Rows":
-        rows = _Rows(first_row, col0, panel.ncols)
-        total = panel.total
+    def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int,
+                    text_cols: int | None = None) -> "_Rows":
+        """The panel's rows; its wide texts (title, notes) merged across its first ``text_cols`` columns."""
+        rows = _Rows(first_row, col0, panel.ncols, text_cols)
+        total = sum(panel.widths[:rows.text_cols])
         rows.wide_text(panel.title, total * 0.8, "title")
         for text, style in panel.top:
             rows.wide_text(text, total, style)
         rows.append([_text(c.header, "header") for c in panel.cols], height=lay.header_height(panel.cols))
         for r in range(len(panel.table.rows)):
             self._table_row(doc, sheet_title, rows, panel, r)
+        rows.notes_at = len(rows.rows)
         rows.blank()
         rows.append([_text("Notes", "label")])
         for line in panel.note_lines:
@@ -505,15 +529,15 @@ class XlsxRenderer:
             self.headline = self._headline_sheet(heads)
         sheet = self.headline
         widths = sheet.widths
-        total = sum(widths)
+        wide, total = sheet.text_cols, sheet.text_width
         fig, i = section.figure, section.figure.result.conditions.identity
         lettering = self.plan.lettering(n)
         as_text = self.plan.mode(n) == fmts.TEXT
         sheet.blank()
-        sheet.wide_text(section.title, len(heads), total * 0.8, "title")
-        sheet.wide_text(section.inline_conditions, len(heads), total)
+        sheet.wide_text(section.title, wide, total * 0.8, "title")
+        sheet.wide_text(section.inline_conditions, wide, total)
         for notice in section.notices:  # EG020: the scales the headline was picked among
-            sheet.wide_text(notice.text, len(heads), total)
+            sheet.wide_text(notice.text, wide, total)
         sheet.append([sheet.text(h, "header") for h in heads])
         texts = [i.submitter, i.system_name, result_id_cell(fig.result)]
         if not fig.slack.estimable:
@@ -524,9 +548,9 @@ class XlsxRenderer:
                  self._edge_cell(fig, True, lettering, as_text), self._edge_cell(fig, False, lettering, as_text),
                  sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result))]
         sheet.append(cells, height=lay.row_height(n_lines))
-        sheet.wide_text(section.table_note.text, len(heads), total)
+        sheet.wide_text(section.table_note.text, wide, total)
         for line in lettering.note_lines():
-            sheet.wide_text(line, len(heads), total)
+            sheet.wide_text(line, wide, total)
         self.shown_on.setdefault(fig.result.natural_key, sheet.title)
 
     def _headline_sheet(self, heads: list[str]) -> _Sheet:
@@ -537,8 +561,8 @@ class XlsxRenderer:
                   max(12, min(lay.TEXT_WIDTH_CAP, max(len(f.result.conditions.identity.submitter) for f in figs) + 2)),
                   max(10, min(lay.TEXT_WIDTH_CAP, max(len(f.result.conditions.identity.system_name) for f in figs) + 2)),
                   12]
-        sheet = _Sheet(self.wb, "Headline", self.report, widths)
-        self._top(sheet, "Headline figures", len(heads), sum(widths), [(self.report.caveat_short, "caveat")])
+        sheet = _Sheet(self.wb, "Headline", self.report, widths, keep=[(0, 3)])  # the figure and its band edges
+        self._top(sheet, "Headline figures", sheet.text_cols, sheet.text_width, [(self.report.caveat_short, "caveat")])
         return sheet
 
     # -- text sections, all on one sheet --
@@ -557,7 +581,7 @@ class XlsxRenderer:
         for sheet in (self.headline, self.notes):
             if sheet is not None:
                 sheet.blank()
-                sheet.wide_text(self.report.legend, len(sheet.widths), sum(sheet.widths), "legend")
+                sheet.wide_text(self.report.legend, sheet.text_cols, sheet.text_width, "legend")
         self._caveat_sheet()
         self._sources_sheet(doc)
         manifest = doc.manifest()
@@ -580,22 +604,25 @@ class XlsxRenderer:
                  "Scenario", "Verified", "Retrieved", "Source URL", "Source kind", "Source locator", "Shown on"]
         results = doc.sources()
         rows = [_source_row(r, self.shown_on.get(r.natural_key, "")) for r in results]
-        caps = {"Source URL": 50, "Source locator": 40, "Suite": 30, "System": 30}
+        # URLs and locators wrap (a long word breaks anywhere), so the sheet stays near a page wide
+        caps = {"Source URL": 30, "Source locator": 24, "Suite": 18, "System": 20, "Submitter": 16, "Shown on": 18}
         measured = lay.sample(rows)
-        widths = [max(len(h) + 2, min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
+        widths = [max(lay.longest_word(h) + 2,
+                      min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
                   for i, h in enumerate(heads)]
-        total = sum(widths)
         sheet = _Sheet(self.wb, "Sources", self.report, widths, freeze_row=4, title_rows="1:3")
-        self._top(sheet, "Sources: one citation per result shown in this workbook", len(heads), total,
+        wide, total = sheet.text_cols, sheet.text_width
+        self._top(sheet, "Sources: one citation per result shown in this workbook", wide, total,
                   [(self.report.caveat_short, "caveat")])
-        sheet.append([sheet.text(h, "header") for h in heads])
+        sheet.append([sheet.text(h, "header") for h in heads],
+                     height=lay.row_height(max(lay.lines(h, w * 0.9) for h, w in zip(heads, widths))))
         for values in rows:
             n_lines = max(lay.lines(v, w) if len(v) > w - 3 else 1 for v, w in zip(values, widths))
             sheet.append([sheet.text(v) for v in values], height=lay.row_height(n_lines))
         if rows:
             sheet.ws.auto_filter.ref = f"A3:{get_column_letter(len(heads))}{3 + len(rows)}"
         sheet.blank()
-        sheet.wide_text(self.report.legend, len(heads), total, "legend")
+        sheet.wide_text(self.report.legend, wide, total, "legend")
 
 
 BUDGET_SENTENCE = (f"This table's figures are written as text with their binding, beside a numeric sort-value "
