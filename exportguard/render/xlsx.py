@@ -558,8 +558,8 @@ class XlsxRenderer:
         figure = max(len(f.text("[a]")) for f in figs)
         band = max(len(f.edge_text(False, "[a]")) if f.slack.estimable else lay.BAND_TEXT_CAP for f in figs)
         widths = [max(14, figure * 1.05 + 2.5), max(16, band * 1.05 + 2.5), max(16, band * 1.05 + 2.5),
-                  max(12, min(lay.TEXT_WIDTH_CAP, max(len(f.result.conditions.identity.submitter) for f in figs) + 2)),
-                  max(10, min(lay.TEXT_WIDTH_CAP, max(len(f.result.conditions.identity.system_name) for f in figs) + 2)),
+                  max(12, min(lay.HEADLINE_TEXT_CAP, max(len(f.result.conditions.identity.submitter) for f in figs) + 2)),
+                  max(10, min(lay.HEADLINE_TEXT_CAP, max(len(f.result.conditions.identity.system_name) for f in figs) + 2)),
                   12]
         sheet = _Sheet(self.wb, "Headline", self.report, widths, keep=[(0, 3)])  # the figure and its band edges
         self._top(sheet, "Headline figures", sheet.text_cols, sheet.text_width, [(self.report.caveat_short, "caveat")])

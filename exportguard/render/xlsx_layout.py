@@ -20,6 +20,7 @@ from .walk import Lettering
 # readable size (taller rows cost less paper than a sheet too wide for a page).
 TEXT_WIDTH_CAP = 18
 TEXT_CAPS = {"rank": 13, "tokens_per_sample": 14, "system": 20, "software": 20, "submitter": 14, "accelerator": 16}
+HEADLINE_TEXT_CAP = 28  # a headline row is one per figure: its names wrap less
 NUMBER_TEXT_CAP = 28  # rank and count cells are numbers (their words in the format): they cannot wrap
 BAND_TEXT_CAP = 22  # "slack not estimable: ..." in a band column wraps at this width
 FIGURE_WIDTH_CAP = 250  # numeric cells cannot wrap: a figure column is as wide as its widest figure
