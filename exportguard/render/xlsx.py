@@ -605,7 +605,7 @@ class XlsxRenderer:
         results = doc.sources()
         rows = [_source_row(r, self.shown_on.get(r.natural_key, "")) for r in results]
         # URLs and locators wrap (a long word breaks anywhere), so the sheet stays near a page wide
-        caps = {"Source URL": 30, "Source locator": 24, "Suite": 18, "System": 20, "Submitter": 16, "Shown on": 18}
+        caps = {"Source URL": 44, "Source locator": 24, "Suite": 18, "System": 20, "Submitter": 16, "Shown on": 18}
         measured = lay.sample(rows)
         widths = [max(lay.longest_word(h) + 2,
                       min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
