@@ -8,9 +8,10 @@ Layout (docs/xlsx.md; decided in xlsx_layout.py):
   band and marks as literal text (``#,##0" tok/s ±5.4% [a]"``), so copying the cell as text keeps
   them; a cell comment holds the full footnote; the band's low and high edges sit beside it, each
   a number whose format says what it is (``96,045 tok/s, low edge of ±5.4% [a]``). Below the table:
-  the notes block (``[a] ...``, one row each, merged across the table) and the trademark legend.
-  Frozen header, autofilter, landscape print fitted to the page width with the header rows
-  repeated and the one-line caveat in the page footer.
+  the notes block (``[a] ...``, one row each, merged across the table's first printed page) and the
+  trademark legend. Frozen header, autofilter, landscape print at a planned scale that keeps the
+  smallest text at 8 pt on paper (page-wide column groups where the sheet is wider; xlsx_layout.py),
+  with the header rows repeated and the one-line caveat in the page footer.
 - "Headline" (KPI sections), "Notes" (text sections), "Caveat" (the full caveat) and "Sources"
   (one citation row per result shown).
 - "exportguard_manifest", a very hidden sheet: the manifest as JSON in column A, in chunks of at most
