@@ -6,7 +6,9 @@ LibreOffice fits the sheet to the page width with), read back from the PDF with 
     .venv/bin/python bench/xlsx_print.py [--out FOLDER]
 
 Prints one line per workbook, paper and sheet: pages, smallest and most common effective text size
-(in points) of the sheet's text (the page header left out; LibreOffice scales it with the sheet).
+(in points) of the sheet's text (the page header left out; LibreOffice scales it with the sheet), and
+for a sheet that shows figures, where its notes block begins: on the last page that shows figures, or
+how many pages after it. tests/test_render_xlsx_print.py measures the same way.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -66,12 +69,18 @@ def to_pdf(path: Path, outdir: Path) -> Path:
     return outdir / f"{path.stem}.pdf"
 
 
-def sizes(pdf: Path) -> dict[str, list[float]]:
-    """Sheet -> effective text sizes (pt) of its pages' text, the header and footer left out."""
+@dataclass
+class Page:
+    sheet: str
+    runs: list  # (text, effective size in pt) of the page's text, the page header left out
+
+
+def printed_pages(pdf: Path) -> list[Page]:
+    """Each page of a workbook's PDF: its sheet (read from the page header '<sheet>, page n of m') and
+    its text runs with the size they print at (font size times the text and page transforms)."""
     from pypdf import PdfReader
 
-    out: dict[str, list[float]] = collections.defaultdict(list)
-    pages: dict[str, int] = collections.Counter()
+    pages = []
     for page in PdfReader(pdf).pages:
         found: list[tuple[str, float]] = []
 
@@ -86,10 +95,35 @@ def sizes(pdf: Path) -> dict[str, list[float]]:
         # the page header '<sheet>, page 1 of 3' comes in runs: the sheet's name is the run before ', page'
         at = next((k for k, (t, _) in enumerate(found) if t == ", page" and k > 0), None)
         sheet = found[at - 1][0] if at is not None else "?"
-        pages[sheet] += 1
         header = set(range(at - 2, at + 4)) if at is not None else set()  # title, sheet, page n of m
-        out[sheet] += [s for k, (t, s) in enumerate(found) if k not in header and s > 0]
-    return {k: v + [pages[k]] for k, v in out.items()}
+        pages.append(Page(sheet, [(t, s) for k, (t, s) in enumerate(found) if k not in header and s > 0]))
+    return pages
+
+
+def sizes(pages: list[Page]) -> dict[str, tuple[int, list[float]]]:
+    """Sheet -> (pages, effective text sizes in pt of its pages' text)."""
+    out: dict[str, tuple[int, list[float]]] = {}
+    for page in pages:
+        n, found = out.get(page.sheet, (0, []))
+        out[page.sheet] = (n + 1, found + [s for _, s in page.runs])
+    return out
+
+
+# a printed figure or band edge (ending in its marks), or a band edge's words where the cohort has no band
+FIGURE = re.compile(r"\d[^\[]*(\[[a-z]+\])+( derived)?$|^slack not estimable")
+
+
+def notes_after(pages: list[Page]) -> dict[str, int]:
+    """Sheet -> how many pages after the last page showing figures (or band edges) its notes block
+    begins (0: on that page), for each sheet that shows figures and has a notes block (its label)."""
+    out: dict[str, int] = {}
+    for sheet in dict.fromkeys(p.sheet for p in pages):
+        own = [p for p in pages if p.sheet == sheet]
+        figures = [k for k, p in enumerate(own) if any(FIGURE.search(t) for t, _ in p.runs)]
+        notes = [k for k, p in enumerate(own) if any(t == "Notes" for t, _ in p.runs)]
+        if figures and notes:
+            out[sheet] = notes[0] - figures[-1]
+    return out
 
 
 def main() -> None:
@@ -98,16 +132,19 @@ def main() -> None:
     args = ap.parse_args()
     work = args.out or Path(tempfile.mkdtemp(prefix="eg-print-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"{'workbook':34} {'paper':6} {'sheet':34} {'pages':>5} {'min pt':>7} {'most pt':>7}")
+    print(f"{'workbook':34} {'paper':6} {'sheet':34} {'pages':>5} {'min pt':>7} {'most pt':>7}  notes")
     for name, path in workbooks(work).items():
         for paper, code in PAPERS.items():
-            pdf = to_pdf(on_paper(path, code, work / f"{path.stem}-{paper}.xlsx"), work)
-            for sheet, found in sizes(pdf).items():
-                n, found = found[-1], found[:-1]
+            pages = printed_pages(to_pdf(on_paper(path, code, work / f"{path.stem}-{paper}.xlsx"), work))
+            after = notes_after(pages)
+            for sheet, (n, found) in sizes(pages).items():
                 if not found:
                     continue
                 common = collections.Counter(found).most_common(1)[0][0]
-                print(f"{name:34} {paper:6} {sheet[:34]:34} {n:5} {min(found):7.1f} {common:7.1f}")
+                where = ("" if sheet not in after else "on the last figures' page" if after[sheet] == 0
+                         else "on the page after the last figures" if after[sheet] == 1
+                         else f"{after[sheet]} pages after the last figures")
+                print(f"{name:34} {paper:6} {sheet[:34]:34} {n:5} {min(found):7.1f} {common:7.1f}  {where}")
 
 
 if __name__ == "__main__":

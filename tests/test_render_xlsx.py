@@ -225,14 +225,16 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
         assert ws.auto_filter.ref.startswith(f"A{header_row}:")
         assert ws.print_title_rows.replace("$", "") == f"1:{header_row}"
         assert ws.page_setup.orientation == "landscape"
-        assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0
-        assert ws.sheet_properties.pageSetUpPr.fitToPage
+        # a planned scale, never fit-to-width (that shrank a wide sheet's text to 3-4 pt on paper)
+        assert ws.page_setup.scale >= 80 and not (ws.sheet_properties.pageSetUpPr and ws.sheet_properties.pageSetUpPr.fitToPage)
         assert ws.oddFooter.center.text == SHORT
         for letter, dim in ws.column_dimensions.items():
             assert 5 <= dim.width <= 250
-        # the notes block: each note its own row, merged across the table, tall enough to wrap
+        # the notes block: each note its own row, merged across the table's first printed page (never
+        # across a page edge), tall enough to wrap
         merged = {str(r) for r in ws.merged_cells.ranges}
-        last = ws.cell(header_row, len(headers)).column_letter
+        breaks = [b.id for b in ws.col_breaks.brk]
+        last = ws.cell(header_row, breaks[0] if breaks else len(headers)).column_letter
         note_rows = [c.row for c in ws["A"] if isinstance(c.value, str) and NOTE_ROW.match(c.value)]
         assert len(note_rows) == len(plan.lettering(n).notes())
         for r in note_rows:

@@ -8,9 +8,10 @@ Layout (docs/xlsx.md; decided in xlsx_layout.py):
   band and marks as literal text (``#,##0" tok/s ±5.4% [a]"``), so copying the cell as text keeps
   them; a cell comment holds the full footnote; the band's low and high edges sit beside it, each
   a number whose format says what it is (``96,045 tok/s, low edge of ±5.4% [a]``). Below the table:
-  the notes block (``[a] ...``, one row each, merged across the table) and the trademark legend.
-  Frozen header, autofilter, landscape print fitted to the page width with the header rows
-  repeated and the one-line caveat in the page footer.
+  the notes block (``[a] ...``, one row each, merged across the table's first printed page) and the
+  trademark legend. Frozen header, autofilter, landscape print at a planned scale that keeps the
+  smallest text at 8 pt on paper (page-wide column groups where the sheet is wider; xlsx_layout.py),
+  with the header rows repeated and the one-line caveat in the page footer.
 - "Headline" (KPI sections), "Notes" (text sections), "Caveat" (the full caveat) and "Sources"
   (one citation row per result shown).
 - "exportguard_manifest", a very hidden sheet: the manifest as JSON in column A, in chunks of at most
@@ -91,7 +92,7 @@ _STYLES = {  # named styles, "eg <key>" in the workbook
     "caveat": Style(Font(FONT, 10, italic=True, color="404040"), alignment=_TOP_WRAP),
     "warning": Style(Font(FONT, 10, bold=True, color="9C0006"), alignment=_TOP_WRAP),
     "label": Style(Font(FONT, 11, bold=True), alignment=Alignment(vertical="top")),
-    "legend": Style(Font(FONT, 9, italic=True, color="404040"), alignment=_TOP_WRAP),
+    "legend": Style(Font(FONT, 10, italic=True, color="404040"), alignment=_TOP_WRAP),
     "header": Style(Font(FONT, bold=True), fill="D9E1F2", border=_BOX, alignment=Alignment(wrap=True, vertical="center")),
     "text": Style(Font(FONT), border=_BOX, alignment=_TOP_WRAP),
     "count": Style(Font(FONT), border=_BOX, alignment=Alignment(vertical="top", horizontal="left")),
@@ -102,6 +103,7 @@ _STYLES = {  # named styles, "eg <key>" in the workbook
     "plain": Style(Font(FONT)),
 }
 _FONT_PT = {key: s.font.size for key, s in _STYLES.items()}
+_SMALLEST_PT = min(_FONT_PT.values())  # what the print scale keeps at lay.PRINT_MIN_PT or more
 
 
 # -- one sheet, streamed --------------------------------------------------------------------------
@@ -110,13 +112,19 @@ class _Sheet:
     """A streamed worksheet with its row counter, merged note rows and print set-up."""
 
     def __init__(self, wb: WorkbookWriter, title: str, report: Report, widths: Sequence[float], *,
-                 freeze_row: int | None = None, landscape: bool = True, title_rows: str | None = None):
+                 freeze_row: int | None = None, landscape: bool = True, title_rows: str | None = None,
+                 keep: Sequence[tuple[int, int]] = ()):
         self.wb = wb
+        plan = self.print = lay.print_plan(widths, _SMALLEST_PT, landscape, keep)
+        self.text_cols = plan.first_cols  # wide texts merge across the first page's columns
+        self.text_width = sum(list(widths)[:self.text_cols])
         left = clean_text(report.title).replace("\n", " ").replace("&", "&&")[:120]
+        pt = f"&{plan.header_pt:g}"
         self.ws = wb.add_sheet(title, [round(w, 1) for w in widths], freeze_row=freeze_row,
-                               page=PageSetup(landscape=landscape), title_rows=title_rows,
-                               header=f"&L&8 {left}&R&8 &A, page &P of &N",
-                               footer=f"&C&8 {lay.footer_caveat(clean_text(report.caveat_short))}")
+                               page=PageSetup(landscape=landscape, scale=plan.scale, col_breaks=tuple(plan.col_breaks)),
+                               title_rows=title_rows,
+                               header=f"&L{pt} {left}&R{pt} &A, page &P of &N",
+                               footer=f"&C{pt} {lay.footer_caveat(clean_text(report.caveat_short))}")
         self.title = title
         self.widths = list(widths)
         self.row = 0
@@ -154,6 +162,10 @@ class _Sheet:
     def blank(self) -> None:
         self.append([])
 
+    def page_break(self, after_row: int) -> None:
+        """A printed page ends after this row."""
+        self.ws.row_break(after_row)
+
     def write(self, panels: Sequence["_Rows"]) -> None:
         """Panels side by side, row by row: each from its own first column, each row as tall as the
         tallest of its panels' rows, each wide text merged across its own panel's columns."""
@@ -169,19 +181,21 @@ class _Sheet:
                 height = max(height or 0, h) if h else height
             row = self.append(cells, height)
             for p in panels:
-                if i < len(p.rows) and i in p.merged and p.ncols > 1:
-                    self.ws.merge(row, p.col0 + 1, row, p.col0 + p.ncols)
+                if i < len(p.rows) and i in p.merged and p.text_cols > 1:
+                    self.ws.merge(row, p.col0 + 1, row, p.col0 + p.text_cols)
 
 
 class _Rows:
     """A panel's rows before they are written (a table, or one side of a beside section): its cells
     from column ``col0`` on, their heights, the rows whose first cell is merged across the panel."""
 
-    def __init__(self, first_row: int, col0: int, ncols: int):
+    def __init__(self, first_row: int, col0: int, ncols: int, text_cols: int | None = None):
         self.first_row, self.col0, self.ncols = first_row, col0, ncols
+        self.text_cols = ncols if text_cols is None else min(ncols, text_cols)  # what a wide text merges across
         self.rows: list[list[_Cell | None]] = []
         self.heights: list[float | None] = []
         self.merged: set[int] = set()
+        self.notes_at: int | None = None  # the row (from 0) where the notes block begins
 
     @property
     def next_row(self) -> int:
@@ -203,10 +217,11 @@ class _Rows:
 
 
 class _SheetRows(_Rows):
-    """A panel that is the only one across its sheet's rows: each row goes to the sheet as it comes."""
+    """A panel that is the only one across its sheet's rows: each row goes to the sheet as it comes
+    (only its height is kept, for the print plan's page break before the notes)."""
 
-    def __init__(self, sheet: _Sheet, ncols: int):
-        super().__init__(sheet.row + 1, 0, ncols)
+    def __init__(self, sheet: _Sheet, ncols: int, text_cols: int | None = None):
+        super().__init__(sheet.row + 1, 0, ncols, text_cols)
         self.sheet = sheet
 
     @property
@@ -214,10 +229,14 @@ class _SheetRows(_Rows):
         return self.sheet.row + 1
 
     def append(self, cells: Sequence[_Cell | None], height: float | None = None) -> int:
+        self.heights.append(height)
         return self.sheet.append(cells, height)
 
     def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
-        return self.sheet.wide_text(text, self.ncols, width_chars, style)
+        row = self.append([_text(text, style)], height=lay.height(clean_text(text), width_chars, _FONT_PT[style]))
+        if self.text_cols > 1:
+            self.sheet.ws.merge(row, 1, row, self.text_cols)
+        return row
 
 
 class _Cell(NamedTuple):
@@ -274,9 +293,14 @@ class XlsxRenderer:
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
         panel = self._panel(n, section.title, section.table)
         sheet = _Sheet(self.wb, self.names[n - 1], self.report, panel.widths,
-                       freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}")
-        # a table alone on its sheet: each row written as it is made, so that none is held
-        self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1, rows=_SheetRows(sheet, panel.ncols))
+                       freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}",
+                       keep=lay.keep_runs(panel.cols))
+        # a table alone on its sheet: each row written as it is made, so that none is held (only its height)
+        rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1,
+                                rows=_SheetRows(sheet, panel.ncols, sheet.text_cols))
+        head, notes = panel.header_row, rows.notes_at
+        if lay.notes_need_page(sheet.print, rows.heights[:head], rows.heights[head:notes], rows.heights[notes:]):
+            sheet.page_break(rows.first_row + notes - 1)
         table = section.table
         if table.rows:
             sheet.ws.auto_filter = (f"A{panel.header_row}:{get_column_letter(panel.ncols)}"
@@ -296,25 +320,30 @@ class XlsxRenderer:
         own_width = max(p.ncols for p in own) if own else 0
         widths = mlperf.widths + [3.0] + [max((p.widths[i] for p in own if i < p.ncols), default=10.0)
                                            for i in range(own_width)]
-        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, title_rows="1:2")
-        head = _Rows(1, 0, len(widths))
-        head.wide_text(section.title, sum(widths) * 0.8, "title")
-        head.wide_text(self.report.caveat_short, sum(widths), "caveat")
+        col0 = mlperf.ncols + 1  # the own runs' first column
+        keep = [(0, mlperf.ncols), (col0, len(widths))] + lay.keep_runs(mlperf.cols)
+        keep += [(col0 + a, col0 + b) for p in own for a, b in lay.keep_runs(p.cols)]
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, title_rows="1:2", keep=keep)
+        on_page = sheet.print.cols_on_page
+        head = _Rows(1, 0, len(widths), sheet.text_cols)
+        head.wide_text(section.title, sheet.text_width * 0.8, "title")
+        head.wide_text(self.report.caveat_short, sheet.text_width, "caveat")
         head.blank()
         sheet.write([head])
         first = sheet.row + 1
-        left = self._panel_rows(doc, sheet.title, mlperf, col0=0, first_row=first)
-        right = _Rows(first, mlperf.ncols + 1, own_width)
+        left = self._panel_rows(doc, sheet.title, mlperf, col0=0, first_row=first, text_cols=on_page(0, mlperf.ncols))
+        right = _Rows(first, col0, own_width, on_page(col0, own_width))
         for p in own:
-            rows = self._panel_rows(doc, sheet.title, p, col0=right.col0, first_row=right.next_row)
+            rows = self._panel_rows(doc, sheet.title, p, col0=right.col0, first_row=right.next_row,
+                                    text_cols=on_page(col0, p.ncols))
             for cells, height, k in zip(rows.rows, rows.heights, range(len(rows.rows))):
                 if k in rows.merged:
                     right.merged.add(len(right.rows))
                 right.append(cells, height)
             right.blank()
         sheet.write([left, right])
-        shape = _Rows(sheet.row + 1, 0, len(widths))
-        total = sum(widths)
+        shape = _Rows(sheet.row + 1, 0, len(widths), sheet.text_cols)
+        total = sheet.text_width
         shape.blank()
         shape.wide_text(f"{section.title}: both shapes", total * 0.8, "title")
         for r in (section.shape.mlperf, *section.shape.own):
@@ -359,15 +388,18 @@ class XlsxRenderer:
         return _Panel(n, title, table, part, cols, top, note_lines, text_cells, numeric)
 
     def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int,
-                    rows: "_Rows | None" = None) -> "_Rows":
-        rows = _Rows(first_row, col0, panel.ncols) if rows is None else rows
-        total = panel.total
+                    rows: "_Rows | None" = None, text_cols: int | None = None) -> "_Rows":
+        """The panel's rows (into ``rows`` where given); its wide texts (title, notes) merged across its first
+        ``text_cols`` columns."""
+        rows = _Rows(first_row, col0, panel.ncols, text_cols) if rows is None else rows
+        total = sum(panel.widths[:rows.text_cols])
         rows.wide_text(panel.title, total * 0.8, "title")
         for text, style in panel.top:
             rows.wide_text(text, total, style)
         rows.append([_text(c.header, "header") for c in panel.cols], height=lay.header_height(panel.cols))
         for r in range(len(panel.table.rows)):
             self._table_row(doc, sheet_title, rows, panel, r)
+        rows.notes_at = len(rows.heights)
         rows.blank()
         rows.append([_text("Notes", "label")])
         for line in panel.note_lines:
@@ -468,15 +500,15 @@ class XlsxRenderer:
             self.headline = self._headline_sheet(heads)
         sheet = self.headline
         widths = sheet.widths
-        total = sum(widths)
+        wide, total = sheet.text_cols, sheet.text_width
         fig, i = section.figure, section.figure.result.conditions.identity
         lettering = self.plan.lettering(n)
         as_text = self.plan.mode(n) == fmts.TEXT
         sheet.blank()
-        sheet.wide_text(section.title, len(heads), total * 0.8, "title")
-        sheet.wide_text(section.inline_conditions, len(heads), total)
+        sheet.wide_text(section.title, wide, total * 0.8, "title")
+        sheet.wide_text(section.inline_conditions, wide, total)
         for notice in section.notices:  # EG020: the scales the headline was picked among
-            sheet.wide_text(notice.text, len(heads), total)
+            sheet.wide_text(notice.text, wide, total)
         sheet.append([sheet.text(h, "header") for h in heads])
         texts = [i.submitter, i.system_name, result_id_cell(fig.result)]
         if not fig.slack.estimable:
@@ -487,9 +519,9 @@ class XlsxRenderer:
                  self._edge_cell(fig, True, lettering, as_text), self._edge_cell(fig, False, lettering, as_text),
                  sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result))]
         sheet.append(cells, height=lay.row_height(n_lines))
-        sheet.wide_text(section.table_note.text, len(heads), total)
+        sheet.wide_text(section.table_note.text, wide, total)
         for line in lettering.note_lines():
-            sheet.wide_text(line, len(heads), total)
+            sheet.wide_text(line, wide, total)
         self.shown_on.setdefault(fig.result.natural_key, sheet.title)
 
     def _headline_sheet(self, heads: list[str]) -> _Sheet:
@@ -497,11 +529,11 @@ class XlsxRenderer:
         figure = max(len(f.text("[a]")) for f in figs)
         band = max(len(f.edge_text(False, "[a]")) if f.slack.estimable else lay.BAND_TEXT_CAP for f in figs)
         widths = [max(14, figure * 1.05 + 2.5), max(16, band * 1.05 + 2.5), max(16, band * 1.05 + 2.5),
-                  max(12, min(lay.TEXT_WIDTH_CAP, max(len(f.result.conditions.identity.submitter) for f in figs) + 2)),
-                  max(10, min(lay.TEXT_WIDTH_CAP, max(len(f.result.conditions.identity.system_name) for f in figs) + 2)),
+                  max(12, min(lay.HEADLINE_TEXT_CAP, max(len(f.result.conditions.identity.submitter) for f in figs) + 2)),
+                  max(10, min(lay.HEADLINE_TEXT_CAP, max(len(f.result.conditions.identity.system_name) for f in figs) + 2)),
                   12]
-        sheet = _Sheet(self.wb, "Headline", self.report, widths)
-        self._top(sheet, "Headline figures", len(heads), sum(widths), [(self.report.caveat_short, "caveat")])
+        sheet = _Sheet(self.wb, "Headline", self.report, widths, keep=[(0, 3)])  # the figure and its band edges
+        self._top(sheet, "Headline figures", sheet.text_cols, sheet.text_width, [(self.report.caveat_short, "caveat")])
         return sheet
 
     # -- text sections, all on one sheet --
@@ -520,7 +552,7 @@ class XlsxRenderer:
         for sheet in (self.headline, self.notes):
             if sheet is not None:
                 sheet.blank()
-                sheet.wide_text(self.report.legend, len(sheet.widths), sum(sheet.widths), "legend")
+                sheet.wide_text(self.report.legend, sheet.text_cols, sheet.text_width, "legend")
         self._caveat_sheet()
         self._sources_sheet(doc)
         manifest = doc.manifest()
@@ -542,16 +574,19 @@ class XlsxRenderer:
         heads = ["Result ID", "Suite", "Round", "Division", "Availability", "Submitter", "System", "Benchmark",
                  "Scenario", "Verified", "Retrieved", "Source URL", "Source kind", "Source locator", "Shown on"]
         results = doc.sources()
-        caps = {"Source URL": 50, "Source locator": 40, "Suite": 30, "System": 30}
+        # URLs and locators wrap (a long word breaks anywhere), so the sheet stays near a page wide
+        caps = {"Source URL": 44, "Source locator": 24, "Suite": 18, "System": 20, "Submitter": 16, "Shown on": 18}
         # each row made when it is written (and those the widths are measured on, before)
         measured = [_source_row(r, self.shown_on.get(r.natural_key, "")) for r in lay.sample(results)]
-        widths = [max(len(h) + 2, min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
+        widths = [max(lay.longest_word(h) + 2,
+                      min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
                   for i, h in enumerate(heads)]
-        total = sum(widths)
         sheet = _Sheet(self.wb, "Sources", self.report, widths, freeze_row=4, title_rows="1:3")
-        self._top(sheet, "Sources: one citation per result shown in this workbook", len(heads), total,
+        wide, total = sheet.text_cols, sheet.text_width
+        self._top(sheet, "Sources: one citation per result shown in this workbook", wide, total,
                   [(self.report.caveat_short, "caveat")])
-        sheet.append([sheet.text(h, "header") for h in heads])
+        sheet.append([sheet.text(h, "header") for h in heads],
+                     height=lay.row_height(max(lay.lines(h, w * 0.9) for h, w in zip(heads, widths))))
         for r in results:
             values = _source_row(r, self.shown_on.get(r.natural_key, ""))
             n_lines = max(lay.lines(v, w) if len(v) > w - 3 else 1 for v, w in zip(values, widths))
@@ -559,7 +594,7 @@ class XlsxRenderer:
         if results:
             sheet.ws.auto_filter = f"A3:{get_column_letter(len(heads))}{3 + len(results)}"
         sheet.blank()
-        sheet.wide_text(self.report.legend, len(heads), total, "legend")
+        sheet.wide_text(self.report.legend, wide, total, "legend")
 
 
 BUDGET_SENTENCE = (f"This table's figures are written as text with their binding, beside a numeric sort-value "

@@ -7,6 +7,7 @@ Widths are in Excel's unit (the width of a "0"); heights in points.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -15,11 +16,15 @@ from ..embedding import XLSX_MANIFEST_SHEET
 from ..report import BesideSection, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from .walk import Lettering
 
-TEXT_WIDTH_CAP = 28  # text columns wrap beyond this many characters...
-TEXT_CAPS = {"rank": 13, "tokens_per_sample": 20, "system": 30, "software": 40}  # ...or these
+# Text columns wrap beyond this many characters, or these: narrow enough that a table prints at a
+# readable size (taller rows cost less paper than a sheet too wide for a page).
+TEXT_WIDTH_CAP = 18
+TEXT_CAPS = {"rank": 13, "tokens_per_sample": 14, "system": 20, "software": 20, "submitter": 14, "accelerator": 16}
+HEADLINE_TEXT_CAP = 28  # a headline row is one per figure: its names wrap less
+NUMBER_TEXT_CAP = 28  # rank and count cells are numbers (their words in the format): they cannot wrap
 BAND_TEXT_CAP = 22  # "slack not estimable: ..." in a band column wraps at this width
 FIGURE_WIDTH_CAP = 250  # numeric cells cannot wrap: a figure column is as wide as its widest figure
-PAGE_COL = 80  # the one column of a portrait text sheet (Caveat, Notes) fits the page at 100 %
+PAGE_COL = 76  # the one column of a portrait text sheet (Caveat, Notes) fits the page at 100 %
 WIDTH_SAMPLE = 4000  # rows sampled for text column widths in very long tables
 LINE_PT = 14.5  # one line of 11 pt text
 RESERVED_SHEETS = ("Caveat", "Sources", XLSX_MANIFEST_SHEET, "History")
@@ -216,9 +221,24 @@ def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int
         elif col.kind == "verified":
             col.width = max(head, 11)
         else:
-            cap = TEXT_CAPS.get(table.columns[col.src].key, TEXT_WIDTH_CAP)
+            cap = TEXT_CAPS.get(table.columns[col.src].key,
+                                NUMBER_TEXT_CAP if col.kind in ("rank", "count") else TEXT_WIDTH_CAP)
             widest = max((display_len(r[col.src]) for r in rows), default=0)
             col.width = max(head, min(cap, widest * 1.05 + 2))
+
+
+def keep_runs(cols: Sequence[Col]) -> list[tuple[int, int]]:
+    """Each figure column with the band edges and sort value beside it: kept on one printed page."""
+    runs, k = [], 0
+    while k < len(cols):
+        end = k + 1
+        if cols[k].kind == "figure":
+            while end < len(cols) and cols[end].kind in ("sort", "band_low", "band_high") and cols[end].src == cols[k].src:
+                end += 1
+        if end > k + 1:
+            runs.append((k, end))
+        k = end
+    return runs
 
 
 def header_height(cols: Sequence[Col]) -> float | None:
@@ -235,3 +255,99 @@ def footer_caveat(short: str) -> str:
     tail = " ... (full caveat on the Caveat sheet)"
     cut = text[: room - len(tail)]
     return cut.rsplit(" ", 1)[0].rstrip("&") + tail
+
+
+# -- print: the size on paper, planned ---------------------------------------------------------------
+# A sheet prints at a fixed scale chosen here, never "fit to page width": fitting a wide sheet to one
+# page shrank its text to 3-4 pt. The scale is the largest at which the sheet fits one page width, but
+# never less than what keeps its smallest text at PRINT_MIN_PT; a sheet still wider than a page goes
+# on consecutive pages (across, then down) in page-wide column groups, and its wide texts (title,
+# notes) are merged across the first group only, so no note is cut at a page edge.
+
+PRINT_MIN_PT = 8  # the smallest text size on paper (issue 16)
+# Printable area in points of the smaller of A4 and Letter, inside the sheet's margins (0.4 in at the
+# sides, 0.6 in top and 0.85 in bottom): the plan holds on either paper.
+PRINT_WIDTH = {True: (11.0 - 0.8) * 72, False: (8.27 - 0.8) * 72}  # landscape / portrait
+PRINT_HEIGHT = {True: (8.27 - 1.45) * 72, False: (11.0 - 1.45) * 72}
+# LibreOffice without Calibri sizes a column by its substitute's "0" (DejaVu Sans): measured, a column
+# of width w takes 6.65 w + 3.75 pt; a little more is planned so that no group spills onto a page.
+PT_PER_UNIT = 6.9
+PT_PER_COL = 3.75
+DEFAULT_ROW_PT = 15.0  # a row without a height of its own
+
+
+@dataclass(frozen=True)
+class PrintPlan:
+    """How a sheet prints: its scale (percent), the columns after which a new page starts (1-based;
+    empty when the sheet is one page wide) and the page header and footer size that prints at
+    PRINT_MIN_PT at that scale."""
+
+    scale: int
+    col_breaks: tuple[int, ...]
+    header_pt: int
+    ncols: int
+    paper_height: float = PRINT_HEIGHT[True]  # printable, in points of paper
+
+    @property
+    def first_cols(self) -> int:
+        """Columns on the first page: wide texts merge across these, never across a page edge."""
+        return self.col_breaks[0] if self.col_breaks else self.ncols
+
+    def cols_on_page(self, col0: int, ncols: int) -> int:
+        """Of ``ncols`` columns from ``col0`` (0-based), how many print before the next page edge."""
+        edge = next((b for b in self.col_breaks if b > col0), None)
+        return ncols if edge is None else max(1, min(ncols, edge - col0))
+
+    @property
+    def page_height(self) -> float:
+        """The printable height of a page in the sheet's own points (at 100 %)."""
+        return self.paper_height * 100 / self.scale
+
+
+def columns_pt(widths: Sequence[float]) -> float:
+    return sum(w * PT_PER_UNIT + PT_PER_COL for w in widths)
+
+
+def print_plan(widths: Sequence[float], smallest_pt: float, landscape: bool = True,
+               keep: Sequence[tuple[int, int]] = ()) -> PrintPlan:
+    """The scale and column groups of a sheet whose smallest text is ``smallest_pt``. ``keep``: runs
+    of columns (0-based, end exclusive) kept on one page where they fit one, e.g. a figure and its
+    band edges."""
+    page = PRINT_WIDTH[landscape]
+    least = math.ceil(100 * PRINT_MIN_PT / smallest_pt)
+    fit = math.floor(100 * page / max(1.0, columns_pt(widths)))
+    scale = max(least, min(100, fit))
+    breaks: list[int] = []
+    if fit < least:
+        room = page * 100 / scale
+        runs = {a: b for a, b in keep if columns_pt(widths[a:b]) <= room}
+        used, i = 0.0, 0
+        while i < len(widths):
+            j = runs.get(i, i + 1)
+            need = columns_pt(widths[i:j])
+            if used and used + need > room:
+                breaks.append(i)
+                used = 0.0
+            used += need
+            i = j
+    header = math.ceil(PRINT_MIN_PT * 100 / scale)
+    return PrintPlan(scale, tuple(breaks), header, len(widths), PRINT_HEIGHT[landscape])
+
+
+def notes_need_page(plan: PrintPlan, title_rows: Sequence[float | None], body_rows: Sequence[float | None],
+                    notes_rows: Sequence[float | None]) -> bool:
+    """Whether the notes block should start a page of its own: when it would not fit whole under the
+    table's last rows (pages repeat ``title_rows``), or when the sheet is more than one page wide (the
+    table's last page is then a continuation page, after the page that would hold the notes)."""
+    if plan.col_breaks:
+        return True
+    page = plan.page_height
+    title = sum(h or DEFAULT_ROW_PT for h in title_rows)
+    used = title
+    for h in body_rows:
+        h = h or DEFAULT_ROW_PT
+        if used + h > page and used > title:
+            used = title
+        used += h
+    notes = sum(h or DEFAULT_ROW_PT for h in notes_rows)
+    return used + notes > page and notes <= page - title

@@ -18,9 +18,7 @@ one ``_write``/``_part`` function per part, in the manner of XlsxWriter.
 """
 from __future__ import annotations
 
-import io
 import re
-import shutil
 import tempfile
 from dataclasses import dataclass
 from typing import BinaryIO, Iterable, Mapping, Sequence
@@ -244,6 +242,8 @@ class PageSetup:
     landscape: bool = True
     fit_width: int = 1
     fit_height: int = 0
+    scale: int | None = None  # a fixed print scale (per cent) instead of fitting to the page width
+    col_breaks: tuple[int, ...] = ()  # manual page breaks after these columns, pages printed across then down
     margins: tuple[float, float, float, float, float, float] = (0.4, 0.4, 0.6, 0.85, 0.25, 0.3)  # l r t b header footer
 
 
@@ -261,6 +261,7 @@ class SheetWriter:
         self.header, self.footer = header, footer
         self.state = state
         self.auto_filter: str | None = None  # "A5:L100"
+        self.row_breaks: list[int] = []  # manual page breaks after these rows
         self.row = 0
         self.max_col = 0
         self._data = book._spool()
@@ -292,6 +293,9 @@ class SheetWriter:
         self._data.write("".join(out).encode("utf-8"))
         return r
 
+    def row_break(self, after_row: int) -> None:
+        self.row_breaks.append(after_row)
+
     def merge(self, min_row: int, min_col: int, max_row: int, max_col: int) -> None:
         self._merged.write(f'<mergeCell ref="{column_letter(min_col)}{min_row}:{column_letter(max_col)}{max_row}"/>'
                            .encode("ascii"))
@@ -312,8 +316,8 @@ class SheetWriter:
 
     def head(self) -> bytes:
         out = [_DECL, f'<worksheet xmlns="{_MAIN}" xmlns:r="{_R}">']
-        out.append('<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>' if self.page.fit_width or self.page.fit_height
-                   else "<sheetPr/>")
+        fits = self.page.scale is None and (self.page.fit_width or self.page.fit_height)
+        out.append('<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>' if fits else "<sheetPr/>")
         last = f"{column_letter(max(self.max_col, 1))}{max(self.row, 1)}"
         out.append(f'<dimension ref="{"A1" if last == "A1" else "A1:" + last}"/>')
         selected = ' tabSelected="1"' if self.index == 1 else ""
@@ -338,13 +342,24 @@ class SheetWriter:
     def tail(self) -> bytes:
         p = self.page
         left, right, top, bottom, header, footer = p.margins
+        scale = "" if p.scale is None else f' scale="{p.scale}"'
+        order = ' pageOrder="overThenDown"' if p.col_breaks else ""  # a row block's continuation comes next
         out = [f'<pageMargins left="{left:g}" right="{right:g}" top="{top:g}" bottom="{bottom:g}" header="{header:g}" '
                f'footer="{footer:g}"/>',
-               f'<pageSetup orientation="{"landscape" if p.landscape else "portrait"}" fitToWidth="{p.fit_width}" '
-               f'fitToHeight="{p.fit_height}"/>']
+               f'<pageSetup{scale}{order} orientation="{"landscape" if p.landscape else "portrait"}" '
+               f'fitToWidth="{p.fit_width}" fitToHeight="{p.fit_height}"/>']
         if self.header or self.footer:
             out.append("<headerFooter>" + (f"<oddHeader>{text(self.header)}</oddHeader>" if self.header else "")
                        + (f"<oddFooter>{text(self.footer)}</oddFooter>" if self.footer else "") + "</headerFooter>")
+        # manual breaks (CT_Worksheet: after headerFooter, rows before columns); max: the sheet's last column / row
+        rows = sorted(set(self.row_breaks))
+        if rows:
+            out.append(f'<rowBreaks count="{len(rows)}" manualBreakCount="{len(rows)}">'
+                       + "".join(f'<brk id="{r}" max="16383" man="1"/>' for r in rows) + "</rowBreaks>")
+        cols = sorted(set(p.col_breaks))
+        if cols:
+            out.append(f'<colBreaks count="{len(cols)}" manualBreakCount="{len(cols)}">'
+                       + "".join(f'<brk id="{c}" max="1048575" man="1"/>' for c in cols) + "</colBreaks>")
         if self.comment_count:
             out.append('<legacyDrawing r:id="rId2"/>')
         out.append("</worksheet>")
