@@ -68,11 +68,34 @@ def presentable(result: Result) -> Result:
     parts = {}
     for name in _PARTS:
         part = getattr(c, name)
-        shown = _path_text if name == "provenance" else source_text
-        changed = {k: shown(v) for k, v in vars(part).items() if isinstance(v, str) and shown(v) != v}
-        if changed:
-            parts[name] = replace(part, **changed)
-    corrections = tuple(source_text(x) for x in result.corrections)
+        shown = _shown_part(part, name == "provenance")
+        if shown is not part:
+            parts[name] = shown
+    corrections = tuple(source_text(x) for x in result.corrections) if result.corrections else ()
     if not parts and corrections == result.corrections:
         return result
     return replace(result, conditions=replace(c, **parts), corrections=corrections)
+
+
+# Condition parts already made presentable, by identity: the results of one store read share their
+# cohort's parts, so each shared part is worked out once, not once per result. The part itself is
+# kept with its entry, so an id is never taken for another object's.
+_SHOWN: dict[int, tuple[object, object]] = {}
+
+
+def _shown_part(part, path: bool):
+    hit = _SHOWN.get(id(part))
+    if hit is not None and hit[0] is part:
+        return hit[1]
+    shown = _path_text if path else source_text
+    changed = {}
+    for k, v in vars(part).items():
+        if isinstance(v, str):
+            text = shown(v)
+            if text != v:
+                changed[k] = text
+    out = replace(part, **changed) if changed else part
+    if len(_SHOWN) >= 4096:
+        _SHOWN.clear()
+    _SHOWN[id(part)] = (part, out)
+    return out
