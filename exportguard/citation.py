@@ -7,6 +7,7 @@ the text, so the guard checks fields and never parses the English back.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -72,6 +73,12 @@ class Note:
     @property
     def full(self) -> str:
         return self.detail or self.text
+
+    def __hash__(self) -> int:
+        # Equal notes have equal texts, so this agrees with ==; it leaves out the citation, whose
+        # thirteen fields cost more to hash than the texts that already tell notes apart, and a note is
+        # looked up by its marks' letterings several times per figure.
+        return hash((self.text, self.detail, self.basis_of))
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,7 @@ def repository_of(result: Result) -> str:
     return url[:cut] if cut > 0 else url
 
 
+@functools.lru_cache(maxsize=256)  # one repository per table, asked for each of its figures
 def repository_words(repository: str) -> str:
     """'github.com/mlcommons/inference_results_v5.1' for 'https://github.com/mlcommons/inference_results_v5.1/tree/main'."""
     m = _GITHUB_TREE.match(repository)

@@ -189,12 +189,18 @@ def rank_spans(values: Sequence[float], slack: Slack) -> tuple[RankSpan, ...]:
     n = len(values)
     if not slack.estimable:
         return tuple(RankSpan(i + 1, None, None) for i in range(n))
+    within = 1 + slack.fraction
+
+    def tie(a: float, b: float) -> bool:  # is_tie, with the slack's factor worked out once
+        return (a if a > b else b) <= (b if a > b else a) * within
+
     spans, lo, hi = [], 0, 0
     for i, v in enumerate(values):
-        while lo < i and not is_tie(values[lo], v, slack):
+        while lo < i and not tie(values[lo], v):
             lo += 1
-        hi = max(hi, i)
-        while hi + 1 < n and is_tie(v, values[hi + 1], slack):
+        if hi < i:
+            hi = i
+        while hi + 1 < n and tie(v, values[hi + 1]):
             hi += 1
         spans.append(RankSpan(i + 1, lo + 1, hi + 1))
     return tuple(spans)
@@ -401,21 +407,27 @@ def _figures_in_free_text(text: str, where: str) -> list[Finding]:
 
 
 def _validate_table(table: BoundTable, where: str) -> list[Finding]:
-    found = check_one_cohort([f.result for _, _, f in table.figures()], where)
+    figures = list(table.figures())  # walked once: every check below reads these
+    found = check_one_cohort([f.result for _, _, f in figures], where)
+    clean: set[str] = set()  # text cells repeat (submitter, accelerator): each distinct text is read once
     for r, row in enumerate(table.rows):
         for c, cell in enumerate(row):
-            if isinstance(cell, str) and reads_like_a_figure(cell):
-                found.append(finding("bare-figure", f"{where}, row {r + 1}, column {c + 1}",
-                                     f"the source text {cell!r} reads like a throughput figure; a reader would take "
-                                     "it for one. Correct the name at its source."))
+            if isinstance(cell, str) and cell not in clean:
+                if reads_like_a_figure(cell):
+                    found.append(finding("bare-figure", f"{where}, row {r + 1}, column {c + 1}",
+                                         f"the source text {cell!r} reads like a throughput figure; a reader would "
+                                         "take it for one. Correct the name at its source."))
+                else:
+                    clean.add(cell)
     checked: set[int] = set()
-    for r, c, fig in table.figures():
+    for r, c, fig in figures:
         found += _validate_figure(fig, table.table_note, f"{where}, row {r + 1}, column {c + 1}", checked)
-        if fig.cohort != table.cohort or fig.slack != table.slack:
+        if (fig.cohort is not table.cohort and fig.cohort != table.cohort) or \
+                (fig.slack is not table.slack and fig.slack != table.slack):
             found.append(finding("mixed-cohort", f"{where}, row {r + 1}", "figure of another cohort (or band) than the table's"))
     if table.ranked:
         found += _validate_ranking(table, where)
-    results = [f.result for _, _, f in table.figures() if f.derivation is None]
+    results = [f.result for _, _, f in figures if f.derivation is None]
     found += _hidden_differences(results, [c.key for c in table.columns], where)
     found += _scale_findings(table.notices, results, where, any(c.key == "per_accelerator" for c in table.columns))
     return found
@@ -467,7 +479,8 @@ def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: s
                   if not getattr(citation, name)]
         if citation.result_id_state == "official" and not citation.result_id:
             absent.append("result ID")
-        wrong = [name for name in Citation.__dataclass_fields__ if getattr(citation, name) != getattr(expected, name)]
+        wrong = [] if citation == expected else [name for name in Citation.__dataclass_fields__
+                                                 if getattr(citation, name) != getattr(expected, name)]
         if absent or wrong:
             found.append(finding("missing-citation-field", where, f"the footnote lacks: {', '.join(absent)}" if absent
                                  else f"the footnote's {', '.join(wrong)} do not match the figure's result"))

@@ -22,6 +22,7 @@ import re
 from dataclasses import fields, replace
 
 from .detect import defuse, reads_like_a_figure
+from .memo import ByIdentity
 from .model import Conditions, Result
 
 SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
@@ -77,25 +78,26 @@ def presentable(result: Result) -> Result:
     return replace(result, conditions=replace(c, **parts), corrections=corrections)
 
 
-# Condition parts already made presentable, by identity: the results of one store read share their
-# cohort's parts, so each shared part is worked out once, not once per result. The part itself is
-# kept with its entry, so an id is never taken for another object's.
-_SHOWN: dict[int, tuple[object, object]] = {}
+# Condition parts already made presentable: the results of one store read share their cohort's
+# parts, so each shared part is worked out once, not once per result.
+_SHOWN = ByIdentity()
+_SHOWN_PATHS = ByIdentity()
 
 
 def _shown_part(part, path: bool):
-    hit = _SHOWN.get(id(part))
-    if hit is not None and hit[0] is part:
-        return hit[1]
-    shown = _path_text if path else source_text
+    return (_SHOWN_PATHS if path else _SHOWN).get(part, _show_path_part if path else _show_part)
+
+
+def _show_part(part, shown=None):
+    shown = shown or source_text
     changed = {}
     for k, v in vars(part).items():
         if isinstance(v, str):
             text = shown(v)
             if text != v:
                 changed[k] = text
-    out = replace(part, **changed) if changed else part
-    if len(_SHOWN) >= 4096:
-        _SHOWN.clear()
-    _SHOWN[id(part)] = (part, out)
-    return out
+    return replace(part, **changed) if changed else part
+
+
+def _show_path_part(part):
+    return _show_part(part, _path_text)
