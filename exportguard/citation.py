@@ -344,4 +344,4 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
 
 def _sentences(parts: list[str]) -> str:
     """Each part a sentence: our words start with a capital (a name, the first part, stays as written)."""
-    return ". ".join([parts[0], *(p[:1].upper() + p[1:] for p in parts[1:])]) + "."
+    return ". ".join([parts[0]] + [p[:1].upper() + p[1:] for p in parts[1:]]) + "."

@@ -18,6 +18,7 @@ from .citation import (OWN_NOTE_MARK, Citation, Note, Shared, TableNote, reposit
                        table_note)
 from .detect import find_figures, reads_like_a_figure
 from .errors import ExportguardError
+from .memo import ByIdentity
 from .model import Result, Slack, group_by_cohort
 from .report import (BesideSection, BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Notice,
                      RankSpan, Report, ShapePanel, TableSection, TextSection)
@@ -507,8 +508,15 @@ def _sourced(fig: BoundFigure, shared: TableNote) -> bool:
     """The figure's source and retrieval date stand in its note, or its table note gives them for it."""
     c, text, common = fig.note.citation, fig.note.text, shared.shared
     return (c.source in text and c.retrieved_on in text) or (
-        common.covers_source(fig.result) and repository_words(common.repository) in shared.text
-        and common.retrieved_on in shared.text)
+        common.covers_source(fig.result) and _NOTE_GIVES_SOURCES.get(shared, _gives_sources))
+
+
+def _gives_sources(note: TableNote) -> bool:
+    """The table note names the repository and the retrieval date its rows share."""
+    return repository_words(note.shared.repository) in note.text and note.shared.retrieved_on in note.text
+
+
+_NOTE_GIVES_SOURCES = ByIdentity()  # asked for each figure of a table, of the one note they share
 
 
 def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:

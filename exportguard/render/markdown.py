@@ -114,9 +114,9 @@ class MarkdownRenderer:
             out = []
             for c, cell in enumerate(cells, 1):
                 if isinstance(cell, FigureCell):
-                    doc.place(md_table_cell(n, r + 1, c), cell.figure, part.lettering,
-                              _figure(cell.text))
-                    out.append(_figure(cell.text))
+                    text = _figure(cell.text)
+                    doc.place(md_table_cell(n, r + 1, c), cell.figure, part.lettering, text)
+                    out.append(text)
                 else:
                     out.append(md_text(cell))
             lines.append("| " + " | ".join(out) + " |")
