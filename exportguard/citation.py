@@ -318,16 +318,18 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     citation = Citation.of(result)
     # The suite, round, division, benchmark and scenario are the table's, stated once in its TableNote.
     scale = f"{c.accelerators_total} x {c.accelerator} on {c.nodes} node{'s' if c.nodes != 1 else ''}"
-    full_id = f"{result_id_words(result)}, {verified_words(result)}"
+    result_id, verified = result_id_words(result), verified_words(result)
+    full_id = f"{result_id}, {verified}"
     # 'pending' and 'unverified' are explained once by the table note when it says what they mean
     pending = shared.pending and i.result_id_state == RESULT_ID_PENDING
     unverified = shared.unverified and i.verified != "verified"
-    shown_id = (f"{'result ID pending' if pending else result_id_words(result)}, "
-                f"{'unverified' if unverified else verified_words(result)}")
+    shown_id = (f"{'result ID pending' if pending else result_id}, {'unverified' if unverified else verified}"
+                if pending or unverified else full_id)
     source = f"source {citation.source}, retrieved {citation.retrieved_on}"
-    corrections = [x for x in result.corrections if x not in shared.corrections]
-    detail = [f"{i.submitter}, {i.system_name}", full_id, f"{scale}; {c.framework}", citation.tokens_per_sample]
-    shown = [f"{i.submitter}, {i.system_name}", shown_id, scale, citation.tokens_per_sample]
+    corrections = [x for x in result.corrections if x not in shared.corrections] if result.corrections else ()
+    who = f"{i.submitter}, {i.system_name}"
+    detail = [who, full_id, f"{scale}; {c.framework}", citation.tokens_per_sample]
+    shown = [who, shown_id, scale, citation.tokens_per_sample]
     if citation.load:
         detail.append(citation.load)
         if citation.load != shared.row_load:

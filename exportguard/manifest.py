@@ -67,15 +67,12 @@ class Shared:
         return self._seen[kind].get(value, lambda v: self._ref(kind, v, as_dict))
 
     def _ref(self, kind: str, value, as_dict) -> int:
-        try:
-            key = (kind, value)
-            hash(key)
+        table = self.cohort_keys if kind == "cohort" else self.conditions[kind]
+        try:  # hashed once: a part's hash is worked out field by field
+            i = self._index.setdefault((kind, value), len(table))
         except TypeError:  # a part holding an unhashable value: interned by its canonical text
-            key = (kind, _canonical(as_dict(value)))
-        i = self._index.get(key)
-        if i is None:
-            table = self.cohort_keys if kind == "cohort" else self.conditions[kind]
-            i = self._index[key] = len(table)
+            i = self._index.setdefault((kind, _canonical(as_dict(value))), len(table))
+        if i == len(table):
             table.append(as_dict(value))
         return i
 
