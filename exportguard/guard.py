@@ -226,7 +226,8 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     stored cohort's (Store.cohort_slack). With ``limit`` the table shows the first rows of ``results``
     and ranks them among all of them, so the last row shown says that its ties go on below the
     cut. Raises GuardError."""
-    ranked_among = sorted((presentable(r) for r in results), key=lambda r: -r.value)
+    seen = ByIdentity()  # the parts the results share, made presentable once
+    ranked_among = sorted((presentable(r, seen) for r in results), key=lambda r: -r.value)
     results = ranked_among[:limit]
     unknown = [c for c in columns if c not in KNOWN_COLUMNS]
     if unknown:

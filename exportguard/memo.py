@@ -2,7 +2,9 @@
 and a report's figures their result, cohort and slack, so what is derived from one of them (its
 presentable form, its citation, its manifest reference) is found again by identity instead of being
 recomputed or hashed field by field. Each entry keeps its object, so an id is never taken for
-another object's after the first is gone; the table is bounded, and cleared when full."""
+another object's after the first is gone. A table serves one piece of work (a bind, a manifest) and
+is bounded: once full it keeps the objects it has (the shared ones come first) and adds no more, so
+objects seen once each (a result's own identity) cost a look-up, not a churn of the table."""
 from __future__ import annotations
 
 from typing import Callable, Generic, TypeVar
@@ -21,7 +23,6 @@ class ByIdentity(Generic[K, V]):
         if hit is not None and hit[0] is obj:
             return hit[1]
         value = make(obj)
-        if len(self._table) >= self._limit:
-            self._table.clear()
-        self._table[id(obj)] = (obj, value)
+        if len(self._table) < self._limit:
+            self._table[id(obj)] = (obj, value)
         return value

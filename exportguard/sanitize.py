@@ -63,13 +63,16 @@ def _path_text(value: str) -> str:
     return defuse(text) if reads_like_a_figure(text) or "[" in text else text
 
 
-def presentable(result: Result) -> Result:
-    """The result with every text condition passed through ``source_text``: what a report shows."""
+def presentable(result: Result, seen: ByIdentity | None = None) -> Result:
+    """The result with every text condition passed through ``source_text``: what a report shows.
+    ``seen`` keeps the parts worked out for one batch of results, which may share parts (a
+    cohort's, a source file's): each shared part is then worked out once."""
     c = result.conditions
     parts = {}
     for name in _PARTS:
         part = getattr(c, name)
-        shown = _shown_part(part, name == "provenance")
+        show = _show_path_part if name == "provenance" else _show_part
+        shown = show(part) if seen is None else seen.get(part, show)
         if shown is not part:
             parts[name] = shown
     corrections = tuple(source_text(x) for x in result.corrections) if result.corrections else ()
@@ -78,18 +81,15 @@ def presentable(result: Result) -> Result:
     return replace(result, conditions=replace(c, **parts), corrections=corrections)
 
 
-# Condition parts already made presentable: the results of one store read share their cohort's
-# parts, so each shared part is worked out once, not once per result.
-_SHOWN = ByIdentity()
-_SHOWN_PATHS = ByIdentity()
-
-
-def _shown_part(part, path: bool):
-    return (_SHOWN_PATHS if path else _SHOWN).get(part, _show_path_part if path else _show_part)
-
-
 def _show_part(part, shown=None):
-    shown = shown or source_text
+    texts = [v for v in vars(part).values() if isinstance(v, str)]
+    if shown is None:
+        # printable ASCII within the limit is already what source_text makes of it: one test for
+        # all of a part's texts instead of one look-up each
+        joined = "".join(texts)
+        if joined.isascii() and joined.isprintable() and max(map(len, texts), default=0) <= SOURCE_TEXT_LIMIT:
+            return part
+        shown = source_text
     changed = {}
     for k, v in vars(part).items():
         if isinstance(v, str):
