@@ -7,6 +7,7 @@ the text, so the guard checks fields and never parses the English back.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -72,6 +73,12 @@ class Note:
     @property
     def full(self) -> str:
         return self.detail or self.text
+
+    def __hash__(self) -> int:
+        # Equal notes have equal texts, so this agrees with ==; it leaves out the citation, whose
+        # thirteen fields cost more to hash than the texts that already tell notes apart, and a note is
+        # looked up by its marks' letterings several times per figure.
+        return hash((self.text, self.detail, self.basis_of))
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,7 @@ def repository_of(result: Result) -> str:
     return url[:cut] if cut > 0 else url
 
 
+@functools.lru_cache(maxsize=256)  # one repository per table, asked for each of its figures
 def repository_words(repository: str) -> str:
     """'github.com/mlcommons/inference_results_v5.1' for 'https://github.com/mlcommons/inference_results_v5.1/tree/main'."""
     m = _GITHUB_TREE.match(repository)
@@ -310,16 +318,18 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     citation = Citation.of(result)
     # The suite, round, division, benchmark and scenario are the table's, stated once in its TableNote.
     scale = f"{c.accelerators_total} x {c.accelerator} on {c.nodes} node{'s' if c.nodes != 1 else ''}"
-    full_id = f"{result_id_words(result)}, {verified_words(result)}"
+    result_id, verified = result_id_words(result), verified_words(result)
+    full_id = f"{result_id}, {verified}"
     # 'pending' and 'unverified' are explained once by the table note when it says what they mean
     pending = shared.pending and i.result_id_state == RESULT_ID_PENDING
     unverified = shared.unverified and i.verified != "verified"
-    shown_id = (f"{'result ID pending' if pending else result_id_words(result)}, "
-                f"{'unverified' if unverified else verified_words(result)}")
+    shown_id = (f"{'result ID pending' if pending else result_id}, {'unverified' if unverified else verified}"
+                if pending or unverified else full_id)
     source = f"source {citation.source}, retrieved {citation.retrieved_on}"
-    corrections = [x for x in result.corrections if x not in shared.corrections]
-    detail = [f"{i.submitter}, {i.system_name}", full_id, f"{scale}; {c.framework}", citation.tokens_per_sample]
-    shown = [f"{i.submitter}, {i.system_name}", shown_id, scale, citation.tokens_per_sample]
+    corrections = [x for x in result.corrections if x not in shared.corrections] if result.corrections else ()
+    who = f"{i.submitter}, {i.system_name}"
+    detail = [who, full_id, f"{scale}; {c.framework}", citation.tokens_per_sample]
+    shown = [who, shown_id, scale, citation.tokens_per_sample]
     if citation.load:
         detail.append(citation.load)
         if citation.load != shared.row_load:
@@ -336,4 +346,4 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
 
 def _sentences(parts: list[str]) -> str:
     """Each part a sentence: our words start with a capital (a name, the first part, stays as written)."""
-    return ". ".join([parts[0], *(p[:1].upper() + p[1:] for p in parts[1:])]) + "."
+    return ". ".join([parts[0]] + [p[:1].upper() + p[1:] for p in parts[1:]]) + "."

@@ -18,6 +18,7 @@ from .citation import (OWN_NOTE_MARK, Citation, Note, Shared, TableNote, reposit
                        table_note)
 from .detect import find_figures, reads_like_a_figure
 from .errors import ExportguardError
+from .memo import ByIdentity
 from .model import Result, Slack, group_by_cohort
 from .report import (BesideSection, BoundFigure, BoundTable, ChartSection, Column, Derivation, KpiSection, Notice,
                      RankSpan, Report, ShapePanel, TableSection, TextSection)
@@ -189,12 +190,18 @@ def rank_spans(values: Sequence[float], slack: Slack) -> tuple[RankSpan, ...]:
     n = len(values)
     if not slack.estimable:
         return tuple(RankSpan(i + 1, None, None) for i in range(n))
+    within = 1 + slack.fraction
+
+    def tie(a: float, b: float) -> bool:  # is_tie, with the slack's factor worked out once
+        return (a if a > b else b) <= (b if a > b else a) * within
+
     spans, lo, hi = [], 0, 0
     for i, v in enumerate(values):
-        while lo < i and not is_tie(values[lo], v, slack):
+        while lo < i and not tie(values[lo], v):
             lo += 1
-        hi = max(hi, i)
-        while hi + 1 < n and is_tie(v, values[hi + 1], slack):
+        if hi < i:
+            hi = i
+        while hi + 1 < n and tie(v, values[hi + 1]):
             hi += 1
         spans.append(RankSpan(i + 1, lo + 1, hi + 1))
     return tuple(spans)
@@ -219,7 +226,8 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     stored cohort's (Store.cohort_slack). With ``limit`` the table shows the first rows of ``results``
     and ranks them among all of them, so the last row shown says that its ties go on below the
     cut. Raises GuardError."""
-    ranked_among = sorted((presentable(r) for r in results), key=lambda r: -r.value)
+    seen = ByIdentity()  # the parts the results share, made presentable once
+    ranked_among = sorted((presentable(r, seen) for r in results), key=lambda r: -r.value)
     results = ranked_among[:limit]
     unknown = [c for c in columns if c not in KNOWN_COLUMNS]
     if unknown:
@@ -401,21 +409,27 @@ def _figures_in_free_text(text: str, where: str) -> list[Finding]:
 
 
 def _validate_table(table: BoundTable, where: str) -> list[Finding]:
-    found = check_one_cohort([f.result for _, _, f in table.figures()], where)
+    figures = list(table.figures())  # walked once: every check below reads these
+    found = check_one_cohort([f.result for _, _, f in figures], where)
+    clean: set[str] = set()  # text cells repeat (submitter, accelerator): each distinct text is read once
     for r, row in enumerate(table.rows):
         for c, cell in enumerate(row):
-            if isinstance(cell, str) and reads_like_a_figure(cell):
-                found.append(finding("bare-figure", f"{where}, row {r + 1}, column {c + 1}",
-                                     f"the source text {cell!r} reads like a throughput figure; a reader would take "
-                                     "it for one. Correct the name at its source."))
+            if isinstance(cell, str) and cell not in clean:
+                if reads_like_a_figure(cell):
+                    found.append(finding("bare-figure", f"{where}, row {r + 1}, column {c + 1}",
+                                         f"the source text {cell!r} reads like a throughput figure; a reader would "
+                                         "take it for one. Correct the name at its source."))
+                else:
+                    clean.add(cell)
     checked: set[int] = set()
-    for r, c, fig in table.figures():
+    for r, c, fig in figures:
         found += _validate_figure(fig, table.table_note, f"{where}, row {r + 1}, column {c + 1}", checked)
-        if fig.cohort != table.cohort or fig.slack != table.slack:
+        if (fig.cohort is not table.cohort and fig.cohort != table.cohort) or \
+                (fig.slack is not table.slack and fig.slack != table.slack):
             found.append(finding("mixed-cohort", f"{where}, row {r + 1}", "figure of another cohort (or band) than the table's"))
     if table.ranked:
         found += _validate_ranking(table, where)
-    results = [f.result for _, _, f in table.figures() if f.derivation is None]
+    results = [f.result for _, _, f in figures if f.derivation is None]
     found += _hidden_differences(results, [c.key for c in table.columns], where)
     found += _scale_findings(table.notices, results, where, any(c.key == "per_accelerator" for c in table.columns))
     return found
@@ -467,7 +481,8 @@ def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: s
                   if not getattr(citation, name)]
         if citation.result_id_state == "official" and not citation.result_id:
             absent.append("result ID")
-        wrong = [name for name in Citation.__dataclass_fields__ if getattr(citation, name) != getattr(expected, name)]
+        wrong = [] if citation == expected else [name for name in Citation.__dataclass_fields__
+                                                 if getattr(citation, name) != getattr(expected, name)]
         if absent or wrong:
             found.append(finding("missing-citation-field", where, f"the footnote lacks: {', '.join(absent)}" if absent
                                  else f"the footnote's {', '.join(wrong)} do not match the figure's result"))
@@ -494,8 +509,15 @@ def _sourced(fig: BoundFigure, shared: TableNote) -> bool:
     """The figure's source and retrieval date stand in its note, or its table note gives them for it."""
     c, text, common = fig.note.citation, fig.note.text, shared.shared
     return (c.source in text and c.retrieved_on in text) or (
-        common.covers_source(fig.result) and repository_words(common.repository) in shared.text
-        and common.retrieved_on in shared.text)
+        common.covers_source(fig.result) and _NOTE_GIVES_SOURCES.get(shared, _gives_sources))
+
+
+def _gives_sources(note: TableNote) -> bool:
+    """The table note names the repository and the retrieval date its rows share."""
+    return repository_words(note.shared.repository) in note.text and note.shared.retrieved_on in note.text
+
+
+_NOTE_GIVES_SOURCES = ByIdentity()  # asked for each figure of a table, of the one note they share
 
 
 def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:

@@ -16,6 +16,7 @@ from typing import Iterator, Protocol
 
 from . import __version__
 from .clock import Clock, resolve as resolve_clock
+from .memo import ByIdentity
 from .model import CohortKey, Conditions
 from .report import BoundFigure, Report
 from .wording import band_words, marks_words
@@ -27,10 +28,13 @@ SCHEMAS = ("exportguard-manifest/2", SCHEMA)
 SIGNING_KEY_ENV = "EXPORTGUARD_SIGNING_KEY"
 
 
+_SHOWN_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False), made once
+
+
 def shown_digest(text: str, value: float | None) -> str:
     """sha256 over what an artifact shows at a figure's location: its text and, where the artifact
     holds a number there (a spreadsheet cell), that number. The checker recomputes it."""
-    return hashlib.sha256(json.dumps([text, value], ensure_ascii=False).encode("utf-8")).hexdigest()
+    return hashlib.sha256(_SHOWN_ENCODER.encode([text, value]).encode("utf-8")).hexdigest()
 
 
 class Placement(Protocol):
@@ -54,19 +58,27 @@ class Shared:
         self.conditions: dict[str, list[dict]] = {part: [] for part in _CONDITION_PARTS}
         self.cohort_keys: list[dict] = []
         self._index: dict = {}
+        # The figures of one result, and the results of one store read, share their part objects:
+        # a part seen before is found by identity, without hashing its fields again.
+        self._seen = {kind: ByIdentity() for kind in (*_CONDITION_PARTS, "cohort")}
+        self._words = ByIdentity()
 
     def ref(self, kind: str, value, as_dict) -> int:
-        try:
-            key = (kind, value)
-            hash(key)
+        return self._seen[kind].get(value, lambda v: self._ref(kind, v, as_dict))
+
+    def _ref(self, kind: str, value, as_dict) -> int:
+        table = self.cohort_keys if kind == "cohort" else self.conditions[kind]
+        try:  # hashed once: a part's hash is worked out field by field
+            i = self._index.setdefault((kind, value), len(table))
         except TypeError:  # a part holding an unhashable value: interned by its canonical text
-            key = (kind, _canonical(as_dict(value)))
-        i = self._index.get(key)
-        if i is None:
-            table = self.cohort_keys if kind == "cohort" else self.conditions[kind]
-            i = self._index[key] = len(table)
+            i = self._index.setdefault((kind, _canonical(as_dict(value))), len(table))
+        if i == len(table):
             table.append(as_dict(value))
         return i
+
+    def words(self, value, write) -> str:
+        """``write(value)`` (a band's words, a cohort's label), once per object of one manifest."""
+        return self._words.get(value, write)
 
 
 def figure_entry(p: Placement, shared: Shared | None = None) -> dict:
@@ -75,6 +87,7 @@ def figure_entry(p: Placement, shared: Shared | None = None) -> dict:
     form, which ``entries`` gives back for any manifest)."""
     fig = p.figure
     c = fig.result.conditions
+    words = shared.words if shared is not None else (lambda value, write: write(value))
     if shared is not None:
         refs = {"condition_refs": {part: shared.ref(part, getattr(c, part), _part_dict) for part in _CONDITION_PARTS},
                 "cohort_ref": shared.ref("cohort", fig.cohort, _cohort_fields)}
@@ -94,12 +107,12 @@ def figure_entry(p: Placement, shared: Shared | None = None) -> dict:
         "derived": None if fig.derivation is None else {"label": fig.derivation.label,
                                                          "basis": fig.derivation.note.text},
         "band": fig.slack.band_fraction,
-        "band_text": band_words(fig.slack),
+        "band_text": words(fig.slack, band_words),
         "marks": list(p.letters),
         "notes": list(p.notes),
         "note_details": [n.full for n in fig.notes],  # each mark's whole footnote (citation.Note.full)
         "verified": fig.verified,
-        "cohort": fig.cohort.label(),
+        "cohort": words(fig.cohort, CohortKey.label),
         **refs,
     }
 

@@ -7,12 +7,14 @@ Marks are not part of a figure: they are lettered at render time for each table,
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Iterator, Union
 
 from .citation import Note, TableNote
 from .model import CohortKey, Result, Slack
-from .wording import band_edge_words, binding_words, decimals_for, edge_binding_words, figure_words, rank_words, unit_words
+from .wording import (band_edge_words, binding_words, decimals_for, edge_binding_words, figure_parts, rank_words,
+                      unit_words, with_marks)
 
 
 @dataclass(frozen=True, slots=True)  # one or more per figure: no instance dict
@@ -63,7 +65,11 @@ class BoundFigure:
 
     def text(self, marks: str = "") -> str:
         """'101,527 tok/s ±5.4% [a]'; without marks, the terminal's form of the same figure."""
-        return figure_words(self.magnitude, self.unit_text, self.slack, marks, decimals=self.decimals,
+        return with_marks(self._words, marks)
+
+    @functools.cached_property  # written once, then with the marks of each place the figure stands in
+    def _words(self) -> tuple[str, str]:
+        return figure_parts(self.magnitude, self.unit_text, self.slack, decimals=self.decimals,
                             derived=self.derivation is not None, verified=self.verified, own=self.own)
 
     def binding(self, marks: str = "") -> str:

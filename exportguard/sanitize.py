@@ -22,6 +22,7 @@ import re
 from dataclasses import fields, replace
 
 from .detect import defuse, reads_like_a_figure
+from .memo import ByIdentity
 from .model import Conditions, Result
 
 SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
@@ -62,17 +63,41 @@ def _path_text(value: str) -> str:
     return defuse(text) if reads_like_a_figure(text) or "[" in text else text
 
 
-def presentable(result: Result) -> Result:
-    """The result with every text condition passed through ``source_text``: what a report shows."""
+def presentable(result: Result, seen: ByIdentity | None = None) -> Result:
+    """The result with every text condition passed through ``source_text``: what a report shows.
+    ``seen`` keeps the parts worked out for one batch of results, which may share parts (a
+    cohort's, a source file's): each shared part is then worked out once."""
     c = result.conditions
     parts = {}
     for name in _PARTS:
         part = getattr(c, name)
-        shown = _path_text if name == "provenance" else source_text
-        changed = {k: shown(v) for k, v in vars(part).items() if isinstance(v, str) and shown(v) != v}
-        if changed:
-            parts[name] = replace(part, **changed)
-    corrections = tuple(source_text(x) for x in result.corrections)
+        show = _show_path_part if name == "provenance" else _show_part
+        shown = show(part) if seen is None else seen.get(part, show)
+        if shown is not part:
+            parts[name] = shown
+    corrections = tuple(source_text(x) for x in result.corrections) if result.corrections else ()
     if not parts and corrections == result.corrections:
         return result
     return replace(result, conditions=replace(c, **parts), corrections=corrections)
+
+
+def _show_part(part, shown=None):
+    texts = [v for v in vars(part).values() if isinstance(v, str)]
+    if shown is None:
+        # printable ASCII within the limit is already what source_text makes of it: one test for
+        # all of a part's texts instead of one look-up each
+        joined = "".join(texts)
+        if joined.isascii() and joined.isprintable() and max(map(len, texts), default=0) <= SOURCE_TEXT_LIMIT:
+            return part
+        shown = source_text
+    changed = {}
+    for k, v in vars(part).items():
+        if isinstance(v, str):
+            text = shown(v)
+            if text != v:
+                changed[k] = text
+    return replace(part, **changed) if changed else part
+
+
+def _show_path_part(part):
+    return _show_part(part, _path_text)

@@ -176,3 +176,25 @@ def test_property_no_name_becomes_a_formula_or_control_in_xlsx(rows, name):
             assert {f.rule_id for f in e.value.findings} == {"EG001"}
             return
         _check_xlsx(path)
+
+
+_MD_PIECES = list("aw1 9|[]()!<>-=+@#*_`~\\&;%.:/\r\n\t\x00\u202e\u200b\u2028\ufeff\u00a0\u3000") + [
+    "www.", "https://", "ftp://", "WWW.", "&amp;", "12.", "3)", " ##", "---"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(st.sampled_from(_MD_PIECES), max_size=12).map("".join))
+def test_markdown_escaping_leaves_only_text_that_needs_none_untouched(text):
+    """md_text returns text as it is where its quick test finds nothing to do: exactly what every
+    substitution would have returned."""
+    from exportguard.render import markdown
+
+    def full(value):
+        everything = markdown._NEEDS_WORK
+        markdown._NEEDS_WORK = re.compile("")
+        try:
+            return markdown.md_text.__wrapped__(value)
+        finally:
+            markdown._NEEDS_WORK = everything
+
+    assert markdown.md_text.__wrapped__(text) == full(text)

@@ -1,6 +1,7 @@
 """Slack and band: computed from tokens per sample, and never a silent ±0%."""
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -95,3 +96,24 @@ def test_unverified_rows_never_widen_a_verified_band(real_result):
 def test_a_cohort_without_verified_results_says_its_band_is_from_unverified_rows(real_result):
     s = cohort_slack([_unverified(real_result, t) for t in (272.6, 302.0)])
     assert s.unverified_only and band_words(s) == "±5.4%"
+
+
+def test_whole_numbers_round_half_away_from_zero_as_their_decimal_text_does():
+    """number()'s shortcut for figures of 100 and more agrees with the rounding of repr(value) as a
+    Decimal, digit for digit, at every half, next to every half, and up to where floats skip halves."""
+    import random
+    from decimal import ROUND_HALF_UP, Decimal, localcontext
+
+    from exportguard.wording import number
+
+    def by_decimal(v: float) -> str:
+        with localcontext(prec=400):
+            return f"{Decimal(repr(v)).quantize(Decimal(1), ROUND_HALF_UP):,}"
+
+    rng = random.Random(21)
+    values = [100.0, 100.5, 101527.4, 33762.5, 2.0 ** 51 - 0.5, 2.0 ** 51 - 1.5, 2.0 ** 51, 2.0 ** 52 + 1, 1e300]
+    for _ in range(20_000):
+        half = rng.randrange(100, 2 ** 51) + 0.5
+        values += [half, math.nextafter(half, 0), math.nextafter(half, math.inf), rng.uniform(100, 1e12)]
+    for v in values:
+        assert number(v) == by_decimal(v), v

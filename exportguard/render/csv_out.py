@@ -55,6 +55,7 @@ def number_cell(value: float | int | None) -> str:
 # Columns that hold plain numbers (number_cell); every other column holds text (safe_text).
 NUMERIC_COLUMNS = frozenset({CSV_VALUE_HEADER, "band_low", "band_high", "rank_from", "rank_to", "accelerators_total",
                              "nodes", "tokens_per_sample"})
+_NUMERIC = tuple(h in NUMERIC_COLUMNS for h in HEADER)  # per column of HEADER, looked up once
 
 
 class CsvRenderer:
@@ -71,8 +72,11 @@ class CsvRenderer:
     def emit(self, cells: dict, figure: BoundFigure | None) -> None:
         """One row (of a figure, or of a shape panel): texts made safe for a spreadsheet, numbers as
         plain numbers."""
-        self.writer.writerow([number_cell(cells.get(h)) if h in NUMERIC_COLUMNS else safe_text(cells.get(h, ""))
-                              for h in HEADER])
+        self.emit_values(tuple(cells.get(h, None if numeric else "") for h, numeric in zip(HEADER, _NUMERIC)), figure)
+
+    def emit_values(self, values: tuple, figure: BoundFigure | None) -> None:
+        """``emit`` of a row given as its values in HEADER's order."""
+        self.writer.writerow([number_cell(v) if numeric else safe_text(v) for v, numeric in zip(values, _NUMERIC)])
 
     def front(self, doc: Walk) -> None:
         self.writer.writerow(HEADER)
@@ -119,10 +123,11 @@ class CsvRenderer:
         text = lettering.text(fig)
         r, report = fig.result, doc.report
         i, b, c, s = r.conditions.identity, r.conditions.benchmark, r.conditions.configuration, r.conditions.shape
-        notes = " ".join(f"[{m}] {note.text}" for m, note in zip(lettering.letters(fig), fig.notes))
+        letters = lettering.letters(fig)
+        notes = " ".join(f"[{m}] {note.text}" for m, note in zip(letters, fig.notes))
         low, high = fig.band_edges() or (None, None)
         values = (n, title, text, fig.magnitude, fig.unit_text, band_words(fig.slack), low, high,
-                  " ".join(lettering.letters(fig)), notes, span.words() if span else "",
+                  " ".join(letters), notes, span.words() if span else "",
                   span.tie_from if span else None, span.tie_to if span else None, notices,
                   i.verified, fig.derivation.label if fig.derivation else "", i.submitter, i.system_name, c.accelerator,
                   c.accelerators_total, c.nodes, i.round, i.division, i.availability,
@@ -130,7 +135,7 @@ class CsvRenderer:
                   s.tokens_per_sample_basis, own_shape_words(r) if r.own else shape_words(s), load_text(r), table_note,
                   r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short,
                   report.legend)
-        self.emit(dict(zip(HEADER, values)), fig)
+        self.emit_values(values, fig)
         doc.place(csv_cell(self.row_no, FIGURE_COLUMN), fig, lettering, safe_text(text),
                   shown_value=float(fig.magnitude))
 
@@ -149,6 +154,9 @@ class _Records(CsvRenderer):
         if figure is not None:
             row = {**cells, "cohort": figure.cohort.label(), "mlperf": figure.cohort.mlperf}
             self.rows.append({k: row[k] for k in RECORD_COLUMNS})
+
+    def emit_values(self, values: tuple, figure: BoundFigure | None) -> None:
+        self.emit(dict(zip(HEADER, values)), figure)
 
     def back(self, doc: Walk) -> list[dict]:
         return self.rows

@@ -39,8 +39,12 @@ _WWW = re.compile(r"(?i)\b(www)(?=\.)")
 _BLOCK_START = re.compile(r"^(?:#{1,6}(?=\s|$)|>|[-+](?=\s|$)|[-=]+\s*$)")
 _ORDERED = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 _CLOSING_HASHES = re.compile(r"(\s)(#+\s*)$")  # would close an ATX heading
-_NEEDS_WORK = re.compile(r"[\\`*_\[\]~|<&#>+=\-:.\x00-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u2028-\u202e"
-                         r"\u2060-\u2069\ufeff\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]|^\s|^\d")
+# Where one of the substitutions below has something to do: a character escaped or made visible
+# anywhere, what opens a block at the start, an address, or a closing run of hashes. Text without
+# any (most names, which hold '-', '#' or '.' only inside) is returned as it is, untouched by them.
+_NEEDS_WORK = re.compile(r"[\\`*_\[\]~|<&\x00-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u2028-\u202e"
+                         r"\u2060-\u2069\ufeff\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]|^\s|^[#>+=\-]|^\d{1,9}[.)]"
+                         r"|://|(?i:www)\.|\s#+\s*$")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -110,9 +114,9 @@ class MarkdownRenderer:
             out = []
             for c, cell in enumerate(cells, 1):
                 if isinstance(cell, FigureCell):
-                    doc.place(md_table_cell(n, r + 1, c), cell.figure, part.lettering,
-                              _figure(cell.text))
-                    out.append(_figure(cell.text))
+                    text = _figure(cell.text)
+                    doc.place(md_table_cell(n, r + 1, c), cell.figure, part.lettering, text)
+                    out.append(text)
                 else:
                     out.append(md_text(cell))
             lines.append("| " + " | ".join(out) + " |")
