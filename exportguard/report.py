@@ -7,8 +7,7 @@ Marks are not part of a figure: they are lettered at render time for each table,
 """
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Union
 
 from .citation import Note, TableNote
@@ -40,6 +39,8 @@ class BoundFigure:
     note: Note  # the result's citation
     magnitude: float
     derivation: Derivation | None = None
+    # the figure's words, worked out on first use (a slot, not a cached_property: slots have no instance dict)
+    _parts: tuple[str, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def unit_text(self) -> str:
@@ -67,10 +68,13 @@ class BoundFigure:
         """'101,527 tok/s ±5.4% [a]'; without marks, the terminal's form of the same figure."""
         return with_marks(self._words, marks)
 
-    @functools.cached_property  # written once, then with the marks of each place the figure stands in
+    @property  # written once, then with the marks of each place the figure stands in
     def _words(self) -> tuple[str, str]:
-        return figure_parts(self.magnitude, self.unit_text, self.slack, decimals=self.decimals,
-                            derived=self.derivation is not None, verified=self.verified, own=self.own)
+        if self._parts is None:
+            object.__setattr__(self, "_parts", figure_parts(
+                self.magnitude, self.unit_text, self.slack, decimals=self.decimals,
+                derived=self.derivation is not None, verified=self.verified, own=self.own))
+        return self._parts
 
     def binding(self, marks: str = "") -> str:
         """What follows the number in ``text``: 'tok/s ±5.4% [a]' (a number format's literal)."""
