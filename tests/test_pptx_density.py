@@ -12,6 +12,7 @@ import pytest
 from lxml import etree
 from pptx import Presentation
 
+from bench.pptx_density import TOP  # the Top N spec the bench measures is the one held here
 from exportguard.render import export
 from exportguard.render.pptx_template import build_default
 from exportguard.spec import build_report, load_spec, parse_spec
@@ -21,20 +22,6 @@ pytestmark = pytest.mark.real_data
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 TABLE_PT, NOTE_PT, LABEL_PT = 11.0, 9.0, 10.0
-
-TOP = '''
-title = "Top {n}"
-[filters]
-round = "v5.1"
-division = "closed"
-availability = "available"
-[[section]]
-kind = "{kind}"
-title = "Top {n} systems, llama2-70b-99 Offline"
-filters = {{ model = "llama2-70b", track = "99", scenario = "Offline" }}
-columns = ["rank", "submitter", "system", "accelerators", "availability", "throughput"]
-limit = {n}
-'''
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import json
 import os
 
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND  # the project's words, not work
+from plain import mark  # the marks every baseline letters alike
 
 __all__ = ["FULL", "SHORT", "TRADEMARK_LEGEND", "Table", "mark", "number", "write_manifest"]
 
@@ -20,13 +21,6 @@ _PARTS = ("identity", "benchmark", "shape", "load", "configuration", "provenance
 _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 
 
-def mark(i: int) -> str:
-    """a, b, ..., z, aa, ...: the i-th mark (from 0)."""
-    name, i = "", i + 1
-    while i:
-        i, rem = divmod(i - 1, 26)
-        name = chr(97 + rem) + name
-    return name
 
 
 def number(value: float) -> str:
