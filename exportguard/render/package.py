@@ -56,10 +56,7 @@ def normalise(src: BinaryIO, dst: BinaryIO, clock: Clock) -> None:
         infos = {i.filename: i for i in zin.infolist()}
         for name in entry_order(infos):
             info = infos[name]
-            out = zipfile.ZipInfo(name, date_time=stamp)
-            out.compress_type = zipfile.ZIP_DEFLATED
-            out.create_system = 0
-            out.external_attr = 0
+            out = _entry(name, stamp)
             if name == CORE:
                 zout.writestr(out, core_with_dates(zin.read(info), clock))
                 continue
@@ -69,6 +66,16 @@ def normalise(src: BinaryIO, dst: BinaryIO, clock: Clock) -> None:
             out.file_size = info.file_size  # so that zipfile decides ZIP64 up front for a large part
             with zin.open(info) as r, zout.open(out, "w") as w:
                 shutil.copyfileobj(r, w, 1 << 20)
+
+
+def _entry(name: str, stamp: tuple) -> zipfile.ZipInfo:
+    """A package entry that says nothing of the machine that wrote it: the clock's stamp, deflated,
+    no host system or file mode."""
+    info = zipfile.ZipInfo(name, date_time=stamp)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.create_system = 0
+    info.external_attr = 0
+    return info
 
 
 def _normalised_bytes(blob: bytes, clock: Clock) -> bytes:
@@ -110,10 +117,7 @@ def write_parts(path, clock: Clock, parts: dict[str, list]) -> None:
     with open(path, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as z:
         for name in entry_order(parts):
             pieces = parts[name]
-            info = zipfile.ZipInfo(name, date_time=stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.create_system = 0
-            info.external_attr = 0
+            info = _entry(name, stamp)
             # the size up front, so that zipfile decides ZIP64 before a large part is written
             info.file_size = sum(len(p) if isinstance(p, bytes) else _size(p) for p in pieces)
             with z.open(info, "w") as w:
