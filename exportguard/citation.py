@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Iterable
 
 from .caveat import UNVERIFIED_SENTENCE
@@ -96,12 +97,15 @@ class Shared:
     pending: bool = False  # some row's result ID is pending: the table note says what that means
     latency_definitions: str = ""  # own runs: the one tool definition of TTFT and TPOT of every row
     load_kind: str = ""  # own runs: the one load kind of every row ('closed loop, 8 requests in flight')
+    names_shown: bool = False  # every row shows its submitter and system in its own cells: its note need not
 
     @classmethod
-    def of(cls, results: Iterable[Result]) -> "Shared":
+    def of(cls, results: Iterable[Result], names_shown: bool = False) -> "Shared":
+        """``names_shown``: the table's columns show each row's submitter and system (MLCommons asks the
+        table to name them; its footnote to give the rest), so a row's note leaves them to its cells."""
         results = list(results)
         if not results:
-            return cls()
+            return cls(names_shown=names_shown)
         repos = {repository_of(r) for r in results}
         dates = {r.conditions.provenance.retrieved_on for r in results}
         repository = repos.pop() if len(repos) == 1 else ""
@@ -119,7 +123,7 @@ class Shared:
                    any(r.conditions.identity.verified != "verified" for r in results if not r.own),
                    any(r.conditions.identity.result_id_state == RESULT_ID_PENDING for r in results if not r.own),
                    definitions.pop() if len(definitions) == 1 else "",
-                   kinds.pop() if len(kinds) == 1 else "")
+                   kinds.pop() if len(kinds) == 1 else "", names_shown)
 
     def covers_source(self, result: Result) -> bool:
         """The table note gives this row's source and retrieval date: the row need not."""
@@ -268,46 +272,58 @@ def own_load_kind(result: Result) -> str:
     return own_load_words(result.conditions.benchmark.scenario, run.concurrency, load.target_qps, run.burstiness)
 
 
-def system_words(result: Result) -> str:
+def system_words(result: Result, short: bool = False) -> str:
     """'lab-h100: 8 x NVIDIA H100 on 1 node; serving framework vLLM 0.6.3; server settings tp=8', with
-    'unknown' for what the user did not state."""
+    'unknown' for what the user did not state; ``short``: 'not described' alone for a run with no
+    system description (the whole list of what is unknown goes to the note's detail)."""
     i, c, run = result.conditions.identity, result.conditions.configuration, result.conditions.run
     stated = (i.system_name, c.accelerator, c.framework, run.server_settings)
     if all(x == UNKNOWN for x in stated) and c.accelerators_total is None and c.nodes is None:
-        return "not described (accelerator, count, nodes, serving framework and server settings unknown)"
+        return "not described" if short else \
+            "not described (accelerator, count, nodes, serving framework and server settings unknown)"
     count = "unknown number of" if c.accelerators_total is None else f"{c.accelerators_total} x"
     nodes = "unknown number of nodes" if c.nodes is None else f"{c.nodes} node{'s' if c.nodes != 1 else ''}"
     return (f"{i.system_name}: {count} {c.accelerator} on {nodes}; serving framework {c.framework}; "
             f"server settings {run.server_settings}")
 
 
+def source_name(source: str) -> str:
+    """A local result file's name as a note shows it ('run-0612.json'); a URL or a name as given.
+    The whole path stays in the note's detail, the speaker notes and the manifest."""
+    if source.startswith("file:") or source.startswith("/"):
+        return PurePosixPath(source.removeprefix("file:")).name or source
+    return source
+
+
 def own_row_note(result: Result, shared: Shared = Shared()) -> Note:
     """An own run's footnote: who measured, when, with which tool and version, on which system, at
-    which shape and load, and its source. Every field stays in the visible text under its label;
-    what the own table note states for every run (the load's kind and the tool's latency
-    definitions) is left out of it and kept in ``detail``."""
+    which shape and load, and its source. Every field stays in the visible text under its label, in
+    its short form: what the own table note states for every run (the load's kind and the tool's
+    latency definitions) is left out, the tool's own load words, the list of what an undescribed
+    system leaves unknown and the source file's folder go to ``detail``, which has all of it."""
     i, run, p = result.conditions.identity, result.conditions.run, result.conditions.provenance
     f = OWN_FIELDS
     latency = own_latency_words(result)
-    load = own_run_load_words(result)
-    parts = [f"{OWN_NOTE_MARK}, unverified",
-             f"{f['measured by']} {i.submitter}",
-             f"{f['run date']} {run.run_date}",
-             f"{f['tool']} {own_tool_words(result)}",
-             f"{f['system']} {system_words(result)}",
-             f"{f['shape']} {own_shape_words(result)}"]
-    source = f"{f['source']} {p.source_url}, ingested {p.retrieved_on}"
-    detail = ". ".join(parts + [f"{f['load']} {load}; {latency}", source]) + "."
+    head = [f"{OWN_NOTE_MARK}, unverified", f"{f['measured by']} {i.submitter}", f"{f['run date']} {run.run_date}",
+            f"{f['tool']} {own_tool_words(result)}"]
+    detail = ". ".join(head + [f"{f['system']} {system_words(result)}", f"{f['shape']} {own_shape_words(result)}",
+                               f"{f['load']} {own_run_load_words(result)}; {latency}",
+                               f"{f['source']} {p.source_url}, ingested {p.retrieved_on}"]) + "."
     if shared.latency_definitions and latency.endswith(f" ({shared.latency_definitions})"):
         latency = latency[:-len(shared.latency_definitions) - 3]
+    load = own_run_load_words(result, detail=False)
     if shared.load_kind and load.startswith(shared.load_kind):  # the table note gives the kind; the row the rest
         load = load[len(shared.load_kind):].lstrip(" ;") or load
-    text = ". ".join(parts + [f"{f['load']} {load}; {latency}", source]) + "."
+    text = ". ".join(head + [f"{f['system']} {system_words(result, short=True)}",
+                             f"{f['shape']} {own_shape_words(result, short=True)}",
+                             f"{f['load']} {load}; {latency}",
+                             f"{f['source']} {source_name(p.source_url)}, ingested {p.retrieved_on}"]) + "."
     return Note(text, citation=Citation.of(result), detail=detail if detail != text else "")
 
 
 def row_note(result: Result, shared: Shared = Shared()) -> Note:
-    """A result's footnote: what differs from row to row (submitter and system, result ID and
+    """A result's footnote: what differs from row to row (submitter and system where the row's cells
+    do not show them, result ID and
     verified status, accelerators and nodes, tokens per sample, its own load, its corrections, and
     its source where the table note does not give it) as ``text``; the whole of it, framework,
     results folder and the full unverified sentence included, as ``detail``. With nothing
@@ -329,7 +345,9 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     corrections = [x for x in result.corrections if x not in shared.corrections] if result.corrections else ()
     who = f"{i.submitter}, {i.system_name}"
     detail = [who, full_id, f"{scale}; {c.framework}", citation.tokens_per_sample]
-    shown = [who, shown_id, scale, citation.tokens_per_sample]
+    # a name opens a note as written; our own words, where the row's cells give the name, with a capital
+    shown = [who, shown_id] if not shared.names_shown else [shown_id[:1].upper() + shown_id[1:]]
+    shown += [scale, citation.tokens_per_sample]
     if citation.load:
         detail.append(citation.load)
         if citation.load != shared.row_load:

@@ -251,7 +251,8 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     ranked = "rank" in columns
     spans = rank_spans([r.value for r in ranked_among], slack)[:len(results)] if ranked else ()
     rows = []
-    shared = Shared.of(results)  # stated once by the table note, left out of each row's
+    # stated once by the table note, or by the row's own cells, and left out of each row's note
+    shared = Shared.of(results, names_shown={"submitter", "system"} <= set(columns))
     for i, r in enumerate(results):
         note = row_note(r, shared)
         cells = []

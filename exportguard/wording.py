@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
-from .model import (OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON, OWN_TRACE,
+from .model import (NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON, OWN_TRACE,
                     TPS_DERIVED, TPS_OWN, Result, Shape, Slack)
 from .reference import model_references
 
@@ -306,19 +306,20 @@ def own_run_label(result: Result) -> str:
     return f"{i.system_name}, {run.tool}, run on {run.run_date}"
 
 
-def own_shape_words(result: Result) -> str:
+def own_shape_words(result: Result, short: bool = False) -> str:
     """An own run's measured shape: 'mean 544.7 input and 250.0 output tokens per request (standard
-    deviation 52.4 and 0.0), over 64 requests; dataset synthetic (random token ids)'."""
+    deviation 52.4 and 0.0), over 64 requests; dataset synthetic (random token ids)'. ``short`` leaves
+    out what was not recorded (no spread, no dataset), for a note whose detail says it."""
     run, s = result.conditions.run, result.conditions.shape
     text = (f"mean {number(run.mean_input_tokens, 1)} input and {number(s.tokens_per_sample, 1)} output tokens "
             "per request")
     if run.input_tokens_std is not None or run.output_tokens_std is not None:
         sd = lambda v: "not recorded" if v is None else number(v, 1)  # noqa: E731
         text += f" (standard deviation {sd(run.input_tokens_std)} and {sd(run.output_tokens_std)})"
-    else:
+    elif not short:
         text += " (spread not recorded: no per-request data)"
     text += f", over {run.requests:,} requests" if run.requests else ", request count not recorded"
-    return f"{text}; dataset {s.dataset}"
+    return text if short and s.dataset == NOT_RECORDED else f"{text}; dataset {s.dataset}"
 
 
 # -- load -------------------------------------------------------------------------------------
@@ -353,11 +354,12 @@ def own_load_of(result: Result) -> str:
                           run.burstiness)
 
 
-def own_run_load_words(result: Result) -> str:
-    """An own run's whole load: kind and parameters, the tool's detail, and how long it ran."""
+def own_run_load_words(result: Result, detail: bool = True) -> str:
+    """An own run's whole load: kind and parameters, the tool's detail (its own words for the load
+    settings, left out with ``detail=False``), and how long it ran."""
     load, run = result.conditions.load, result.conditions.run
     text = own_load_words(result.conditions.benchmark.scenario, run.concurrency, load.target_qps, run.burstiness)
-    if run.load_detail:
+    if run.load_detail and detail:
         text += f" ({run.load_detail})"
     if run.duration_s:
         text += f"; ran {number(run.duration_s, 1)} s ({run.duration_basis})"
