@@ -97,15 +97,16 @@ class Shared:
     pending: bool = False  # some row's result ID is pending: the table note says what that means
     latency_definitions: str = ""  # own runs: the one tool definition of TTFT and TPOT of every row
     load_kind: str = ""  # own runs: the one load kind of every row ('closed loop, 8 requests in flight')
-    names_shown: bool = False  # every row shows its submitter and system in its own cells: its note need not
+    shown: frozenset = frozenset()  # the table's columns: what every row shows in its own cells, its note need not
 
     @classmethod
-    def of(cls, results: Iterable[Result], names_shown: bool = False) -> "Shared":
-        """``names_shown``: the table's columns show each row's submitter and system (MLCommons asks the
-        table to name them; its footnote to give the rest), so a row's note leaves them to its cells."""
-        results = list(results)
+    def of(cls, results: Iterable[Result], shown: Iterable[str] = ()) -> "Shared":
+        """``shown``: the table's column keys. What the row's cells show (submitter and system, which
+        MLCommons asks the table to name; accelerators and nodes; tokens per sample) its note leaves
+        to them; the result ID stays in the note, where the citation rules want it."""
+        results, shown = list(results), frozenset(shown)
         if not results:
-            return cls(names_shown=names_shown)
+            return cls(shown=shown)
         repos = {repository_of(r) for r in results}
         dates = {r.conditions.provenance.retrieved_on for r in results}
         repository = repos.pop() if len(repos) == 1 else ""
@@ -123,7 +124,7 @@ class Shared:
                    any(r.conditions.identity.verified != "verified" for r in results if not r.own),
                    any(r.conditions.identity.result_id_state == RESULT_ID_PENDING for r in results if not r.own),
                    definitions.pop() if len(definitions) == 1 else "",
-                   kinds.pop() if len(kinds) == 1 else "", names_shown)
+                   kinds.pop() if len(kinds) == 1 else "", shown)
 
     def covers_source(self, result: Result) -> bool:
         """The table note gives this row's source and retrieval date: the row need not."""
@@ -288,10 +289,12 @@ def system_words(result: Result, short: bool = False) -> str:
 
 
 def source_name(source: str) -> str:
-    """A local result file's name as a note shows it ('run-0612.json'); a URL or a name as given.
-    The whole path stays in the note's detail, the speaker notes and the manifest."""
+    """A local result file as a note shows it: its folder and name ('poisson0.3/profile_export_aiperf.json',
+    since tools give every run's file the same name); a URL or a name as given. The whole path stays
+    in the note's detail, the speaker notes and the manifest."""
     if source.startswith("file:") or source.startswith("/"):
-        return PurePosixPath(source.removeprefix("file:")).name or source
+        path = PurePosixPath(source.removeprefix("file:"))
+        return "/".join(path.parts[-2:]) if len(path.parts) > 2 else source
     return source
 
 
@@ -346,8 +349,10 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     who = f"{i.submitter}, {i.system_name}"
     detail = [who, full_id, f"{scale}; {c.framework}", citation.tokens_per_sample]
     # a name opens a note as written; our own words, where the row's cells give the name, with a capital
-    shown = [who, shown_id] if not shared.names_shown else [shown_id[:1].upper() + shown_id[1:]]
-    shown += [scale, citation.tokens_per_sample]
+    cells = shared.shown
+    shown = [who, shown_id] if not {"submitter", "system"} <= cells else [shown_id[:1].upper() + shown_id[1:]]
+    shown += [] if {"accelerator", "accelerators"} <= cells else [scale]
+    shown += [] if "tokens_per_sample" in cells else [citation.tokens_per_sample]
     if citation.load:
         detail.append(citation.load)
         if citation.load != shared.row_load:

@@ -841,6 +841,8 @@ def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
     after = text[m.end():line_end if line_end >= 0 else len(text)][:30]
     if after[:1] in ".," and after[1:2].isdigit():
         return False
+    if raw.isdigit() and not m.group(2) and not text[line_start:m.start()].strip() and re.match(r"\.\s+[A-Z]", after):
+        return False  # '11. Results: ...' opening a line: a numbered heading or list item
     rest = after.lstrip()
     if rest and not (rest[0] in ".,;:)(]!?" or rest[0].isalpha()):
         return False  # '40 %', '83~22.04', '1-2', a quote

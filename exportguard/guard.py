@@ -252,7 +252,7 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     spans = rank_spans([r.value for r in ranked_among], slack)[:len(results)] if ranked else ()
     rows = []
     # stated once by the table note, or by the row's own cells, and left out of each row's note
-    shared = Shared.of(results, names_shown={"submitter", "system"} <= set(columns))
+    shared = Shared.of(results, shown=columns)
     for i, r in enumerate(results):
         note = row_note(r, shared)
         cells = []

@@ -176,3 +176,17 @@ def test_a_number_a_page_wrapped_from_its_word_is_no_figure_of_a_unit_nearby():
     assert find_figures(text) == []
     alone = "The B200 reached 120,000 tok/s. The H200 reached\n98,000\nand more."
     assert [d.text for d in find_figures(alone)] == ["120,000 tok/s", "98,000"]
+
+
+def test_a_numbered_heading_under_a_figure_is_not_a_figure_in_its_unit():
+    """A PDF page's text runs on from a table's last figure into the next section's heading: the
+    section number opening the line ('11. Results: ... (tokens/s)') is no throughput, while a number
+    standing alone in the same sentence still is."""
+    page = ("not ranked HPE HPE Cray XD670 (8x H200-SXM-141GB) 53,475 tok/s (slack not estimable: tokens/sample "
+            "measured for 0 of 8 results) [f]\nnot ranked HPE HPE ProLiant Compute DL380a Gen12 (8x RTX Pro 6000 "
+            "Blackwell\nServer Edition)\n36,052 tok/s (slack not estimable: tokens/sample measured for 0 of 8 results) "
+            "[g]\nnot ranked Quanta_Cloud_Technology D75E-4U_H200-NVL-141GBx4 21,944 tok/s (slack not estimable: "
+            "tokens/sample measured for 0 of 8 results) [h]\n11. Results: MLPerf® v5.1 closed llama3.1-8b Offline "
+            "(tokens/s)\nTable 12. Part 1 of 2 of its columns, the other in Table 13.\n")
+    assert [d.value for d in find_figures(page)] == [53475.0, 36052.0, 21944.0]
+    assert [d.value for d in find_figures("Throughput (tokens/s): H200 reached 11 in our test.")] == [11.0]

@@ -92,8 +92,9 @@ class Table:
         tps = f"{s.tokens_per_sample:.1f} tokens/sample ({s.tokens_per_sample_basis})"
         corrected = f" Corrected: {'; '.join(r.corrections)}." if r.corrections else ""
         head = f"{i.submitter}, {i.system_name}. Result {i.result_id}, verified. "
-        # the table's cells name submitter and system: the note shown beside them leaves them out
-        return (f"Result {i.result_id}, verified. {scale}. {tps}.{corrected}",
+        # the table's cells show submitter, system, accelerators and tokens per sample: the note shown
+        # beside them leaves them out
+        return (f"Result {i.result_id}, verified.{corrected}",
                 f"{head}{scale}; {c.framework}. {tps}.{corrected} Source {p.source_url}, retrieved {p.retrieved_on}.")
 
 
