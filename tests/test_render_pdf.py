@@ -102,8 +102,12 @@ def entries_by_page(manifest: dict) -> dict[int, list[dict]]:
     return pages
 
 
+# a note in the second of the notes' columns can share its line with one in the first: '...ms. [b] Derived'
+NOTE_IN_LINE = re.compile(r"(?:^\s*|(?<=\.) {1,3})\[([a-z]+)\]\s")
+
+
 def note_marks(page: str) -> list[str]:
-    return [NOTE_START.match(line).group(1) for line in page.splitlines() if NOTE_START.match(line)]
+    return [m.group(1) for line in page.splitlines() for m in NOTE_IN_LINE.finditer(line)]
 
 
 def assert_bound_page_by_page(pdf: Path, manifest: dict) -> list[str]:

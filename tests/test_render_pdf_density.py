@@ -40,10 +40,10 @@ def test_type_sizes_and_one_orientation_on_the_real_data(v51_store, tmp_path, si
         assert d["rows_per_page"] is None or d["rows_per_page"] >= 8, (name, size, d)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 3: 8 to 12 result rows on a full page of the v5.1 cohorts at "
-                   "8.6 / 8 pt, not 15 (bench/density-after.txt): the default columns need about 840 points to keep a "
-                   "row on one line (a landscape A4 frame has 762) and each row's note (citation.row_note) runs to "
-                   "about 770 points of text, which even in three columns takes more height than its row")
+@pytest.mark.xfail(strict=True, reason="issue 16 item 3: 9 to 12 result rows on a full page of the v5.1 70b and 405b "
+                   "cohorts at 8.6 / 8 pt, not 15 (bench/density-after.txt): the row notes now give only what the "
+                   "row's cells do not (its result ID and status), but the default columns need about 840 points to "
+                   "keep a row on one line (a landscape A4 frame has 762), so rows take two to three lines")
 @pytest.mark.parametrize("size", ["a4", "letter"])
 def test_fifteen_result_rows_on_every_page_a_table_fills(v51_store, tmp_path, size):
     for name, report in _reports(v51_store):
