@@ -100,3 +100,16 @@ def v51_store(tmp_path_factory):
 def pytest_addoption(parser):
     parser.addoption("--regen-golden", action="store_true", default=False,
                      help="rewrite the golden files under tests/golden/ (tests/test_deterministic.py)")
+
+
+def notes_in(texts) -> dict[str, str]:
+    """mark -> note, for the notes in ``texts`` as the checker finds them (check/evaluate.NOTE_START):
+    '[a] ...' opening a line, or run on after the sentence before it ('... (summary table). [b] ...')."""
+    from exportguard.check.evaluate import NOTE_START
+
+    out: dict[str, str] = {}
+    for text in texts:
+        starts = list(NOTE_START.finditer(text))
+        for m, after in zip(starts, starts[1:] + [None]):
+            out[m.group(1)] = text[m.start():after.start() if after else len(text)].strip()
+    return out

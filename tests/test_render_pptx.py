@@ -41,6 +41,7 @@ from exportguard.render.pptx_template import DEFAULT_PATH, build_default, open_t
 from exportguard.report import ChartSection, Report, TableSection, TextSection
 from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
 from tests.office import artifacts, convert, pdf_text, tool
+from tests.conftest import notes_in
 
 pytestmark = pytest.mark.real_data
 
@@ -167,7 +168,7 @@ def _footer_rows(table) -> list[str]:
 
 
 def _notes_in(lines) -> dict[str, str]:
-    return {NOTE_LINE.match(t).group(1): t for t in lines if NOTE_LINE.match(t)}
+    return notes_in(lines)
 
 
 def _labels(chart_shape) -> list[str]:
@@ -273,7 +274,7 @@ def test_the_manifest_lists_every_figure_where_the_deck_shows_it(deck_report, de
                 assert paras[0] == entry["shown"]["text"]
                 lines = paras
             for mark, note in zip(entry["marks"], entry["notes"]):
-                assert f"[{mark}] {note}" in lines, f"{loc}: [{mark}] not resolved on its slide"
+                assert notes_in(lines).get(mark) == f"[{mark}] {note}", f"{loc}: [{mark}] not resolved on its slide"
                 assert pptx_mod.slide_text(note, limit=pptx_mod.NOTE_LIMIT) == note  # real text needs no escaping
             assert manifest_mod.shown_digest(entry["shown"]["text"], None) == entry["shown_sha256"]
 
@@ -433,7 +434,7 @@ def test_tables_continue_with_their_header_and_their_own_notes_lettered_per_slid
             assert [c.text for c in table.rows[0].cells] == header
             footer = _footer_rows(table)
             assert footer[-1] == TRADEMARK_LEGEND and "MLPerf® Inference" in footer[0]
-            letters = [NOTE_LINE.match(t).group(1) for t in footer if NOTE_LINE.match(t)]
+            letters = list(notes_in(footer))
             assert letters[:1] == ["a"] and letters == [lay_mark(i) for i in range(len(letters))]
             for row in table.rows:  # every footer row is merged across the table
                 tc = row.cells[0]._tc

@@ -267,15 +267,15 @@ class PptxRenderer:
         title = slide_text(section.title, limit=HEADLINE_LIMIT)
         table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
         said = _statements(table, shows_rank=table.ranked)
-        view, plan = self._plan_table(table, title, [table_note, *said, self.legend], self.body.width,
-                                      self.body.height)
+        shared = _run_on(table_note, said)
+        view, plan = self._plan_table(table, title, [*shared, self.legend], self.body.width, self.body.height)
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             part = doc.part(n, section.title, table, start, stop)
             page_title = _part_title(title, table, start, stop, k, len(pages))
             s = self._slide(page_title)
             notes = self._note_lines(part.lettering)
-            self._table_shape(doc, s, part, plan, view, [table_note, *said], notes, n)
+            self._table_shape(doc, s, part, plan, view, shared, notes, n)
             self._caveat_strip(s.slide)
             shown = [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
                      if isinstance(c, FigureCell)]
@@ -319,8 +319,9 @@ class PptxRenderer:
         nbody = part.stop - part.start
         fig_cols = view.figure_cols
         marked = part.lettering.notes() if marked is None else marked
-        keys = [slide_text(note.text, limit=NOTE_LIMIT) for _, note in marked]
-        footer = [(t, plan.note_h[t]) for t in shared] + [(line, plan.note_h[key]) for line, key in zip(notes, keys)] \
+        # the notes of the slide's marks run on in one footer row, each after the one before
+        run_in = " ".join(notes)
+        footer = [(t, plan.note_h[t]) for t in shared] + ([(run_in, plan.run_in_height(self.m, run_in))] if notes else []) \
             + ([(self.legend, plan.note_h[self.legend])] if legend else [])
         style = self._styles(plan)
         rows = [(lay.emu(plan.header_h), [(h, style["head_fig" if c in fig_cols else "head"])
@@ -546,7 +547,7 @@ class PptxRenderer:
         def plan_panels(widths: tuple[float, float], room: float) -> list[tuple]:
             out = []  # per table: (table, view, plan, shared)
             for k, table in enumerate(section.tables()):
-                shared = [slide_text(table.table_note.text, limit=NOTE_LIMIT), *_statements(table, table.ranked)]
+                shared = _run_on(slide_text(table.table_note.text, limit=NOTE_LIMIT), _statements(table, table.ranked))
                 # the columns asked for stay columns, their text down to 9 pt, before they are combined into
                 # one cell; smaller notes only where not even one row and its notes fit
                 tries = [(ladder, False) for ladder in BESIDE_LADDERS[:2]] + \
@@ -862,6 +863,12 @@ def _rank_words(table: BoundTable, r: int) -> str | None:
         return table.ranks[r].words()
     keys = [c.key for c in table.columns]
     return slide_text(table.rows[r][keys.index("rank")]) if "rank" in keys else None
+
+
+def _run_on(table_note: str, statements: list[str]) -> list[str]:
+    """A table's shared footer: its note and the statements beside it run on in one footer row, which
+    takes fewer lines than a row each (every one ends its last line part-empty)."""
+    return [" ".join([table_note, *statements])]
 
 
 def _statements(table: BoundTable, shows_rank: bool) -> list[str]:

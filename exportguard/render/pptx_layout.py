@@ -57,6 +57,7 @@ CHART_LADDER = ((12, 10), (11, 10), (11, 9), (10, 9))
 NOTE_COLUMN_MIN = 800.0  # pt: a notes box at least this wide sets its notes in two columns (a 16:9 slide, not 4:3)
 NOTE_COLUMN_GAP = 18.0  # pt between the two columns
 NOTE_PREFIX = "[zz] "  # notes are measured with the widest mark a slide can have in practice
+RUN_IN_WASTE = 1.08  # run-on notes: the share of a line lost where a word does not fit the line's end
 
 
 # -- fonts -------------------------------------------------------------------------------------
@@ -350,13 +351,24 @@ class TablePlan:
     note_h: dict[str, float]  # footer row height per note text
     pages: list[tuple[int, int]]  # rows [start, stop) of each slide
     forced: bool = False  # no step fitted: text columns squeezed below their longest word
+    # The row notes of a slide run on in one footer row ("[a] ... [b] ..."): ``note_h`` holds each row
+    # note's share of that row (its width over the row's, in lines, with room for where words break)
+    # and ``run_in_h`` what the row adds once (its last line begun, its padding).
+    row_note_texts: frozenset = frozenset()
+    run_in_h: float = 0.0
+    note_inner: float = 0.0  # the footer rows' text width
 
     @property
     def width(self) -> float:
         return sum(self.widths)
 
     def page_height(self, start: int, stop: int, notes: Sequence[str]) -> float:
-        return self.header_h + sum(self.row_h[start:stop]) + sum(self.note_h[n] for n in notes)
+        run_in = self.run_in_h if any(n in self.row_note_texts for n in notes) else 0.0
+        return self.header_h + sum(self.row_h[start:stop]) + sum(self.note_h[n] for n in notes) + run_in
+
+    def run_in_height(self, m: "Metrics", text: str) -> float:
+        """The one footer row of a slide's row notes, run on, as drawn."""
+        return m.lines(text, self.note_pt, self.note_inner) * m.line_height(self.note_pt) + 2 * FOOTER_PAD_Y + ROW_SLACK
 
 
 @dataclass
@@ -426,11 +438,14 @@ def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, 
     note_h: dict[str, float] = {}
     note_inner = total_w - 2 * CELL_PAD_X
     nlh = m.line_height(note)
-    for text in list(fixed_notes) + [t for notes in row_notes for t in notes]:
+    for text in fixed_notes:
         if text not in note_h:
-            prefix = "" if text in fixed_notes else NOTE_PREFIX
-            note_h[text] = m.lines(prefix + text, note, note_inner) * nlh + 2 * FOOTER_PAD_Y + ROW_SLACK
-    plan = TablePlan(body, note, widths, header_h, row_h, note_h, [])
+            note_h[text] = m.lines(text, note, note_inner) * nlh + 2 * FOOTER_PAD_Y + ROW_SLACK
+    row_texts = frozenset(t for notes in row_notes for t in notes) - frozenset(fixed_notes)
+    for text in row_texts:  # run on: a share of the one row, by width
+        note_h[text] = m.em(NOTE_PREFIX + text + " ")[0] * note / note_inner * RUN_IN_WASTE * nlh
+    plan = TablePlan(body, note, widths, header_h, row_h, note_h, [], row_note_texts=row_texts,
+                     run_in_h=(nlh + 2 * FOOTER_PAD_Y + ROW_SLACK) if row_texts else 0.0, note_inner=note_inner)
     plan.pages = _greedy(plan, row_notes, fixed_notes, height, cap=None)
     if plan.pages is None:
         if not force:
@@ -523,7 +538,7 @@ def _greedy(plan: TablePlan, row_notes, fixed_notes, height, cap, force=False):
     """Rows per slide, filling each slide while header + rows + footer rows fit ``height``."""
     if not plan.row_h:
         return [(0, 0)]
-    base = plan.header_h + sum(plan.note_h[t] for t in fixed_notes)
+    base = plan.header_h + sum(plan.note_h[t] for t in fixed_notes) + plan.run_in_h
     return fill_pages(plan.row_h, row_notes, plan.note_h, height, base, cap, force)
 
 
