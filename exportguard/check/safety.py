@@ -610,7 +610,7 @@ def _kill(proc) -> None:
 def _died(proc, limits: Limits) -> str:
     code = proc.exitcode
     if code is not None and code < 0:
-        sig = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        sig = signal.Signals(-code).name if -code in {s.value for s in signal.Signals} else str(-code)
         return (f"the inspecting process was ended by {sig} (out of memory past {limits.max_memory_mb} MB, or a "
                 "crash in a parser)")
     return f"the inspecting process ended unexpectedly (exit code {code})"

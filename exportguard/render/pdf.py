@@ -50,6 +50,7 @@ from .pdf_layout import (BODY, CAPTION, GREY, INK, RULE, SMALL, Geometry, Layout
                          NoteBook, Page, Pager, PairShare, TableLayout, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
 from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, markup, register_fonts
+from .reportlab_adapter import document_of
 from .walk import FigureCell, Lettering, TablePart, Walk, walk
 
 EMBEDS_MANIFEST = True
@@ -829,7 +830,7 @@ class PdfRenderer:
             t.text(g.page_w - lay.MARGIN_X - header.width(number), lay.MARGIN_BOTTOM - 12 - SMALL.leading, number)
             t.close()
             canv.showPage()
-        attach(canv._doc, manifest)
+        attach(document_of(canv), manifest)
         canv.showOutline()
         from reportlab import rl_config
 

@@ -18,7 +18,7 @@ DESCRIPTION = ("exportguard manifest: every figure this briefing shows, with its
 
 
 def attach(pdf_doc, manifest: dict) -> None:
-    """Embed the manifest in reportlab's PDFDocument (canvas._doc) before it is saved: JSON
+    """Embed the manifest in reportlab's PDFDocument (reportlab_adapter.document_of) before it is saved: JSON
     (ASCII-only) deflated piece by piece, so the text is never held whole in memory."""
     from reportlab.pdfbase.pdfdoc import PDFArray, PDFDictionary, PDFName, PDFStream, PDFString
 

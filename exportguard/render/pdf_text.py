@@ -31,6 +31,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 
 from ..detect import defuse, reads_like_a_figure
 from ..sanitize import shorten, visible
+from .reportlab_adapter import document_of
 
 # -- fonts ----------------------------------------------------------------------------------------
 
@@ -311,7 +312,7 @@ class TextRuns:
 
     def __init__(self, canv):
         self.canv = canv
-        self.doc = canv._doc
+        self.doc = document_of(canv)
         self.ops: list[str] = ["q", "BT"]
         self.pre: list[str] = []
         self._font = None

@@ -47,6 +47,7 @@ from ..sanitize import shorten, visible
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, marks_words, shape_title
 from . import pptx_layout as lay
 from . import pptx_xml as px
+from . import pptx_adapter as pa
 from .pptx_adapter import adapt
 from .pptx_layout import Box, Para
 from .pptx_template import Template, open_template
@@ -158,7 +159,7 @@ class PptxRenderer:
         keep = ("TITLE", "CENTER_TITLE") if layout is self.t.content_layout else ("TITLE", "CENTER_TITLE", "SUBTITLE")
         for ph in list(slide.placeholders):
             if ph.placeholder_format.type.name not in keep:
-                ph._element.getparent().remove(ph._element)
+                ph.element.getparent().remove(ph.element)
         if layout is self.t.content_layout:
             self._title(slide, title, self.t.title_box, self.t.title_pt, max_lines=max_lines)
         return _Slide(slide, self.slides)
@@ -484,7 +485,7 @@ class PptxRenderer:
             for run in p.runs:
                 run.font.size = Pt(CHART_TITLE_PT)
                 run.font.bold = True
-        px.title_no_overlay(chart._chartSpace)
+        px.title_no_overlay(chart.element)
         cat_ax = chart.category_axis
         cat_ax.reverse_order = True
         cat_ax.has_major_gridlines = False
@@ -506,18 +507,18 @@ class PptxRenderer:
             for r in label.text_frame.paragraphs[0].runs:
                 r.font.size = Pt(plan.label_pt)
             label.position = XL_LABEL_POSITION.OUTSIDE_END
-            px.label_nowrap_and_offset(label._get_or_add_dLbl(), geom.label_offsets[i])
+            px.label_nowrap_and_offset(pa.data_label_element(label), geom.label_offsets[i])
             doc.place(emb.pptx_chart_point(s.number, 1, i + 1), fig, lettering, text)
             self._shown(fig, s.number)
         n_pts = len(figs)
         if band:
-            px.add_error_bars(ser._element, f"Sheet1!$C$2:$C${n_pts + 1}", f"Sheet1!$D$2:$D${n_pts + 1}",
+            px.add_error_bars(pa.series_element(ser), f"Sheet1!$C$2:$C${n_pts + 1}", f"Sheet1!$D$2:$D${n_pts + 1}",
                               [v * band for v in values],
                               f'{_DIGITS[figs[0].decimals]}" {literal(figs[0].unit_text)} = {band_words(slack)} band"')
         series_code = f'{_DIGITS[figs[0].decimals]}" {literal(slide_text(figs[0].binding(""), figure=True))}"'
-        px.set_point_formats(ser._element, series_code, value_codes)
+        px.set_point_formats(pa.series_element(ser), series_code, value_codes)
         plot = geom.plot
-        px.plot_area_layout(chart._chartSpace, plot.left / frame.width, plot.top / frame.height,
+        px.plot_area_layout(chart.element, plot.left / frame.width, plot.top / frame.height,
                             plot.width / frame.width, plot.height / frame.height)
         cats = "; ".join(f"{c.replace(chr(10), ' ')}: {t}" for c, t in zip(categories, shown))
         px.set_alt_text(gf, f"Bar chart. {' '.join(title_lines)} Bars, top to bottom: {cats}. "

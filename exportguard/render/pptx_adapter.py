@@ -17,6 +17,11 @@ output is the same: python-pptx takes, for names, the highest free number at or 
 than the highest; a name or ID is never handed out twice, nor one in the package when it was first
 looked at. Parts dropped later leave a gap, never a clash. Only the renderer's own package is
 changed (an instance attribute), never python-pptx's classes.
+
+The other internals the renderer needs, where python-pptx has no public API, are here too, each a
+one-line function that says why: a part's XML root and its bytes, a series' XML and a data label's.
+Everywhere else the renderer uses python-pptx's public ``element`` of shapes, slides, masters,
+charts and the slide list.
 """
 from __future__ import annotations
 
@@ -52,7 +57,7 @@ class Slides:
     def __init__(self, prs):
         prs.slides  # python-pptx's own first access (it renames the template's slide parts once)
         self._part = prs.part
-        self._list = self._part._element.get_or_add_sldIdLst()
+        self._list = part_element(self._part).get_or_add_sldIdLst()
         self._next_id = max([255] + [int(i) for i in self._list.xpath("./p:sldId/@id")]) + 1
 
     def add_slide(self, layout):
@@ -77,3 +82,24 @@ def adapt(prs) -> Slides:
     package = prs.part.package
     package.next_partname = PartNames(package).next_partname
     return Slides(prs)
+
+
+def part_element(part):
+    """A package part's XML root: python-pptx's XmlPart keeps it in ``_element`` and offers no accessor."""
+    return part._element
+
+
+def set_blob(part, blob: bytes) -> None:
+    """A generic part's bytes: python-pptx reads them from ``_blob`` and has no setter."""
+    part._blob = blob
+
+
+def series_element(series):
+    """A chart series' ``c:ser``: python-pptx's series proxies keep it private (error bars, point
+    formats and data labels have no API)."""
+    return series._element
+
+
+def data_label_element(label):
+    """A data point's ``c:dLbl``, made if missing: python-pptx's DataLabel has only a private maker."""
+    return label._get_or_add_dLbl()

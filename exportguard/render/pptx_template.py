@@ -76,9 +76,9 @@ def build_default(width_in: float = 13.333, font: str = THEME_FONT, layouts: tup
                 ph.left, ph.top, ph.width, ph.height = Inches(0.9), Inches(2.1), Inches(width_in - 1.8), Inches(1.6)
             elif kind == "SUBTITLE":
                 ph.left, ph.top, ph.width, ph.height = Inches(0.9), Inches(3.85), Inches(width_in - 1.8), Inches(2.3)
-            elif ph._element.spPr.find(f"{{{A}}}xfrm") is not None and kind in geometry:
+            elif ph.element.spPr.find(f"{{{A}}}xfrm") is not None and kind in geometry:
                 ph.left, ph.top, ph.width, ph.height = (Inches(v) for v in geometry[kind])
-    styles = master._element.find(f"{{{P}}}txStyles")
+    styles = master.element.find(f"{{{P}}}txStyles")
     title_style = styles.find(f"{{{P}}}titleStyle/{{{A}}}lvl1pPr")
     title_style.set("algn", "l")
     title_style.find(f"{{{A}}}defRPr").set("sz", "2800")
@@ -89,7 +89,7 @@ def build_default(width_in: float = 13.333, font: str = THEME_FONT, layouts: tup
     for layout in prs.slide_layouts:  # the title slide's subtitle: left-aligned, no grey
         for ph in layout.placeholders:
             if ph.placeholder_format.type.name == "SUBTITLE":
-                for lvl in ph._element.iter(f"{{{A}}}lvl1pPr"):
+                for lvl in ph.element.iter(f"{{{A}}}lvl1pPr"):
                     lvl.set("algn", "l")
     props = prs.core_properties
     props.title, props.author, props.subject = "exportguard default template", "exportguard", ""
@@ -221,14 +221,16 @@ def _as_presentation(data: bytes) -> bytes:
 
 def _remove_slides(prs) -> None:
     """Drop every slide a template carries (and its references in PowerPoint 2010 sections)."""
-    ids = prs.slides._sldIdLst
+    ids = prs.slides.element  # the p:sldIdLst python-pptx's Slides wraps
     removed = set()
     for sld in list(ids):
         removed.add(sld.get("id"))
         prs.part.drop_rel(sld.rId)
         ids.remove(sld)
     if removed:
-        for ref in list(prs.part._element.iter(f"{{{P14}}}sldId")):
+        from .pptx_adapter import part_element
+
+        for ref in list(part_element(prs.part).iter(f"{{{P14}}}sldId")):
             if ref.get("id") in removed:
                 ref.getparent().remove(ref)
 
@@ -325,14 +327,14 @@ def theme_fonts(prs) -> tuple[str, str]:
 
 
 def _title_style_font(prs) -> str | None:
-    el = prs.slide_master._element.find(f"{{{P}}}txStyles/{{{P}}}titleStyle/{{{A}}}lvl1pPr/{{{A}}}defRPr/{{{A}}}latin")
+    el = prs.slide_master.element.find(f"{{{P}}}txStyles/{{{P}}}titleStyle/{{{A}}}lvl1pPr/{{{A}}}defRPr/{{{A}}}latin")
     face = el.get("typeface", "") if el is not None else ""
     return face if face and not face.startswith("+") else None
 
 
 def _title_size(prs, title_ph) -> float:
-    for el in (title_ph._element.find(f".//{{{A}}}lvl1pPr/{{{A}}}defRPr") if title_ph is not None else None,
-               prs.slide_master._element.find(f"{{{P}}}txStyles/{{{P}}}titleStyle/{{{A}}}lvl1pPr/{{{A}}}defRPr")):
+    for el in (title_ph.element.find(f".//{{{A}}}lvl1pPr/{{{A}}}defRPr") if title_ph is not None else None,
+               prs.slide_master.element.find(f"{{{P}}}txStyles/{{{P}}}titleStyle/{{{A}}}lvl1pPr/{{{A}}}defRPr")):
         if el is not None and el.get("sz"):
             return min(int(el.get("sz")) / 100, 40.0)
     return 32.0

@@ -122,13 +122,13 @@ def replace_table(graphic_frame, tbl_xml: str) -> None:
     """Put ``tbl_xml`` in place of the table python-pptx wrote into ``graphic_frame``."""
     from pptx.oxml import parse_xml
 
-    old = graphic_frame._element.graphic.graphicData.tbl
+    old = graphic_frame.element.graphic.graphicData.tbl
     old.getparent().replace(old, parse_xml(tbl_xml))
 
 
 def set_alt_text(shape, text: str, title: str = "") -> None:
     """``p:cNvPr/@descr`` (and ``@title``) of a shape or graphic frame."""
-    el = shape._element
+    el = shape.element
     for nv in el.iter("{http://schemas.openxmlformats.org/presentationml/2006/main}cNvPr"):
         nv.set("descr", text)
         if title:
@@ -368,7 +368,9 @@ def set_custom_properties(prs, values: dict[str, str]) -> None:
         package.relate_to(Part(PackURI("/docProps/custom.xml"), CT.OFC_CUSTOM_PROPERTIES, package, blob),
                           RT.CUSTOM_PROPERTIES)
     else:
-        part._blob = blob  # python-pptx has no setter for a generic part's bytes
+        from .pptx_adapter import set_blob
+
+        set_blob(part, blob)
 
 
 def drop_manifests(prs) -> int:
