@@ -19,14 +19,16 @@ from .walk import Lettering
 # Text columns wrap beyond this many characters, or these: narrow enough that a table prints at a
 # readable size (taller rows cost less paper than a sheet too wide for a page).
 TEXT_WIDTH_CAP = 18
-TEXT_CAPS = {"rank": 13, "tokens_per_sample": 14, "system": 20, "software": 20, "submitter": 14, "accelerator": 16}
+TEXT_CAPS = {"rank": 13, "tokens_per_sample": 16, "system": 20, "software": 20, "submitter": 14, "accelerator": 16}
 HEADLINE_TEXT_CAP = 28  # a headline row is one per figure: its names wrap less
 NUMBER_TEXT_CAP = 28  # rank and count cells are numbers (their words in the format): they cannot wrap
 BAND_TEXT_CAP = 22  # "slack not estimable: ..." in a band column wraps at this width
 FIGURE_WIDTH_CAP = 250  # numeric cells cannot wrap: a figure column is as wide as its widest figure
 PAGE_COL = 76  # the one column of a portrait text sheet (Caveat, Notes) fits the page at 100 %
 WIDTH_SAMPLE = 4000  # rows sampled for text column widths in very long tables
+WIDEN_SAMPLE = 200  # rows sampled when a page's spare width is shared among its wrapping columns
 LINE_PT = 14.5  # one line of 11 pt text
+TABLE_SMALLEST_PT = 10  # a table sheet's smallest text (its notes and legend): it sets the print scale
 RESERVED_SHEETS = ("Caveat", "Sources", XLSX_MANIFEST_SHEET, "History")
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
 
@@ -186,7 +188,23 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> 
             if c.key == "result_id" and add_verified:
                 cols.append(Col("verified", "Verified", -1))
                 add_verified = False
-    return cols
+    return _figures_first(cols, table)
+
+
+# The columns that say which row a figure is: printed on the first page with the figures.
+IDENTITY_KEYS = ("rank", "submitter", "system")
+
+
+def _figures_first(cols: list[Col], table: BoundTable) -> list[Col]:
+    """The identifying columns (rank, submitter, system), then each figure column with its band edges
+    and sort value, then the other columns, each group in the table's order: a sheet wider than a page
+    prints its figures on the first page beside the names, instead of on a later page without them."""
+    def identity(c: Col) -> bool:
+        return c.src >= 0 and c.kind in ("text", "rank") and table.columns[c.src].key in IDENTITY_KEYS
+
+    figures = [c for c in cols if c.kind in ("figure", "sort", "band_low", "band_high")]
+    lead = [c for c in cols if identity(c)]
+    return lead + figures + [c for c in cols if not identity(c) and c not in figures]
 
 
 def _basis_marks(table: BoundTable, lettering: Lettering) -> dict[int, str]:
@@ -206,9 +224,10 @@ def column_unit(table: BoundTable, i: int) -> str:
 
 
 def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int],
-                 sort_chars: dict[int, int] | None = None) -> None:
+                 sort_chars: dict[int, int] | None = None, smallest_pt: float = TABLE_SMALLEST_PT) -> None:
     """Widths: a figure or band column as wide as its widest text (numbers cannot wrap), a text
-    column as wide as its text up to a cap (then it wraps), never narrower than its header's words."""
+    column as wide as its text up to a cap (then it wraps), never narrower than its header's words;
+    the identifying columns narrower where that lets the first figure print on the first page."""
     rows = sample(table.rows)
     for col in cols:
         head = longest_word(col.header) + 2
@@ -225,11 +244,75 @@ def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int
                                 NUMBER_TEXT_CAP if col.kind in ("rank", "count") else TEXT_WIDTH_CAP)
             widest = max((display_len(r[col.src]) for r in rows), default=0)
             col.width = max(head, min(cap, widest * 1.05 + 2))
+    _fit_first_page(cols, smallest_pt)
+    _widen_into_pages(cols, table, smallest_pt)
+
+
+def _fit_first_page(cols: list[Col], smallest_pt: float) -> None:
+    """Narrow the identifying text columns (they wrap) until the first figure column prints on the
+    first page beside them, at the scale that keeps ``smallest_pt`` text at PRINT_MIN_PT; a figure
+    column is as wide as its widest text (a cohort without a band says so in it)."""
+    lead = next((k + 1 for k, c in enumerate(cols) if c.kind == "figure"), 0)
+    room = PRINT_WIDTH[True] * smallest_pt / PRINT_MIN_PT
+    texts = [c for c in cols[:lead] if c.kind == "text"]
+    while texts and columns_pt([c.width for c in cols[:lead]]) > room:
+        widest = max(texts, key=lambda c: c.width - _least_width(c))
+        if widest.width - 0.5 < _least_width(widest):
+            return
+        widest.width -= 0.5
+
+
+def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float) -> None:
+    """A sheet wider than a page prints in page-wide column groups: the room each group leaves goes to
+    its wrapping text columns, a little at a time to the one whose widening saves the most lines of
+    the rows it makes tall, so that more rows fit a page. The groups stay as planned: each only fills
+    its own page."""
+    plan = print_plan([c.width for c in cols], smallest_pt, keep=keep_runs(cols))
+    if not plan.col_breaks:
+        return  # a sheet one page wide keeps its scale (widening it would shrink it on paper)
+    room = PRINT_WIDTH[True] * 100 / plan.scale
+    rows = table.rows[:WIDEN_SAMPLE] if len(table.rows) > WIDEN_SAMPLE else table.rows
+    texts = [c for c in cols if c.kind == "text"]
+    if not rows or not texts:
+        return
+    values = [[str(r[c.src]) for c in texts] for r in rows]
+
+    def tall(widths: list[float]) -> int:  # the lines of the sampled rows, each as tall as its tallest text
+        return sum(max(lines(v, w) for v, w in zip(row, widths)) for row in values)
+
+    edges = [0, *plan.col_breaks, len(cols)]
+    for a, b in zip(edges, edges[1:]):
+        mine = [k for k, c in enumerate(texts) if c in cols[a:b]]
+        while mine:
+            spare = (room - columns_pt([c.width for c in cols[a:b]])) / PT_PER_UNIT
+            widths = [c.width for c in texts]
+            now, best = tall(widths), None
+            for k in mine:
+                for add in (x / 2 for x in range(1, int(2 * spare) + 1)):
+                    trial = widths[:k] + [widths[k] + add] + widths[k + 1:]
+                    saved = now - tall(trial)
+                    if saved > 0:
+                        if best is None or saved / add > best[0]:
+                            best = (saved / add, k, add)
+                        break
+            if best is None:
+                break
+            texts[best[1]].width += best[2]
+    first = [c for c in cols[:edges[1]] if c.kind == "text"]
+    if first:  # what the first page still leaves: the wide texts above the table merge across it
+        first[-1].width += max(0.0, (room - columns_pt([c.width for c in cols[:edges[1]]])) / PT_PER_UNIT - 0.5)
+
+
+def _least_width(col: Col) -> float:
+    return max(10.0, longest_word(col.header) + 2)
 
 
 def keep_runs(cols: Sequence[Col]) -> list[tuple[int, int]]:
-    """Each figure column with the band edges and sort value beside it: kept on one printed page."""
-    runs, k = [], 0
+    """Runs of columns kept on one printed page where they fit one: the columns up to the first
+    figure (the identifying columns and that figure), then each other figure column with the band
+    edges and sort value beside it."""
+    lead = next((k + 1 for k, c in enumerate(cols) if c.kind == "figure"), 0)
+    runs, k = ([(0, lead)] if lead > 1 else []), lead
     while k < len(cols):
         end = k + 1
         if cols[k].kind == "figure":
@@ -320,7 +403,10 @@ def print_plan(widths: Sequence[float], smallest_pt: float, landscape: bool = Tr
     breaks: list[int] = []
     if fit < least:
         room = page * 100 / scale
-        runs = {a: b for a, b in keep if columns_pt(widths[a:b]) <= room}
+        runs: dict[int, int] = {}
+        for a, b in keep:  # of two runs from one column, the longer that fits
+            if columns_pt(widths[a:b]) <= room and b > runs.get(a, a):
+                runs[a] = b
         used, i = 0.0, 0
         while i < len(widths):
             j = runs.get(i, i + 1)
