@@ -1,6 +1,7 @@
 """A printed workbook (issue 16 item 3): printed through LibreOffice's PDF export on A4 and on Letter,
-every sheet's text is at least 8 pt on paper, each notes block wraps inside its table's first page
-and begins on the page of the table's last figures or on the page right after it.
+every sheet's text is at least 8 pt on paper, the first page of each table shows figures with their band
+beside the names of their rows, each notes block wraps inside its table's first page and begins on the
+page of the table's last figures or on the page right after it.
 
 The sizes and the placement are read back from the PDF exactly as bench/xlsx_print.py reads them (the
 same functions), so the bench's numbers and this test cannot drift apart.
@@ -89,6 +90,23 @@ def test_notes_begin_on_the_last_figures_page_or_the_next(printed, paper):
     assert len(tables) == 2 and set(tables) <= set(after), after
     late = {sheet: n for sheet, n in after.items() if n not in (0, 1)}
     assert not late, f"{paper}: notes more than a page after their figures: {late}"
+
+
+@pytest.mark.parametrize("paper", ["A4", "Letter"])
+def test_the_first_printed_page_of_each_table_shows_figures_with_their_band_beside_the_names(printed, paper):
+    """A reader of page 1 sees numbers, not only names: the figure column prints on the first page
+    beside rank, submitter and system, even where the spec lists it last or its text is very wide
+    (a cohort without a band says why in every figure)."""
+    bench, path, pages = printed
+    first = bench.first_page_figures(pages[paper])
+    tables = [ws.title for ws in load_workbook(path, read_only=True).worksheets
+              if ws.title.startswith(("llama2-70b", "llama3.1-8b"))]
+    assert len(tables) == 2
+    for sheet in tables:
+        page = next(p for p in pages[paper] if p.sheet == sheet)
+        texts = {t for t, _ in page.runs}
+        assert first[sheet] >= 3, f"{paper}: page 1 of {sheet} shows {first[sheet]} figures with their band"
+        assert {"Rank", "Submitter", "System"} <= texts, f"{paper}: page 1 of {sheet} does not name its rows"
 
 
 def test_wide_texts_wrap_inside_the_first_page_of_the_table(printed):

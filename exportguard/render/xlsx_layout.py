@@ -196,15 +196,18 @@ IDENTITY_KEYS = ("rank", "submitter", "system")
 
 
 def _figures_first(cols: list[Col], table: BoundTable) -> list[Col]:
-    """The identifying columns (rank, submitter, system), then each figure column with its band edges
-    and sort value, then the other columns, each group in the table's order: a sheet wider than a page
-    prints its figures on the first page beside the names, instead of on a later page without them."""
+    """The identifying columns (rank, submitter, system), each figure column (with its sort value),
+    the other columns, then the band edges, each group in the table's order. A sheet wider than a
+    page prints the figures on its first page beside the names of their rows, and its last column
+    group, the page before the notes, holds figures' band edges: every page that shows a mark has its
+    note on that page or the next."""
     def identity(c: Col) -> bool:
         return c.src >= 0 and c.kind in ("text", "rank") and table.columns[c.src].key in IDENTITY_KEYS
 
-    figures = [c for c in cols if c.kind in ("figure", "sort", "band_low", "band_high")]
+    figures = [c for c in cols if c.kind in ("figure", "sort")]
+    edges = [c for c in cols if c.kind in ("band_low", "band_high")]
     lead = [c for c in cols if identity(c)]
-    return lead + figures + [c for c in cols if not identity(c) and c not in figures]
+    return lead + figures + [c for c in cols if not identity(c) and c not in figures and c not in edges] + edges
 
 
 def _basis_marks(table: BoundTable, lettering: Lettering) -> dict[int, str]:
@@ -309,15 +312,15 @@ def _least_width(col: Col) -> float:
 
 def keep_runs(cols: Sequence[Col]) -> list[tuple[int, int]]:
     """Runs of columns kept on one printed page where they fit one: the columns up to the first
-    figure (the identifying columns and that figure), then each other figure column with the band
-    edges and sort value beside it."""
+    figure (the identifying columns and that figure), each other figure with its sort value, and the
+    low and high edges of each figure's band."""
     lead = next((k + 1 for k, c in enumerate(cols) if c.kind == "figure"), 0)
     runs, k = ([(0, lead)] if lead > 1 else []), lead
     while k < len(cols):
         end = k + 1
-        if cols[k].kind == "figure":
-            while end < len(cols) and cols[end].kind in ("sort", "band_low", "band_high") and cols[end].src == cols[k].src:
-                end += 1
+        kinds = ("sort",) if cols[k].kind == "figure" else ("band_high",) if cols[k].kind == "band_low" else ()
+        while end < len(cols) and cols[end].kind in kinds and cols[end].src == cols[k].src:
+            end += 1
         if end > k + 1:
             runs.append((k, end))
         k = end
