@@ -8,7 +8,8 @@ LibreOffice fits the sheet to the page width with), read back from the PDF with 
 Prints one line per workbook, paper and sheet: pages, smallest and most common effective text size
 (in points) of the sheet's text (the page header left out; LibreOffice scales it with the sheet), and
 for a sheet that shows figures, how many figures with their band its first page shows ("p1 figs") and
-where its notes block begins: on the last page that shows figures, or how many pages after it. tests/test_render_xlsx_print.py measures the same way.
+where its notes block begins: on the last page that shows figures, or how many pages after it.
+tests/test_render_xlsx_print.py measures the same way.
 """
 from __future__ import annotations
 
