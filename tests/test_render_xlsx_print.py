@@ -137,3 +137,24 @@ def test_a_plan_splits_a_wide_sheet_into_page_wide_groups_keeping_a_figure_with_
     assert not any(9 < b < 12 for b in plan.col_breaks)  # the figure and its band edges share a page
     narrow = xlsx_layout.print_plan([20, 30, 20], 10)
     assert narrow.col_breaks == () and narrow.scale == 100  # a sheet that fits prints at full size
+
+
+def test_a_plan_keeps_the_first_figure_on_the_first_page_beside_the_identifying_columns():
+    """Rank, submitter, system and the first figure share the first page; a figure's band edges keep
+    together; the identifying text columns narrow where a very wide figure would not fit beside them."""
+    Col = xlsx_layout.Col
+    cols = [Col("rank", "Rank", 0, 13), Col("text", "Submitter", 1, 14), Col("text", "System", 2, 35),
+            Col("figure", "Throughput, tok/s", 5, 60), Col("text", "Accelerator", 3, 16),
+            Col("text", "Result ID", 4, 10.4), Col("band_low", "Band low edge, tok/s", 5, 41.4),
+            Col("band_high", "Band high edge, tok/s", 5, 41.4)]
+    assert xlsx_layout.lead_columns(cols) == 4
+    keep = xlsx_layout.keep_runs(cols)
+    assert (0, 4) in keep and (6, 8) in keep
+    plan = xlsx_layout.print_plan([c.width for c in cols], 10, keep=keep)
+    assert plan.first_cols >= 4 and 7 not in plan.col_breaks
+    wide = [Col("rank", "Rank", 0, 13), Col("text", "Submitter", 1, 14), Col("text", "System", 2, 20),
+            Col("figure", "Throughput, tok/s", 5, 95)]
+    xlsx_layout._fit_first_page(wide, 10)
+    room = xlsx_layout.PRINT_WIDTH[True] * 100 / 80
+    assert xlsx_layout.columns_pt([c.width for c in wide]) <= room
+    assert wide[0].width == 13 and wide[3].width == 95 and wide[2].width < 20  # only wrapping text narrows

@@ -255,7 +255,7 @@ def _fit_first_page(cols: list[Col], smallest_pt: float) -> None:
     """Narrow the identifying text columns (they wrap) until the first figure column prints on the
     first page beside them, at the scale that keeps ``smallest_pt`` text at PRINT_MIN_PT; a figure
     column is as wide as its widest text (a cohort without a band says so in it)."""
-    lead = next((k + 1 for k, c in enumerate(cols) if c.kind == "figure"), 0)
+    lead = lead_columns(cols)
     room = PRINT_WIDTH[True] * smallest_pt / PRINT_MIN_PT
     texts = [c for c in cols[:lead] if c.kind == "text"]
     while texts and columns_pt([c.width for c in cols[:lead]]) > room:
@@ -279,21 +279,19 @@ def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float) ->
     if not rows or not texts:
         return
     values = [[str(r[c.src]) for c in texts] for r in rows]
-
-    def tall(widths: list[float]) -> int:  # the lines of the sampled rows, each as tall as its tallest text
-        return sum(max(lines(v, w) for v, w in zip(row, widths)) for row in values)
-
     edges = [0, *plan.col_breaks, len(cols)]
     for a, b in zip(edges, edges[1:]):
         mine = [k for k, c in enumerate(texts) if c in cols[a:b]]
         while mine:
             spare = (room - columns_pt([c.width for c in cols[a:b]])) / PT_PER_UNIT
-            widths = [c.width for c in texts]
-            now, best = tall(widths), None
+            now = [[lines(v, c.width) for v, c in zip(row, texts)] for row in values]
+            tallest = [max(n) for n in now]
+            best = None  # (lines saved per unit of width, column, width added)
             for k in mine:
+                others = [max(n[:k] + n[k + 1:], default=1) for n in now]
                 for add in (x / 2 for x in range(1, int(2 * spare) + 1)):
-                    trial = widths[:k] + [widths[k] + add] + widths[k + 1:]
-                    saved = now - tall(trial)
+                    saved = sum(t - max(o, lines(row[k], texts[k].width + add))
+                                for t, o, row in zip(tallest, others, values))
                     if saved > 0:
                         if best is None or saved / add > best[0]:
                             best = (saved / add, k, add)
@@ -310,11 +308,23 @@ def _least_width(col: Col) -> float:
     return max(10.0, longest_word(col.header) + 2)
 
 
+def lead_columns(cols: Sequence[Col]) -> int:
+    """How many columns, from the first, print on the first page: up to the first figure and its sort
+    value (0 for a table without figures)."""
+    k = next((k for k, c in enumerate(cols) if c.kind == "figure"), None)
+    if k is None:
+        return 0
+    end = k + 1
+    while end < len(cols) and cols[end].kind == "sort" and cols[end].src == cols[k].src:
+        end += 1
+    return end
+
+
 def keep_runs(cols: Sequence[Col]) -> list[tuple[int, int]]:
     """Runs of columns kept on one printed page where they fit one: the columns up to the first
     figure (the identifying columns and that figure), each other figure with its sort value, and the
     low and high edges of each figure's band."""
-    lead = next((k + 1 for k, c in enumerate(cols) if c.kind == "figure"), 0)
+    lead = lead_columns(cols)
     runs, k = ([(0, lead)] if lead > 1 else []), lead
     while k < len(cols):
         end = k + 1
