@@ -281,6 +281,7 @@ def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float) ->
     values = [[str(r[c.src]) for c in texts] for r in rows]
     edges = [0, *plan.col_breaks, len(cols)]
     for a, b in zip(edges, edges[1:]):
+        _one_line_headers(cols[a:b], room)
         mine = [k for k, c in enumerate(texts) if c in cols[a:b]]
         while mine:
             spare = (room - columns_pt([c.width for c in cols[a:b]])) / PT_PER_UNIT
@@ -302,6 +303,18 @@ def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float) ->
     first = [c for c in cols[:edges[1]] if c.kind == "text"]
     if first:  # what the first page still leaves: the wide texts above the table merge across it
         first[-1].width += max(0.0, (room - columns_pt([c.width for c in cols[:edges[1]]])) / PT_PER_UNIT - 0.5)
+
+
+def _one_line_headers(group: Sequence[Col], room: float) -> None:
+    """The header row repeats on every printed page: a header that wraps (``Result ID`` in bold in a
+    column as wide as ``5.1-0065``) is widened to one line where the page has the room."""
+    for c in group:
+        need = c.width
+        while lines(c.header, need * 0.9) > 1 and need < c.width + 6:  # bold text is wider (header_height)
+            need += 0.5
+        fits = columns_pt([g.width for g in group]) + (need - c.width) * PT_PER_UNIT <= room
+        if fits and lines(c.header, need * 0.9) == 1:
+            c.width = need
 
 
 def _least_width(col: Col) -> float:
