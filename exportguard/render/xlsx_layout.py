@@ -14,6 +14,7 @@ from typing import Sequence
 
 from ..embedding import XLSX_MANIFEST_SHEET
 from ..report import BesideSection, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..wording import band_words
 from .walk import Lettering
 
 # Text columns wrap beyond this many characters, or these: narrow enough that a table prints at a
@@ -247,8 +248,38 @@ def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int
                                 NUMBER_TEXT_CAP if col.kind in ("rank", "count") else TEXT_WIDTH_CAP)
             widest = max((display_len(r[col.src]) for r in rows), default=0)
             col.width = max(head, min(cap, widest * 1.05 + 2))
+    _tighten(cols, table)
     _fit_first_page(cols, smallest_pt)
     _widen_into_pages(cols, table, smallest_pt)
+
+
+def _wrapped_texts(col: Col, rows: Sequence) -> list[str] | None:
+    """The texts a wrapping column shows in ``rows`` (a text column, or band edges that say in words
+    why a cohort has no band); None for a column of numbers, which cannot wrap."""
+    if col.kind == "text":
+        return [str(r[col.src]) for r in rows]
+    if col.kind in ("band_low", "band_high"):
+        figs = [r[col.src] for r in rows if not isinstance(r[col.src], str)]
+        if figs and all(not f.slack.estimable for f in figs):
+            return [band_words(f.slack) for f in figs]
+    return None
+
+
+def _tighten(cols: list[Col], table: BoundTable) -> None:
+    """A wrapping column narrowed to the least width at which its texts wrap to no more lines than at
+    its planned width: the width it gives back can save a page width (the spare is shared out again
+    once the sheet's pages are planned)."""
+    rows = table.rows[:WIDEN_SAMPLE] if len(table.rows) > WIDEN_SAMPLE else table.rows
+    for col in cols:
+        texts = _wrapped_texts(col, rows)
+        if not texts:
+            continue
+        least = _least_width(col)
+        planned = [lines(t, col.width) for t in texts]
+        width = col.width
+        while width - 0.5 >= least and all(lines(t, width - 0.5) <= n for t, n in zip(texts, planned)):
+            width -= 0.5
+        col.width = width
 
 
 def _fit_first_page(cols: list[Col], smallest_pt: float) -> None:
@@ -275,10 +306,12 @@ def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float) ->
         return  # a sheet one page wide keeps its scale (widening it would shrink it on paper)
     room = PRINT_WIDTH[True] * 100 / plan.scale
     rows = table.rows[:WIDEN_SAMPLE] if len(table.rows) > WIDEN_SAMPLE else table.rows
-    texts = [c for c in cols if c.kind == "text"]
-    if not rows or not texts:
+    shown = [(c, _wrapped_texts(c, rows)) for c in cols]
+    shown = [(c, t) for c, t in shown if t and len(t) == len(rows)]
+    if not rows or not shown:
         return
-    values = [[str(r[c.src]) for c in texts] for r in rows]
+    texts = [c for c, _ in shown]
+    values = [list(row) for row in zip(*(t for _, t in shown))]
     edges = [0, *plan.col_breaks, len(cols)]
     for a, b in zip(edges, edges[1:]):
         _one_line_headers(cols[a:b], room)
