@@ -7,8 +7,9 @@ LibreOffice fits the sheet to the page width with), read back from the PDF with 
 
 Prints one line per workbook, paper and sheet: pages, smallest and most common effective text size
 (in points) of the sheet's text (the page header left out; LibreOffice scales it with the sheet), and
-for a sheet that shows figures, where its notes block begins: on the last page that shows figures, or
-how many pages after it. tests/test_render_xlsx_print.py measures the same way.
+for a sheet that shows figures, how many figures with their band its first page shows ("p1 figs") and
+where its notes block begins: on the last page that shows figures, or how many pages after it.
+tests/test_render_xlsx_print.py measures the same way.
 """
 from __future__ import annotations
 
@@ -113,6 +114,19 @@ def sizes(pages: list[Page]) -> dict[str, tuple[int, list[float]]]:
 FIGURE = re.compile(r"\d[^\[]*(\[[a-z]+\])+( derived)?$|^slack not estimable")
 
 
+# a throughput figure as its cell shows it: number, unit, its band (or the words why there is none), marks
+BANDED = re.compile(r"^\d[\d,.]* [^,\[±(]*?(±\d[\d.]*%|\(slack not estimable[^)]*\)) (\[[a-z]+\] ?)+( derived)?$")
+
+
+def first_page_figures(pages: list[Page]) -> dict[str, int]:
+    """Sheet -> how many figures with their band its first printed page shows."""
+    out: dict[str, int] = {}
+    for page in pages:
+        if page.sheet not in out:
+            out[page.sheet] = sum(1 for t, _ in page.runs if BANDED.search(t))
+    return out
+
+
 def notes_after(pages: list[Page]) -> dict[str, int]:
     """Sheet -> how many pages after the last page showing figures (or band edges) its notes block
     begins (0: on that page), for each sheet that shows figures and has a notes block (its label)."""
@@ -132,11 +146,12 @@ def main() -> None:
     args = ap.parse_args()
     work = args.out or Path(tempfile.mkdtemp(prefix="eg-print-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"{'workbook':34} {'paper':6} {'sheet':34} {'pages':>5} {'min pt':>7} {'most pt':>7}  notes")
+    print(f"{'workbook':34} {'paper':6} {'sheet':34} {'pages':>5} {'min pt':>7} {'most pt':>7} {'p1 figs':>7}  notes")
     for name, path in workbooks(work).items():
         for paper, code in PAPERS.items():
             pages = printed_pages(to_pdf(on_paper(path, code, work / f"{path.stem}-{paper}.xlsx"), work))
             after = notes_after(pages)
+            first = first_page_figures(pages)
             for sheet, (n, found) in sizes(pages).items():
                 if not found:
                     continue
@@ -144,7 +159,8 @@ def main() -> None:
                 where = ("" if sheet not in after else "on the last figures' page" if after[sheet] == 0
                          else "on the page after the last figures" if after[sheet] == 1
                          else f"{after[sheet]} pages after the last figures")
-                print(f"{name:34} {paper:6} {sheet[:34]:34} {n:5} {min(found):7.1f} {common:7.1f}  {where}")
+                figs = first[sheet] if sheet in after else ""
+                print(f"{name:34} {paper:6} {sheet[:34]:34} {n:5} {min(found):7.1f} {common:7.1f} {figs:>7}  {where}")
 
 
 if __name__ == "__main__":

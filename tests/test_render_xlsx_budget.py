@@ -224,6 +224,7 @@ def assert_libreoffice_shows_every_binding(path: Path, manifest: dict, outdir: P
     outdir.mkdir(exist_ok=True)
     _libreoffice_csv(path, outdir)
     sheets: dict[str, list[list[str]]] = {}
+    headers: dict[tuple[str, str], list[str]] = {}
     checked = 0
     for e in entries_of(manifest):
         m = LOCATION.match(e["location"])
@@ -234,7 +235,12 @@ def assert_libreoffice_shows_every_binding(path: Path, manifest: dict, outdir: P
         assert cells[col - 1] == e["shown"]["text"], f"{e['location']}: LibreOffice shows {cells[col - 1]!r}"
         marks = "".join(f"[{x}]" for x in e["marks"])
         if e["band"] is not None and not e["derived"]:
-            for edge, word in ((cells[col], "low"), (cells[col + 1], "high")):
+            key = (sheet, e["unit"])  # the band edges are the table's last columns: found by their header
+            if key not in headers:
+                headers[key] = next(h for h in sheets[sheet] if f"Band low edge, {e['unit']}" in h)
+            header = headers[key]
+            for word in ("low", "high"):
+                edge = cells[header.index(f"Band {word} edge, {e['unit']}")]
                 assert re.fullmatch(rf"[\d,.]+ {re.escape(e['unit'])}, {word} edge of {re.escape(e['band_text'])} "
                                     rf"{re.escape(marks)}.*", edge), f"{e['location']}: {word} edge {edge!r}"
         checked += 1

@@ -1,6 +1,7 @@
 """A printed workbook (issue 16 item 3): printed through LibreOffice's PDF export on A4 and on Letter,
-every sheet's text is at least 8 pt on paper, each notes block wraps inside its table's first page
-and begins on the page of the table's last figures or on the page right after it.
+every sheet's text is at least 8 pt on paper, the first page of each table shows figures with their band
+beside the names of their rows, each notes block wraps inside its table's first page and begins on the
+page of the table's last figures or on the page right after it.
 
 The sizes and the placement are read back from the PDF exactly as bench/xlsx_print.py reads them (the
 same functions), so the bench's numbers and this test cannot drift apart.
@@ -91,6 +92,23 @@ def test_notes_begin_on_the_last_figures_page_or_the_next(printed, paper):
     assert not late, f"{paper}: notes more than a page after their figures: {late}"
 
 
+@pytest.mark.parametrize("paper", ["A4", "Letter"])
+def test_the_first_printed_page_of_each_table_shows_figures_with_their_band_beside_the_names(printed, paper):
+    """A reader of page 1 sees numbers, not only names: the figure column prints on the first page
+    beside rank, submitter and system, even where the spec lists it last or its text is very wide
+    (a cohort without a band says why in every figure)."""
+    bench, path, pages = printed
+    first = bench.first_page_figures(pages[paper])
+    tables = [ws.title for ws in load_workbook(path, read_only=True).worksheets
+              if ws.title.startswith(("llama2-70b", "llama3.1-8b"))]
+    assert len(tables) == 2
+    for sheet in tables:
+        page = next(p for p in pages[paper] if p.sheet == sheet)
+        texts = {t for t, _ in page.runs}
+        assert first[sheet] >= 3, f"{paper}: page 1 of {sheet} shows {first[sheet]} figures with their band"
+        assert {"Rank", "Submitter", "System"} <= texts, f"{paper}: page 1 of {sheet} does not name its rows"
+
+
 def test_wide_texts_wrap_inside_the_first_page_of_the_table(printed):
     """No merged text crosses a column page break or runs past the table (a note cut at a page
     edge is unreadable on both pages), and the page set-up is the planned one."""
@@ -119,3 +137,24 @@ def test_a_plan_splits_a_wide_sheet_into_page_wide_groups_keeping_a_figure_with_
     assert not any(9 < b < 12 for b in plan.col_breaks)  # the figure and its band edges share a page
     narrow = xlsx_layout.print_plan([20, 30, 20], 10)
     assert narrow.col_breaks == () and narrow.scale == 100  # a sheet that fits prints at full size
+
+
+def test_a_plan_keeps_the_first_figure_on_the_first_page_beside_the_identifying_columns():
+    """Rank, submitter, system and the first figure share the first page; a figure's band edges keep
+    together; the identifying text columns narrow where a very wide figure would not fit beside them."""
+    Col = xlsx_layout.Col
+    cols = [Col("rank", "Rank", 0, 13), Col("text", "Submitter", 1, 14), Col("text", "System", 2, 35),
+            Col("figure", "Throughput, tok/s", 5, 60), Col("text", "Accelerator", 3, 16),
+            Col("text", "Result ID", 4, 10.4), Col("band_low", "Band low edge, tok/s", 5, 41.4),
+            Col("band_high", "Band high edge, tok/s", 5, 41.4)]
+    assert xlsx_layout.lead_columns(cols) == 4
+    keep = xlsx_layout.keep_runs(cols)
+    assert (0, 4) in keep and (6, 8) in keep
+    plan = xlsx_layout.print_plan([c.width for c in cols], 10, keep=keep)
+    assert plan.first_cols >= 4 and 7 not in plan.col_breaks
+    wide = [Col("rank", "Rank", 0, 13), Col("text", "Submitter", 1, 14), Col("text", "System", 2, 20),
+            Col("figure", "Throughput, tok/s", 5, 95)]
+    xlsx_layout._fit_first_page(wide, 10)
+    room = xlsx_layout.PRINT_WIDTH[True] * 100 / 80
+    assert xlsx_layout.columns_pt([c.width for c in wide]) <= room
+    assert wide[0].width == 13 and wide[3].width == 95 and wide[2].width < 20  # only wrapping text narrows

@@ -6,8 +6,9 @@ Layout (docs/xlsx.md; decided in xlsx_layout.py):
   section title, the table note (the conditions every row shares), the one-line caveat, then the
   header row and one row per result. A figure cell is numeric and its number format carries unit,
   band and marks as literal text (``#,##0" tok/s ±5.4% [a]"``), so copying the cell as text keeps
-  them; a cell comment holds the full footnote; the band's low and high edges sit beside it, each
-  a number whose format says what it is (``96,045 tok/s, low edge of ±5.4% [a]``). Below the table:
+  them; a cell comment holds the full footnote; the band's low and high edges are the table's last
+  columns, each a number whose format says what it is (``96,045 tok/s, low edge of ±5.4% [a]``).
+  Below the table:
   the notes block (``[a] ...``, one row each, merged across the table's first printed page) and the
   trademark legend. Frozen header, autofilter, landscape print at a planned scale that keeps the
   smallest text at 8 pt on paper (page-wide column groups where the sheet is wider; xlsx_layout.py),

@@ -14,19 +14,22 @@ from typing import Sequence
 
 from ..embedding import XLSX_MANIFEST_SHEET
 from ..report import BesideSection, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..wording import band_words
 from .walk import Lettering
 
 # Text columns wrap beyond this many characters, or these: narrow enough that a table prints at a
 # readable size (taller rows cost less paper than a sheet too wide for a page).
 TEXT_WIDTH_CAP = 18
-TEXT_CAPS = {"rank": 13, "tokens_per_sample": 14, "system": 20, "software": 20, "submitter": 14, "accelerator": 16}
+TEXT_CAPS = {"rank": 13, "tokens_per_sample": 16, "system": 20, "software": 20, "submitter": 14, "accelerator": 16}
 HEADLINE_TEXT_CAP = 28  # a headline row is one per figure: its names wrap less
 NUMBER_TEXT_CAP = 28  # rank and count cells are numbers (their words in the format): they cannot wrap
 BAND_TEXT_CAP = 22  # "slack not estimable: ..." in a band column wraps at this width
 FIGURE_WIDTH_CAP = 250  # numeric cells cannot wrap: a figure column is as wide as its widest figure
 PAGE_COL = 76  # the one column of a portrait text sheet (Caveat, Notes) fits the page at 100 %
 WIDTH_SAMPLE = 4000  # rows sampled for text column widths in very long tables
+WIDEN_SAMPLE = 200  # rows sampled when a page's spare width is shared among its wrapping columns
 LINE_PT = 14.5  # one line of 11 pt text
+TABLE_SMALLEST_PT = 10  # a table sheet's smallest text (its notes and legend): it sets the print scale
 RESERVED_SHEETS = ("Caveat", "Sources", XLSX_MANIFEST_SHEET, "History")
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
 
@@ -186,7 +189,26 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> 
             if c.key == "result_id" and add_verified:
                 cols.append(Col("verified", "Verified", -1))
                 add_verified = False
-    return cols
+    return _figures_first(cols, table)
+
+
+# The columns that say which row a figure is: printed on the first page with the figures.
+IDENTITY_KEYS = ("rank", "submitter", "system")
+
+
+def _figures_first(cols: list[Col], table: BoundTable) -> list[Col]:
+    """The identifying columns (rank, submitter, system), each figure column (with its sort value),
+    the other columns, then the band edges, each group in the table's order. A sheet wider than a
+    page prints the figures on its first page beside the names of their rows, and its last column
+    group, the page before the notes, holds figures' band edges: every page that shows a mark has its
+    note on that page or the next."""
+    def identity(c: Col) -> bool:
+        return c.src >= 0 and c.kind in ("text", "rank") and table.columns[c.src].key in IDENTITY_KEYS
+
+    figures = [c for c in cols if c.kind in ("figure", "sort")]
+    edges = [c for c in cols if c.kind in ("band_low", "band_high")]
+    lead = [c for c in cols if identity(c)]
+    return lead + figures + [c for c in cols if not identity(c) and c not in figures and c not in edges] + edges
 
 
 def _basis_marks(table: BoundTable, lettering: Lettering) -> dict[int, str]:
@@ -206,9 +228,10 @@ def column_unit(table: BoundTable, i: int) -> str:
 
 
 def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int],
-                 sort_chars: dict[int, int] | None = None) -> None:
+                 sort_chars: dict[int, int] | None = None, smallest_pt: float = TABLE_SMALLEST_PT) -> None:
     """Widths: a figure or band column as wide as its widest text (numbers cannot wrap), a text
-    column as wide as its text up to a cap (then it wraps), never narrower than its header's words."""
+    column as wide as its text up to a cap (then it wraps), never narrower than its header's words;
+    the identifying columns narrower where that lets the first figure print on the first page."""
     rows = sample(table.rows)
     for col in cols:
         head = longest_word(col.header) + 2
@@ -225,16 +248,135 @@ def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int
                                 NUMBER_TEXT_CAP if col.kind in ("rank", "count") else TEXT_WIDTH_CAP)
             widest = max((display_len(r[col.src]) for r in rows), default=0)
             col.width = max(head, min(cap, widest * 1.05 + 2))
+    _tighten(cols, table)
+    _fit_first_page(cols, smallest_pt)
+    _widen_into_pages(cols, table, smallest_pt)
+
+
+def _wrapped_texts(col: Col, rows: Sequence) -> list[str] | None:
+    """The texts a wrapping column shows in ``rows`` (a text column, or band edges that say in words
+    why a cohort has no band); None for a column of numbers, which cannot wrap."""
+    if col.kind == "text":
+        return [str(r[col.src]) for r in rows]
+    if col.kind in ("band_low", "band_high"):
+        figs = [r[col.src] for r in rows if not isinstance(r[col.src], str)]
+        if figs and all(not f.slack.estimable for f in figs):
+            return [band_words(f.slack) for f in figs]
+    return None
+
+
+def _tighten(cols: list[Col], table: BoundTable) -> None:
+    """A wrapping column narrowed to the least width at which its texts wrap to no more lines than at
+    its planned width: the width it gives back can save a page width (the spare is shared out again
+    once the sheet's pages are planned)."""
+    rows = table.rows[:WIDEN_SAMPLE] if len(table.rows) > WIDEN_SAMPLE else table.rows
+    for col in cols:
+        texts = _wrapped_texts(col, rows)
+        if not texts:
+            continue
+        least = _least_width(col)
+        planned = [lines(t, col.width) for t in texts]
+        width = col.width
+        while width - 0.5 >= least and all(lines(t, width - 0.5) <= n for t, n in zip(texts, planned)):
+            width -= 0.5
+        col.width = width
+
+
+def _fit_first_page(cols: list[Col], smallest_pt: float) -> None:
+    """Narrow the identifying text columns (they wrap) until the first figure column prints on the
+    first page beside them, at the scale that keeps ``smallest_pt`` text at PRINT_MIN_PT; a figure
+    column is as wide as its widest text (a cohort without a band says so in it)."""
+    lead = lead_columns(cols)
+    room = PRINT_WIDTH[True] * smallest_pt / PRINT_MIN_PT
+    texts = [c for c in cols[:lead] if c.kind == "text"]
+    while texts and columns_pt([c.width for c in cols[:lead]]) > room:
+        widest = max(texts, key=lambda c: c.width - _least_width(c))
+        if widest.width - 0.5 < _least_width(widest):
+            return
+        widest.width -= 0.5
+
+
+def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float) -> None:
+    """A sheet wider than a page prints in page-wide column groups: the room each group leaves goes to
+    its wrapping text columns, a little at a time to the one whose widening saves the most lines of
+    the rows it makes tall, so that more rows fit a page. The groups stay as planned: each only fills
+    its own page."""
+    plan = print_plan([c.width for c in cols], smallest_pt, keep=keep_runs(cols))
+    if not plan.col_breaks:
+        return  # a sheet one page wide keeps its scale (widening it would shrink it on paper)
+    room = PRINT_WIDTH[True] * 100 / plan.scale
+    rows = table.rows[:WIDEN_SAMPLE] if len(table.rows) > WIDEN_SAMPLE else table.rows
+    shown = [(c, _wrapped_texts(c, rows)) for c in cols]
+    shown = [(c, t) for c, t in shown if t and len(t) == len(rows)]
+    if not rows or not shown:
+        return
+    texts = [c for c, _ in shown]
+    values = [list(row) for row in zip(*(t for _, t in shown))]
+    edges = [0, *plan.col_breaks, len(cols)]
+    for a, b in zip(edges, edges[1:]):
+        _one_line_headers(cols[a:b], room)
+        mine = [k for k, c in enumerate(texts) if c in cols[a:b]]
+        while mine:
+            spare = (room - columns_pt([c.width for c in cols[a:b]])) / PT_PER_UNIT
+            now = [[lines(v, c.width) for v, c in zip(row, texts)] for row in values]
+            tallest = [max(n) for n in now]
+            best = None  # (lines saved per unit of width, column, width added)
+            for k in mine:
+                others = [max(n[:k] + n[k + 1:], default=1) for n in now]
+                for add in (x / 2 for x in range(1, int(2 * spare) + 1)):
+                    saved = sum(t - max(o, lines(row[k], texts[k].width + add))
+                                for t, o, row in zip(tallest, others, values))
+                    if saved > 0:
+                        if best is None or saved / add > best[0]:
+                            best = (saved / add, k, add)
+                        break
+            if best is None:
+                break
+            texts[best[1]].width += best[2]
+    first = [c for c in cols[:edges[1]] if c.kind == "text"]
+    if first:  # what the first page still leaves: the wide texts above the table merge across it
+        first[-1].width += max(0.0, (room - columns_pt([c.width for c in cols[:edges[1]]])) / PT_PER_UNIT - 0.5)
+
+
+def _one_line_headers(group: Sequence[Col], room: float) -> None:
+    """The header row repeats on every printed page: a header that wraps (``Result ID`` in bold in a
+    column as wide as ``5.1-0065``) is widened to one line where the page has the room."""
+    for c in group:
+        need = c.width
+        while lines(c.header, need * 0.9) > 1 and need < c.width + 6:  # bold text is wider (header_height)
+            need += 0.5
+        fits = columns_pt([g.width for g in group]) + (need - c.width) * PT_PER_UNIT <= room
+        if fits and lines(c.header, need * 0.9) == 1:
+            c.width = need
+
+
+def _least_width(col: Col) -> float:
+    return max(10.0, longest_word(col.header) + 2)
+
+
+def lead_columns(cols: Sequence[Col]) -> int:
+    """How many columns, from the first, print on the first page: up to the first figure and its sort
+    value (0 for a table without figures)."""
+    k = next((k for k, c in enumerate(cols) if c.kind == "figure"), None)
+    if k is None:
+        return 0
+    end = k + 1
+    while end < len(cols) and cols[end].kind == "sort" and cols[end].src == cols[k].src:
+        end += 1
+    return end
 
 
 def keep_runs(cols: Sequence[Col]) -> list[tuple[int, int]]:
-    """Each figure column with the band edges and sort value beside it: kept on one printed page."""
-    runs, k = [], 0
+    """Runs of columns kept on one printed page where they fit one: the columns up to the first
+    figure (the identifying columns and that figure), each other figure with its sort value, and the
+    low and high edges of each figure's band."""
+    lead = lead_columns(cols)
+    runs, k = ([(0, lead)] if lead > 1 else []), lead
     while k < len(cols):
         end = k + 1
-        if cols[k].kind == "figure":
-            while end < len(cols) and cols[end].kind in ("sort", "band_low", "band_high") and cols[end].src == cols[k].src:
-                end += 1
+        kinds = ("sort",) if cols[k].kind == "figure" else ("band_high",) if cols[k].kind == "band_low" else ()
+        while end < len(cols) and cols[end].kind in kinds and cols[end].src == cols[k].src:
+            end += 1
         if end > k + 1:
             runs.append((k, end))
         k = end
@@ -320,7 +462,10 @@ def print_plan(widths: Sequence[float], smallest_pt: float, landscape: bool = Tr
     breaks: list[int] = []
     if fit < least:
         room = page * 100 / scale
-        runs = {a: b for a, b in keep if columns_pt(widths[a:b]) <= room}
+        runs: dict[int, int] = {}
+        for a, b in keep:  # of two runs from one column, the longer that fits
+            if columns_pt(widths[a:b]) <= room and b > runs.get(a, a):
+                runs[a] = b
         used, i = 0.0, 0
         while i < len(widths):
             j = runs.get(i, i + 1)
