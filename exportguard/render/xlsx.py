@@ -278,6 +278,7 @@ class XlsxRenderer:
         self.names = lay.sheet_names(report)
         self.plan = plan_formats(report, self.text_cells)
         self.shown_on: dict[tuple, str] = {}
+        self.manifest = manifest_mod.Builder(self.format)
         self.headline: _Sheet | None = None
         self.notes: _Sheet | None = None
 
@@ -483,6 +484,8 @@ class XlsxRenderer:
         own = [] if fig.note in notes else [f"This row: {fig.note.full}"]  # one mark per table: the row's note
         cell = cell.with_comment("\n\n".join([text] + ([] if own else [table_note]) + marked + own))
         doc.place(location, fig, lettering, clean_text(text), value)
+        # into the manifest as it is placed, and not kept: a workbook of 100,000 figures holds no placements
+        self.manifest.place(doc.placements.pop())
         return cell
 
     def _edge_cell(self, fig: BoundFigure, low: bool, lettering: Lettering, as_text: bool = False) -> _Cell:
@@ -555,7 +558,7 @@ class XlsxRenderer:
                 sheet.wide_text(self.report.legend, sheet.text_cols, sheet.text_width, "legend")
         self._caveat_sheet()
         self._sources_sheet(doc)
-        manifest = doc.manifest()
+        manifest = self.manifest.finish(self.report, doc.clock)
         sheet = _Sheet(self.wb, MANIFEST_SHEET, self.report, [20], landscape=False)
         sheet.ws.state = "veryHidden"
         for chunk in _manifest_chunks(manifest):
