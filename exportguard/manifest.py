@@ -161,7 +161,7 @@ class Spool(Sequence):
     tables of per-result condition parts). Reading an item parses it back from its text."""
 
     def __init__(self):
-        self._spool = tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+b")
+        self._spool = tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+b")
         self._offsets = array("q")  # 8 bytes an item, not a Python int each
         self._batch: list[bytes] = []
         self._at = self._size = 0

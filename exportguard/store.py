@@ -840,7 +840,9 @@ def _row_to_result(row: Mapping, shared: dict | None = None) -> Result:
         run=pick(OwnRun) if not row["mlperf"] else NO_OWN_RUN,
     )
     corrections = _corrections(row["corrections"])
-    return Result(conditions, row["value"], row["unit"], row["samples_per_s"], corrections, row["raw_system"])
+    unit, raw = row["unit"], row["raw_system"]
+    return Result(conditions, row["value"], shared.setdefault(unit, unit), row["samples_per_s"], corrections,
+                  shared.setdefault(raw, raw) if type(raw) is str else raw)
 
 
 def _printable(text: str) -> str:

@@ -29,6 +29,7 @@ a numeric sort column, and the sheet says which.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
@@ -64,12 +65,23 @@ _RISKY_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 def clean_text(value) -> str:
     """A string a worksheet can hold: characters XML cannot carry become U+FFFD, line ends are
     normalised to LF (XML would turn a bare CR into LF on reading anyway), at most 32,767 chars."""
-    text = str(value)
+    text = value if type(value) is str else str(value)
+    # a table's short text cells repeat (submitter, accelerator, verified): each is cleaned once
+    return _clean_short(text) if len(text) <= _SHORT else _clean(text)
+
+
+_SHORT = 200  # longer texts (comments, notes, manifest chunks) are mostly unique: not worth keeping
+
+
+def _clean(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if _ILLEGAL.search(text):
         text = _ILLEGAL.sub("\ufffd", text)
     return text[:CELL_MAX]
+
+
+_clean_short = functools.lru_cache(maxsize=8192)(_clean)
 
 
 def shown(value: float, fig: BoundFigure, fmt: str) -> str:
@@ -486,6 +498,7 @@ class XlsxRenderer:
         doc.place(location, fig, lettering, clean_text(text), value)
         # into the manifest as it is placed, and not kept: a workbook of 100,000 figures holds no placements
         self.manifest.place(doc.placements.pop())
+        fig.forget_words()
         return cell
 
     def _edge_cell(self, fig: BoundFigure, low: bool, lettering: Lettering, as_text: bool = False) -> _Cell:

@@ -52,12 +52,30 @@ def number_format(fig: BoundFigure, binding: str) -> str:
 
 
 def figure_format(fig: BoundFigure, lettering: Lettering) -> str:
-    return number_format(fig, fig.binding(lettering.marks(fig)))
+    return _formats(fig, lettering.marks(fig))[0]
 
 
 def edge_format(fig: BoundFigure, low: bool, lettering: Lettering) -> str:
     """'#,##0" tok/s, low edge of ±5.4% [a]"': a band edge's digits and what it is."""
-    return f'{DIGITS[fig.decimals]}" {literal(fig.edge_binding(low, lettering.marks(fig)))}"'
+    return _formats(fig, lettering.marks(fig))[1 if low else 2]
+
+
+def _formats(fig: BoundFigure, marks: str) -> tuple[str, str, str]:
+    """The figure's format and its low and high edges' (what they depend on is all in the key: a
+    table's figures share a handful, so each is written once, not three times per figure)."""
+    key = (fig.unit_text, fig.slack, marks, fig.decimals, fig.derivation is not None, fig.verified, fig.own)
+    found = _FORMATS.get(key)
+    if found is None:
+        if len(_FORMATS) >= 4096:  # bounded: a long-lived process exports many workbooks
+            _FORMATS.clear()
+        digits = DIGITS[fig.decimals]
+        found = _FORMATS[key] = (f'{digits}" {literal(fig.binding(marks))}"',
+                                 f'{digits}" {literal(fig.edge_binding(True, marks))}"',
+                                 f'{digits}" {literal(fig.edge_binding(False, marks))}"')
+    return found
+
+
+_FORMATS: dict[tuple, tuple[str, str, str]] = {}
 
 
 def sort_format(decimals: int) -> str:
