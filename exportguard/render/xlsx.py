@@ -661,7 +661,7 @@ def _units(report: Report) -> list[fmts.Unit]:
     units = []
     for n, s in enumerate(report.sections, 1):
         if isinstance(s, (TableSection, ChartSection)):
-            units.append(fmts.unit(n, s.table, Lettering([f for _, _, f in s.table.figures()])))
+            units.append(fmts.unit(n, s.table, lambda t=s.table: Lettering([f for _, _, f in t.figures()])))
         elif isinstance(s, KpiSection):
             units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True))
         elif isinstance(s, BesideSection):  # one unit: the panels share one lettering, so one mode

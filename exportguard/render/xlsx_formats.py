@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os.path
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..caveat import UNVERIFIED_SENTENCE
 from ..embedding import CUSTOM_FORMAT_BUDGET
@@ -123,17 +123,23 @@ def table_extras(key, table: BoundTable) -> list[tuple[tuple, set]]:
     return [(("rank", key), ranks), (("count", key), counts)]
 
 
-_BUILTIN: frozenset | None = None
+# The number formats every application knows by their ids (ECMA-376 Part 1, 18.8.30, as openpyxl
+# lists them in openpyxl.styles.numbers.BUILTIN_FORMATS; tests/test_xlsx_writer.py holds the two
+# alike): written here so that an export does not import openpyxl (some 20 MB) for one table.
+BUILTIN_FORMATS = frozenset((
+    "General", "0", "0.00", "#,##0", "#,##0.00", '"$"#,##0_);("$"#,##0)', '"$"#,##0_);[Red]("$"#,##0)',
+    '"$"#,##0.00_);("$"#,##0.00)', '"$"#,##0.00_);[Red]("$"#,##0.00)', "0%", "0.00%", "0.00E+00", "# ?/?",
+    "# ??/??", "mm-dd-yy", "d-mmm-yy", "d-mmm", "mmm-yy", "h:mm AM/PM", "h:mm:ss AM/PM", "h:mm", "h:mm:ss",
+    "m/d/yy h:mm", "#,##0_);(#,##0)", "#,##0_);[Red](#,##0)", "#,##0.00_);(#,##0.00)", "#,##0.00_);[Red](#,##0.00)",
+    '_(* #,##0_);_(* \\(#,##0\\);_(* "-"_);_(@_)', '_("$"* #,##0_);_("$"* \\(#,##0\\);_("$"* "-"_);_(@_)',
+    '_(* #,##0.00_);_(* \\(#,##0.00\\);_(* "-"??_);_(@_)',
+    '_("$"* #,##0.00_)_("$"* \\(#,##0.00\\)_("$"* "-"??_)_(@_)', "mm:ss", "[h]:mm:ss", "mmss.0", "##0.0E+0",
+    "@"))
 
 
 def is_custom(code: str) -> bool:
     """A format the workbook must define (one of Excel's built-in formats needs no definition)."""
-    global _BUILTIN
-    if _BUILTIN is None:
-        from openpyxl.styles.numbers import BUILTIN_FORMATS
-
-        _BUILTIN = frozenset(BUILTIN_FORMATS.values())
-    return code not in _BUILTIN
+    return code not in BUILTIN_FORMATS
 
 
 def custom(codes: Iterable[str]) -> set[str]:
@@ -199,20 +205,31 @@ class Unit:
 
     key: object
     figures: Sequence[BoundFigure]
-    lettering: Lettering  # its marks in ROW and TEXT mode
+    lettering_of: Callable[[], Lettering]  # its marks in ROW and TEXT mode, made when first asked for
     mlperf: bool
     kpi: bool = False
     costs: dict = field(default_factory=dict)  # mode -> custom formats
     marks: TableMarks | None = None
+    _lettering: Lettering | None = None
+
+    @property
+    def lettering(self) -> Lettering:
+        """Made on first use: a large table in TABLE mode never letters each row's note."""
+        if self._lettering is None:
+            self._lettering = self.lettering_of()
+        return self._lettering
 
 
-def unit(key, table: BoundTable | None, lettering: Lettering, figures: Sequence[BoundFigure] | None = None,
-         kpi: bool = False, marks: TableMarks | None = None) -> Unit:
-    """``marks``: the lettering of TABLE mode (one mark for an MLPerf table), where it is not the table's own."""
+def unit(key, table: BoundTable | None, lettering: Lettering | Callable[[], Lettering],
+         figures: Sequence[BoundFigure] | None = None, kpi: bool = False, marks: TableMarks | None = None) -> Unit:
+    """``lettering``: the unit's own marks, or what makes them; ``marks``: the lettering of TABLE mode
+    (one mark for an MLPerf table), where it is not the table's own."""
     figs = list(figures) if figures is not None else [f for _, _, f in table.figures()]
-    u = Unit(key, figs, lettering, bool(table is not None and table.cohort.mlperf), kpi)
-    if len(lettering.notes()) <= BUDGET:  # each distinct note needs at least one format of its own
-        u.costs[ROW] = _codes(figs, lettering)
+    make = lettering if callable(lettering) else (lambda: lettering)
+    u = Unit(key, figs, make, bool(table is not None and table.cohort.mlperf), kpi)
+    # each distinct note needs at least one format of its own: past the budget, ROW is out of reach
+    if len({note for f in figs for note in f.notes}) <= BUDGET:
+        u.costs[ROW] = _codes(figs, u.lettering)
     if marks is not None or (table is not None and u.mlperf):
         u.marks = marks or TableMarks(table)
         u.costs[TABLE] = _codes(figs, u.marks)
