@@ -427,10 +427,15 @@ class XlsxRenderer:
         sort_chars: dict[int, int] = {}
         lettering = part.lettering
         for _, c, fig in part.figures():
-            marks = lettering.marks(fig)
-            figure_chars[c] = max(figure_chars.get(c, 0), len(fig.text(marks)))
-            sort_chars[c] = max(sort_chars.get(c, 0), len(number(fig.magnitude, fig.decimals)) + len(fmts.SORT_LITERAL))
-            band = (len(fig.edge_text(False, marks)) if fig.slack.estimable else
+            # a text is its number, a space and its binding: the binding's length is its number format's
+            # (worked out once per table's handful) less the digits and the two quotes
+            decimals = fig.decimals
+            figure_fmt, _, high_fmt = fmts.formats(fig, lettering.marks(fig))
+            beyond = len(fmts.DIGITS[decimals]) + 2
+            digits = len(number(fig.magnitude, decimals))
+            figure_chars[c] = max(figure_chars.get(c, 0), digits + len(figure_fmt) - beyond)
+            sort_chars[c] = max(sort_chars.get(c, 0), digits + len(fmts.SORT_LITERAL))
+            band = (len(number(fig.band_edges()[1], decimals)) + len(high_fmt) - beyond if fig.slack.estimable else
                     min(len(band_words(fig.slack)), lay.BAND_TEXT_CAP))
             band_chars[c] = max(band_chars.get(c, 0), band)
         for row in part.rows:  # "not derivable: ..." words in a derived column

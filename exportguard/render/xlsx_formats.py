@@ -52,15 +52,15 @@ def number_format(fig: BoundFigure, binding: str) -> str:
 
 
 def figure_format(fig: BoundFigure, lettering: Lettering) -> str:
-    return _formats(fig, lettering.marks(fig))[0]
+    return formats(fig, lettering.marks(fig))[0]
 
 
 def edge_format(fig: BoundFigure, low: bool, lettering: Lettering) -> str:
     """'#,##0" tok/s, low edge of ±5.4% [a]"': a band edge's digits and what it is."""
-    return _formats(fig, lettering.marks(fig))[1 if low else 2]
+    return formats(fig, lettering.marks(fig))[1 if low else 2]
 
 
-def _formats(fig: BoundFigure, marks: str) -> tuple[str, str, str]:
+def formats(fig: BoundFigure, marks: str) -> tuple[str, str, str]:
     """The figure's format and its low and high edges' (what they depend on is all in the key: a
     table's figures share a handful, so each is written once, not three times per figure)."""
     key = (fig.unit_text, fig.slack, marks, fig.decimals, fig.derivation is not None, fig.verified, fig.own)
@@ -154,6 +154,8 @@ class TableMarks(Lettering):
 
     def __init__(self, table: BoundTable):
         super().__init__()
+        self._letters_of: dict[tuple, tuple[str, ...]] = {}
+        self._marks_of: dict[tuple, str] = {}
         self.table_note = Note(table_mark_text(table))
         figures = [f for _, _, f in table.figures()]
         self.unverified = Note(f"Rows labelled unverified: {UNVERIFIED_SENTENCE}") if any(
@@ -166,6 +168,22 @@ class TableMarks(Lettering):
             return fig.notes
         own = (self.table_note,) + ((self.unverified,) if not fig.verified else ())
         return own + ((fig.derivation.note,) if fig.derivation else ())
+
+    # A table's figures share a handful of note tuples: each one's marks are worked out once (a mark,
+    # once given, never changes, so nothing here goes stale as later figures are added).
+    def letters(self, fig: BoundFigure) -> tuple[str, ...]:
+        notes = self.notes_of(fig)
+        found = self._letters_of.get(notes)
+        if found is None:
+            found = self._letters_of[notes] = super().letters(fig)
+        return found
+
+    def marks(self, fig: BoundFigure) -> str:
+        notes = self.notes_of(fig)
+        found = self._marks_of.get(notes)
+        if found is None:
+            found = self._marks_of[notes] = super().marks(fig)
+        return found
 
 
 class BesideMarks(TableMarks):
