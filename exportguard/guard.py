@@ -196,6 +196,7 @@ def rank_spans(values: Sequence[float], slack: Slack) -> tuple[RankSpan, ...]:
         return (a if a > b else b) <= (b if a > b else a) * within
 
     spans, lo, hi = [], 0, 0
+    ranks = list(range(1, n + 1))  # one int object per rank, shared by the spans that name it
     for i, v in enumerate(values):
         while lo < i and not tie(values[lo], v):
             lo += 1
@@ -203,7 +204,7 @@ def rank_spans(values: Sequence[float], slack: Slack) -> tuple[RankSpan, ...]:
             hi = i
         while hi + 1 < n and tie(v, values[hi + 1]):
             hi += 1
-        spans.append(RankSpan(i + 1, lo + 1, hi + 1))
+        spans.append(RankSpan(ranks[i], ranks[lo], ranks[hi]))
     return tuple(spans)
 
 
@@ -253,6 +254,7 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     rows = []
     # stated once by the table note, or by the row's own cells, and left out of each row's note
     shared = Shared.of(results, shown=columns)
+    texts: dict[str, str] = {}  # a column's words repeat down it (accelerators, tokens per sample): held once
     for i, r in enumerate(results):
         note = row_note(r, shared)
         cells = []
@@ -266,7 +268,8 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
             elif key == "cost_per_million_tokens":
                 cells.append(_cost(r, slack, note, prices))
             else:
-                cells.append(TEXT_COLUMNS[key][1](r))
+                text = TEXT_COLUMNS[key][1](r)
+                cells.append(texts.setdefault(text, text))
         rows.append(tuple(cells))
     cols = tuple(Column(k, "Rank" if k == "rank" else FIGURE_COLUMNS.get(k) or TEXT_COLUMNS[k][0],
                         "rank" if k == "rank" else "figure" if k == "throughput" else

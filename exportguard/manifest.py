@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 import functools
 import tempfile
+from array import array
 from typing import Iterator, Protocol
 
 from . import __version__
@@ -55,9 +56,10 @@ class Shared:
     value (they are frozen dataclasses), in order of first appearance."""
 
     def __init__(self):
-        self.conditions: dict[str, list[dict]] = {part: [] for part in _CONDITION_PARTS}
-        self.cohort_keys: list[dict] = []
-        self._index: dict = {}
+        # spooled: a table of identities has as many entries as the manifest has figures
+        self.conditions: dict[str, Spool] = {part: Spool() for part in _CONDITION_PARTS}
+        self.cohort_keys = Spool()
+        self._index: dict[str, dict] = {kind: {} for kind in (*_CONDITION_PARTS, "cohort")}
         # The figures of one result, and the results of one store read, share their part objects:
         # a part seen before is found by identity, without hashing its fields again.
         self._seen = {kind: ByIdentity() for kind in (*_CONDITION_PARTS, "cohort")}
@@ -69,9 +71,9 @@ class Shared:
     def _ref(self, kind: str, value, as_dict) -> int:
         table = self.cohort_keys if kind == "cohort" else self.conditions[kind]
         try:  # hashed once: a part's hash is worked out field by field
-            i = self._index.setdefault((kind, value), len(table))
+            i = self._index[kind].setdefault(value, len(table))
         except TypeError:  # a part holding an unhashable value: interned by its canonical text
-            i = self._index.setdefault((kind, _canonical(as_dict(value))), len(table))
+            i = self._index[kind].setdefault(_canonical(as_dict(value)), len(table))
         if i == len(table):
             table.append(as_dict(value))
         return i
@@ -153,30 +155,36 @@ def _canonical(value) -> str:
     return _ENCODER.encode(value)
 
 
-class Figures(Sequence):
-    """The manifest's figure entries, each serialised once, as it is hashed, into a spool file (on
-    disk past a few MB): a 100,000-figure export neither holds 100,000 entry dicts nor encodes any of
-    them twice. Reading an entry parses it back from its canonical text."""
+class Spool(Sequence):
+    """JSON values kept as their canonical texts, one a line, in a spool file (on disk past a few MB)
+    rather than as Python objects: what a manifest holds once per figure (its entries, the shared
+    tables of per-result condition parts). Reading an item parses it back from its text."""
 
-    def __init__(self, placements: Sequence[Placement], digests: Sequence, shared: Shared | None = None):
-        self._spool = tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+b")
-        self._offsets: list[int] = []
-        batch: list[bytes] = []
-        at = size = 0
-        for p in placements:
-            data = _canonical(figure_entry(p, shared)).encode("ascii")
-            _take_in(digests, data)
-            self._offsets.append(at)
-            batch.append(data)
-            at += len(data) + 1
-            size += len(data)
-            if size > 1 << 20:  # written a megabyte at a time
-                self._spool.write(b"\n".join(batch) + b"\n")
-                batch, size = [], 0
-        if batch:
-            self._spool.write(b"\n".join(batch) + b"\n")
+    def __init__(self):
+        self._spool = tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+b")
+        self._offsets = array("q")  # 8 bytes an item, not a Python int each
+        self._batch: list[bytes] = []
+        self._at = self._size = 0
+
+    def add_text(self, data: bytes) -> None:
+        self._offsets.append(self._at)
+        self._batch.append(data)
+        self._at += len(data) + 1
+        self._size += len(data)
+        if self._size > 1 << 20:  # written a megabyte at a time
+            self.flush()
+
+    def append(self, value) -> None:
+        self.add_text(_canonical(value).encode("ascii"))
+
+    def flush(self) -> None:
+        if self._batch:
+            self._spool.seek(0, os.SEEK_END)
+            self._spool.write(b"\n".join(self._batch) + b"\n")
+            self._batch, self._size = [], 0
 
     def texts(self) -> Iterator[str]:
+        self.flush()
         self._spool.seek(0)
         for line in self._spool:
             yield line.rstrip(b"\n").decode("ascii")
@@ -187,6 +195,9 @@ class Figures(Sequence):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        self.flush()
         self._spool.seek(self._offsets[i])
         return json.loads(self._spool.readline().decode("ascii"))
 
@@ -195,6 +206,27 @@ class Figures(Sequence):
 
     def __eq__(self, other):
         return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __deepcopy__(self, memo):
+        return list(self)  # a copy to edit (tests edit a manifest to see the digest catch it)
+
+
+class Figures(Spool):
+    """The manifest's figure entries, each serialised once, as it is hashed: a 100,000-figure export
+    neither holds 100,000 entry dicts nor encodes any of them twice. Entries are taken in as their
+    figures are placed (``add``), so that a renderer need not keep its placements either."""
+
+    def __init__(self, placements: Sequence[Placement], digests: Sequence, shared: Shared | None = None):
+        super().__init__()
+        self._digests, self._shared = digests, shared
+        for p in placements:
+            self.add(p)
+        self.flush()
+
+    def add(self, p: Placement) -> None:
+        data = _canonical(figure_entry(p, self._shared)).encode("ascii")
+        _take_in(self._digests, data)
+        self.add_text(data)
 
 
 def json_pieces(manifest: Mapping) -> Iterator[str]:
@@ -205,7 +237,7 @@ def json_pieces(manifest: Mapping) -> Iterator[str]:
         value = manifest[key]
         if key == "figures":
             yield "["
-            texts = value.texts() if isinstance(value, Figures) else (_canonical(e) for e in value)
+            texts = value.texts() if isinstance(value, Spool) else (_canonical(e) for e in value)
             for m, text in enumerate(texts):
                 yield ("," if m else "") + text
             yield "]"
@@ -217,6 +249,12 @@ def json_pieces(manifest: Mapping) -> Iterator[str]:
 def _canonical_pieces(value) -> Iterator[str]:
     """``_canonical(value)`` in pieces, the same text: a table of entries (the shared conditions, one
     entry per distinct identity, so as many as the figures) one entry at a time, never as one string."""
+    if isinstance(value, Spool):
+        yield "["
+        for m, text in enumerate(value.texts()):
+            yield ("," if m else "") + text
+        yield "]"
+        return
     if not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
         yield _canonical(value)
         return
@@ -224,7 +262,9 @@ def _canonical_pieces(value) -> Iterator[str]:
     for n, key in enumerate(sorted(value)):
         yield ("," if n else "") + json.dumps(key) + ":"
         items = value[key]
-        if isinstance(items, list):
+        if isinstance(items, Spool):
+            yield from _canonical_pieces(items)
+        elif isinstance(items, list):
             yield "["
             for m, item in enumerate(items):
                 yield ("," if m else "") + _canonical(item)
@@ -272,31 +312,52 @@ def _signed_part(manifest: Mapping) -> dict:
     return {k: v for k, v in manifest.items() if k not in ("digest", "hmac")}
 
 
+class Builder:
+    """A manifest built as the artifact is written: each figure's entry taken in when the figure is
+    placed (``place``), the rest at the end (``finish``). ``build`` is the same for placements kept
+    in a list."""
+
+    def __init__(self, artifact_format: str, key: bytes | None = None):
+        if key is None and os.environ.get(SIGNING_KEY_ENV):
+            key = os.environ[SIGNING_KEY_ENV].encode("utf-8")
+        self.artifact_format, self.key = artifact_format, key
+        self.digests = [hashlib.sha256()] + ([hmac.new(key, digestmod=hashlib.sha256)] if key else [])
+        self.shared = Shared()
+        self.figures = Figures((), self.digests, self.shared)
+
+    def place(self, p: Placement) -> None:
+        self.figures.add(p)
+
+    def finish(self, report: Report, clock: Clock | None = None) -> dict:
+        """The manifest of one artifact. ``clock`` is the export's (exportguard/clock.py; default
+        SOURCE_DATE_EPOCH, else now): nothing else here depends on when or where it runs."""
+        self.figures.flush()
+        manifest = {
+            "schema": SCHEMA,
+            "tool": f"exportguard {__version__}",
+            "format": self.artifact_format,
+            "title": report.title,
+            "generated_at": resolve_clock(clock).iso(),
+            "caveat_short": report.caveat_short,
+            "warnings": [{"rule": w.rule_id, "location": w.location, "message": w.message} for w in report.warnings],
+            "figures": self.figures,
+            "conditions": self.shared.conditions,  # each distinct condition part once; entries refer to them
+            "cohort_keys": self.shared.cohort_keys,
+        }
+        digest, mac = _digests(manifest, self.key, self.digests)
+        manifest["digest"] = {"algorithm": "sha256", "value": digest}
+        if mac:
+            manifest["hmac"] = {"algorithm": "HMAC-SHA256", "value": mac}
+        return manifest
+
+
 def build(report: Report, placements: Sequence[Placement], artifact_format: str,
           key: bytes | None = None, clock: Clock | None = None) -> dict:
-    """The manifest of one artifact. ``clock`` is the export's (exportguard/clock.py; default
-    SOURCE_DATE_EPOCH, else now): nothing else here depends on when or where it runs."""
-    if key is None and os.environ.get(SIGNING_KEY_ENV):
-        key = os.environ[SIGNING_KEY_ENV].encode("utf-8")
-    digests = [hashlib.sha256()] + ([hmac.new(key, digestmod=hashlib.sha256)] if key else [])
-    shared = Shared()
-    manifest = {
-        "schema": SCHEMA,
-        "tool": f"exportguard {__version__}",
-        "format": artifact_format,
-        "title": report.title,
-        "generated_at": resolve_clock(clock).iso(),
-        "caveat_short": report.caveat_short,
-        "warnings": [{"rule": w.rule_id, "location": w.location, "message": w.message} for w in report.warnings],
-        "figures": Figures(placements, digests, shared),
-        "conditions": shared.conditions,  # each distinct condition part once; entries refer to them
-        "cohort_keys": shared.cohort_keys,
-    }
-    digest, mac = _digests(manifest, key, digests)
-    manifest["digest"] = {"algorithm": "sha256", "value": digest}
-    if mac:
-        manifest["hmac"] = {"algorithm": "HMAC-SHA256", "value": mac}
-    return manifest
+    """The manifest of one artifact from its placements (Builder, for placements in a list)."""
+    builder = Builder(artifact_format, key)
+    for p in placements:
+        builder.place(p)
+    return builder.finish(report, clock)
 
 
 def verify(manifest: dict, key: bytes | None = None) -> list[str]:

@@ -76,6 +76,11 @@ class BoundFigure:
                 derived=self.derivation is not None, verified=self.verified, own=self.own))
         return self._parts
 
+    def forget_words(self) -> None:
+        """Drop the cached words (a renderer that has written the figure for good: a 100,000-figure
+        export then holds no words of the figures it has written; they are worked out again if asked)."""
+        object.__setattr__(self, "_parts", None)
+
     def binding(self, marks: str = "") -> str:
         """What follows the number in ``text``: 'tok/s ±5.4% [a]' (a number format's literal)."""
         return binding_words(self.unit_text, self.slack, marks, self.derivation is not None, self.verified, self.own)

@@ -571,8 +571,9 @@ class Store:
     def cohorts(self, **filters) -> list[Cohort]:
         """The selected results grouped by cohort, each with its whole stored cohort's slack and size,
         all read in one snapshot."""
+        whole = _selects_whole_cohorts(filters)
         with self.reading():
-            return [Cohort(key, rows, *self._cohort_stats(key))
+            return [Cohort(key, rows, *(_stats(rows) if whole else self._cohort_stats(key)))
                     for key, rows in group_by_cohort(self.results(**filters))]
 
     def _cohort_stats(self, key: CohortKey) -> tuple[Slack, int]:
@@ -580,7 +581,7 @@ class Store:
                                            accuracy_track=key.accuracy_track, scenario=key.scenario,
                                            unit=key.unit, mlperf=key.mlperf)
                    if r.cohort_key == key]
-        return cohort_slack(members), len(members)
+        return _stats(members)
 
     def stored_values(self, name: str, **filters) -> list:
         """The distinct values of filter ``name`` among the results that ``filters`` select: what a
@@ -603,6 +604,20 @@ class Store:
     def ingest_runs(self) -> list[Mapping]:
         with self.reading() as conn:
             return [dict(r) for r in conn.execute(sa.select(ingest_runs_table).order_by(ingest_runs_table.c.id)).mappings()]
+
+
+# Filters on what every result of a cohort shares (CohortKey's fields, with the same column names):
+# a selection by these alone holds each cohort it touches whole, so its rows are the cohort as stored
+# and a 100,000-row cohort is read once, not again for its slack.
+_COHORT_FILTERS = frozenset({"round", "division", "model", "accuracy_track", "scenario", "unit", "mlperf"})
+
+
+def _selects_whole_cohorts(filters: Mapping) -> bool:
+    return all(name in _COHORT_FILTERS for name, v in filters.items() if not (v is None or v == () or v == []))
+
+
+def _stats(members: Sequence[Result]) -> tuple[Slack, int]:
+    return cohort_slack(members), len(members)
 
 
 FILTERABLE = ("round", "division", "model", "accuracy_track", "scenario", "submitter", "availability",
@@ -825,7 +840,9 @@ def _row_to_result(row: Mapping, shared: dict | None = None) -> Result:
         run=pick(OwnRun) if not row["mlperf"] else NO_OWN_RUN,
     )
     corrections = _corrections(row["corrections"])
-    return Result(conditions, row["value"], row["unit"], row["samples_per_s"], corrections, row["raw_system"])
+    unit, raw = row["unit"], row["raw_system"]
+    return Result(conditions, row["value"], shared.setdefault(unit, unit), row["samples_per_s"], corrections,
+                  shared.setdefault(raw, raw) if type(raw) is str else raw)
 
 
 def _printable(text: str) -> str:

@@ -113,3 +113,22 @@ def test_libreoffice_shows_text_as_text(tmp_path):
         assert text in shown, (text, shown[:400])
     [pdf] = convert([path], tmp_path, "pdf")  # and it renders the whole workbook
     assert pdf.stat().st_size > 0
+
+
+def test_the_built_in_number_formats_are_openpyxls():
+    # xlsx_formats lists them itself so that an export does not import openpyxl; they must stay alike
+    from openpyxl.styles.numbers import BUILTIN_FORMATS
+
+    from exportguard.render import xlsx_formats
+
+    assert xlsx_formats.BUILTIN_FORMATS == frozenset(BUILTIN_FORMATS.values())
+
+
+def test_the_format_budget_does_not_import_openpyxl():
+    import subprocess
+    import sys
+
+    code = ("import sys; from exportguard.render import xlsx_formats as f; "
+            "assert f.is_custom('#,##0\" tok/s\"') and not f.is_custom('0.00%'); print('openpyxl' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

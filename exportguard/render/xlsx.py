@@ -30,6 +30,7 @@ a numeric sort column, and the sheet says which.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
@@ -65,12 +66,23 @@ _RISKY_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 def clean_text(value) -> str:
     """A string a worksheet can hold: characters XML cannot carry become U+FFFD, line ends are
     normalised to LF (XML would turn a bare CR into LF on reading anyway), at most 32,767 chars."""
-    text = str(value)
+    text = value if type(value) is str else str(value)
+    # a table's short text cells repeat (submitter, accelerator, verified): each is cleaned once
+    return _clean_short(text) if len(text) <= _SHORT else _clean(text)
+
+
+_SHORT = 200  # longer texts (comments, notes, manifest chunks) are mostly unique: not worth keeping
+
+
+def _clean(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if _ILLEGAL.search(text):
         text = _ILLEGAL.sub("\ufffd", text)
     return text[:CELL_MAX]
+
+
+_clean_short = functools.lru_cache(maxsize=8192)(_clean)
 
 
 def shown(value: float, fig: BoundFigure, fmt: str) -> str:
@@ -279,6 +291,7 @@ class XlsxRenderer:
         self.names = lay.sheet_names(report)
         self.plan = plan_formats(report, self.text_cells)
         self.shown_on: dict[tuple, str] = {}
+        self.manifest = manifest_mod.Builder(self.format)
         self.headline: _Sheet | None = None
         self.notes: _Sheet | None = None
 
@@ -415,10 +428,15 @@ class XlsxRenderer:
         sort_chars: dict[int, int] = {}
         lettering = part.lettering
         for _, c, fig in part.figures():
-            marks = lettering.marks(fig)
-            figure_chars[c] = max(figure_chars.get(c, 0), len(fig.text(marks)))
-            sort_chars[c] = max(sort_chars.get(c, 0), len(number(fig.magnitude, fig.decimals)) + len(fmts.SORT_LITERAL))
-            band = (len(fig.edge_text(False, marks)) if fig.slack.estimable else
+            # a text is its number, a space and its binding: the binding's length is its number format's
+            # (worked out once per table's handful) less the digits and the two quotes
+            decimals = fig.decimals
+            figure_fmt, _, high_fmt = fmts.formats(fig, lettering.marks(fig))
+            beyond = len(fmts.DIGITS[decimals]) + 2
+            digits = len(number(fig.magnitude, decimals))
+            figure_chars[c] = max(figure_chars.get(c, 0), digits + len(figure_fmt) - beyond)
+            sort_chars[c] = max(sort_chars.get(c, 0), digits + len(fmts.SORT_LITERAL))
+            band = (len(number(fig.band_edges()[1], decimals)) + len(high_fmt) - beyond if fig.slack.estimable else
                     min(len(band_words(fig.slack)), lay.BAND_TEXT_CAP))
             band_chars[c] = max(band_chars.get(c, 0), band)
         for row in part.rows:  # "not derivable: ..." words in a derived column
@@ -484,6 +502,9 @@ class XlsxRenderer:
         own = [] if fig.note in notes else [f"This row: {fig.note.full}"]  # one mark per table: the row's note
         cell = cell.with_comment("\n\n".join([text] + ([] if own else [table_note]) + marked + own))
         doc.place(location, fig, lettering, clean_text(text), value)
+        # into the manifest as it is placed, and not kept: a workbook of 100,000 figures holds no placements
+        self.manifest.place(doc.placements.pop())
+        fig.forget_words()
         return cell
 
     def _edge_cell(self, fig: BoundFigure, low: bool, lettering: Lettering, as_text: bool = False) -> _Cell:
@@ -556,7 +577,7 @@ class XlsxRenderer:
                 sheet.wide_text(self.report.legend, sheet.text_cols, sheet.text_width, "legend")
         self._caveat_sheet()
         self._sources_sheet(doc)
-        manifest = doc.manifest()
+        manifest = self.manifest.finish(self.report, doc.clock)
         sheet = _Sheet(self.wb, MANIFEST_SHEET, self.report, [20], landscape=False)
         sheet.ws.state = "veryHidden"
         for chunk in _manifest_chunks(manifest):
@@ -646,7 +667,7 @@ def _units(report: Report) -> list[fmts.Unit]:
     units = []
     for n, s in enumerate(report.sections, 1):
         if isinstance(s, (TableSection, ChartSection)):
-            units.append(fmts.unit(n, s.table, Lettering([f for _, _, f in s.table.figures()])))
+            units.append(fmts.unit(n, s.table, lambda t=s.table: Lettering([f for _, _, f in t.figures()])))
         elif isinstance(s, KpiSection):
             units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True))
         elif isinstance(s, BesideSection):  # one unit: the panels share one lettering, so one mode

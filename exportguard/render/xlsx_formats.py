@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os.path
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..caveat import UNVERIFIED_SENTENCE
 from ..embedding import CUSTOM_FORMAT_BUDGET
@@ -52,12 +52,30 @@ def number_format(fig: BoundFigure, binding: str) -> str:
 
 
 def figure_format(fig: BoundFigure, lettering: Lettering) -> str:
-    return number_format(fig, fig.binding(lettering.marks(fig)))
+    return formats(fig, lettering.marks(fig))[0]
 
 
 def edge_format(fig: BoundFigure, low: bool, lettering: Lettering) -> str:
     """'#,##0" tok/s, low edge of ±5.4% [a]"': a band edge's digits and what it is."""
-    return f'{DIGITS[fig.decimals]}" {literal(fig.edge_binding(low, lettering.marks(fig)))}"'
+    return formats(fig, lettering.marks(fig))[1 if low else 2]
+
+
+def formats(fig: BoundFigure, marks: str) -> tuple[str, str, str]:
+    """The figure's format and its low and high edges' (what they depend on is all in the key: a
+    table's figures share a handful, so each is written once, not three times per figure)."""
+    key = (fig.unit_text, fig.slack, marks, fig.decimals, fig.derivation is not None, fig.verified, fig.own)
+    found = _FORMATS.get(key)
+    if found is None:
+        if len(_FORMATS) >= 4096:  # bounded: a long-lived process exports many workbooks
+            _FORMATS.clear()
+        digits = DIGITS[fig.decimals]
+        found = _FORMATS[key] = (f'{digits}" {literal(fig.binding(marks))}"',
+                                 f'{digits}" {literal(fig.edge_binding(True, marks))}"',
+                                 f'{digits}" {literal(fig.edge_binding(False, marks))}"')
+    return found
+
+
+_FORMATS: dict[tuple, tuple[str, str, str]] = {}
 
 
 def sort_format(decimals: int) -> str:
@@ -105,17 +123,23 @@ def table_extras(key, table: BoundTable) -> list[tuple[tuple, set]]:
     return [(("rank", key), ranks), (("count", key), counts)]
 
 
-_BUILTIN: frozenset | None = None
+# The number formats every application knows by their ids (ECMA-376 Part 1, 18.8.30, as openpyxl
+# lists them in openpyxl.styles.numbers.BUILTIN_FORMATS; tests/test_xlsx_writer.py holds the two
+# alike): written here so that an export does not import openpyxl (some 20 MB) for one table.
+BUILTIN_FORMATS = frozenset((
+    "General", "0", "0.00", "#,##0", "#,##0.00", '"$"#,##0_);("$"#,##0)', '"$"#,##0_);[Red]("$"#,##0)',
+    '"$"#,##0.00_);("$"#,##0.00)', '"$"#,##0.00_);[Red]("$"#,##0.00)', "0%", "0.00%", "0.00E+00", "# ?/?",
+    "# ??/??", "mm-dd-yy", "d-mmm-yy", "d-mmm", "mmm-yy", "h:mm AM/PM", "h:mm:ss AM/PM", "h:mm", "h:mm:ss",
+    "m/d/yy h:mm", "#,##0_);(#,##0)", "#,##0_);[Red](#,##0)", "#,##0.00_);(#,##0.00)", "#,##0.00_);[Red](#,##0.00)",
+    '_(* #,##0_);_(* \\(#,##0\\);_(* "-"_);_(@_)', '_("$"* #,##0_);_("$"* \\(#,##0\\);_("$"* "-"_);_(@_)',
+    '_(* #,##0.00_);_(* \\(#,##0.00\\);_(* "-"??_);_(@_)',
+    '_("$"* #,##0.00_)_("$"* \\(#,##0.00\\)_("$"* "-"??_)_(@_)', "mm:ss", "[h]:mm:ss", "mmss.0", "##0.0E+0",
+    "@"))
 
 
 def is_custom(code: str) -> bool:
     """A format the workbook must define (one of Excel's built-in formats needs no definition)."""
-    global _BUILTIN
-    if _BUILTIN is None:
-        from openpyxl.styles.numbers import BUILTIN_FORMATS
-
-        _BUILTIN = frozenset(BUILTIN_FORMATS.values())
-    return code not in _BUILTIN
+    return code not in BUILTIN_FORMATS
 
 
 def custom(codes: Iterable[str]) -> set[str]:
@@ -130,6 +154,8 @@ class TableMarks(Lettering):
 
     def __init__(self, table: BoundTable):
         super().__init__()
+        self._letters_of: dict[tuple, tuple[str, ...]] = {}
+        self._marks_of: dict[tuple, str] = {}
         self.table_note = Note(table_mark_text(table))
         figures = [f for _, _, f in table.figures()]
         self.unverified = Note(f"Rows labelled unverified: {UNVERIFIED_SENTENCE}") if any(
@@ -142,6 +168,22 @@ class TableMarks(Lettering):
             return fig.notes
         own = (self.table_note,) + ((self.unverified,) if not fig.verified else ())
         return own + ((fig.derivation.note,) if fig.derivation else ())
+
+    # A table's figures share a handful of note tuples: each one's marks are worked out once (a mark,
+    # once given, never changes, so nothing here goes stale as later figures are added).
+    def letters(self, fig: BoundFigure) -> tuple[str, ...]:
+        notes = self.notes_of(fig)
+        found = self._letters_of.get(notes)
+        if found is None:
+            found = self._letters_of[notes] = super().letters(fig)
+        return found
+
+    def marks(self, fig: BoundFigure) -> str:
+        notes = self.notes_of(fig)
+        found = self._marks_of.get(notes)
+        if found is None:
+            found = self._marks_of[notes] = super().marks(fig)
+        return found
 
 
 class BesideMarks(TableMarks):
@@ -181,20 +223,31 @@ class Unit:
 
     key: object
     figures: Sequence[BoundFigure]
-    lettering: Lettering  # its marks in ROW and TEXT mode
+    lettering_of: Callable[[], Lettering]  # its marks in ROW and TEXT mode, made when first asked for
     mlperf: bool
     kpi: bool = False
     costs: dict = field(default_factory=dict)  # mode -> custom formats
     marks: TableMarks | None = None
+    _lettering: Lettering | None = None
+
+    @property
+    def lettering(self) -> Lettering:
+        """Made on first use: a large table in TABLE mode never letters each row's note."""
+        if self._lettering is None:
+            self._lettering = self.lettering_of()
+        return self._lettering
 
 
-def unit(key, table: BoundTable | None, lettering: Lettering, figures: Sequence[BoundFigure] | None = None,
-         kpi: bool = False, marks: TableMarks | None = None) -> Unit:
-    """``marks``: the lettering of TABLE mode (one mark for an MLPerf table), where it is not the table's own."""
+def unit(key, table: BoundTable | None, lettering: Lettering | Callable[[], Lettering],
+         figures: Sequence[BoundFigure] | None = None, kpi: bool = False, marks: TableMarks | None = None) -> Unit:
+    """``lettering``: the unit's own marks, or what makes them; ``marks``: the lettering of TABLE mode
+    (one mark for an MLPerf table), where it is not the table's own."""
     figs = list(figures) if figures is not None else [f for _, _, f in table.figures()]
-    u = Unit(key, figs, lettering, bool(table is not None and table.cohort.mlperf), kpi)
-    if len(lettering.notes()) <= BUDGET:  # each distinct note needs at least one format of its own
-        u.costs[ROW] = _codes(figs, lettering)
+    make = lettering if callable(lettering) else (lambda: lettering)
+    u = Unit(key, figs, make, bool(table is not None and table.cohort.mlperf), kpi)
+    # each distinct note needs at least one format of its own: past the budget, ROW is out of reach
+    if len({note for f in figs for note in f.notes}) <= BUDGET:
+        u.costs[ROW] = _codes(figs, u.lettering)
     if marks is not None or (table is not None and u.mlperf):
         u.marks = marks or TableMarks(table)
         u.costs[TABLE] = _codes(figs, u.marks)

@@ -18,6 +18,7 @@ one ``_write``/``_part`` function per part, in the manner of XlsxWriter.
 """
 from __future__ import annotations
 
+import functools
 import re
 import tempfile
 from dataclasses import dataclass
@@ -67,12 +68,20 @@ def attr(value: str) -> str:
 
 def string(value: str) -> str:
     """A cell's or a comment's text as a ``<t>`` element, white space preserved where it matters."""
+    # short cell texts repeat down a table's columns: each is written once; long ones are mostly unique
+    return _short_string(value) if len(value) <= 200 else _string(value)
+
+
+def _string(value: str) -> str:
     if "_x" in value:
         value = _LOOKS_ESCAPED.sub(r"_x005F_\1", value)
     body = text(value)
     if value[:1].isspace() or value[-1:].isspace() or "\n" in value or "  " in value or "\t" in value:
         return f'<t xml:space="preserve">{body}</t>'
     return f"<t>{body}</t>"
+
+
+_short_string = functools.lru_cache(maxsize=8192)(_string)
 
 
 _LETTERS: dict[int, str] = {}
