@@ -18,7 +18,7 @@ from typing import Iterator, Protocol
 from . import __version__
 from .clock import Clock, resolve as resolve_clock
 from .memo import ByIdentity
-from .model import CohortKey, Conditions
+from .model import CohortKey, Conditions, fields_of
 from .report import BoundFigure, Report
 from .wording import band_words, marks_words
 
@@ -123,7 +123,7 @@ _CONDITION_PARTS = tuple(f.name for f in dataclasses.fields(Conditions))
 
 
 def _part_dict(part) -> dict:
-    return dict(vars(part))
+    return fields_of(part)
 
 
 @functools.lru_cache(maxsize=1024)

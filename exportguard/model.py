@@ -72,7 +72,7 @@ def arrival_for(scenario: str) -> str:
     return ARRIVAL_CLOSED_LOOP if scenario == "Offline" else ARRIVAL_POISSON
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per result: no instance dict
 class Identity:
     round: str  # "v5.1"; "n/a" for non-MLPerf
     division: str
@@ -88,7 +88,7 @@ class Identity:
     mlperf: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per result: no instance dict
 class Benchmark:
     benchmark: str  # "llama2-70b-99"
     model: str  # "llama2-70b"
@@ -96,7 +96,7 @@ class Benchmark:
     scenario: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per result: no instance dict
 class Shape:
     tokens_per_sample: float | None  # an own run: its measured mean output tokens per request
     tokens_per_sample_basis: str
@@ -105,7 +105,7 @@ class Shape:
     dataset_samples: int | None  # None for an own run (its requests are counted in OwnRun)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per result: no instance dict
 class Load:
     arrival_process: str
     target_qps: float | None
@@ -117,7 +117,7 @@ class Load:
     basis: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per result: no instance dict
 class Configuration:
     accelerator: str  # "none (CPU only)" when there is none
     accelerators_per_node: int | None  # None: unknown (an own run whose system was not described)
@@ -127,7 +127,7 @@ class Configuration:
     host_processor: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per result: no instance dict
 class Provenance:
     source_kind: str
     source_path: str
@@ -138,7 +138,7 @@ class Provenance:
     ingested_at: str  # ISO timestamp
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one or more per result: no instance dict
 class OwnRun:
     """What an own load test adds to the conditions: the tool, the load as it really ran, the
     measured shape's spread and duration, and the system settings the user stated. Empty for an
@@ -171,6 +171,11 @@ class OwnRun:
 
 
 NO_OWN_RUN = OwnRun()
+
+
+def fields_of(part) -> dict:
+    """A condition part's fields by name, in their order (the parts have slots, so no ``vars``)."""
+    return {name: getattr(part, name) for name in part.__dataclass_fields__}
 
 
 @dataclass(frozen=True, slots=True)  # one per result: no instance dict

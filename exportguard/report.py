@@ -107,7 +107,7 @@ class BoundFigure:
 Cell = Union[str, BoundFigure]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per ranked row: no instance dict
 class RankSpan:
     """Where a row stands in its ranking: its position by value (from 1) and the ranks it is tied
     with (``tie_from`` to ``tie_to``, itself included: every figure within slack of it, and no other).

@@ -23,7 +23,7 @@ from dataclasses import fields, replace
 
 from .detect import defuse, reads_like_a_figure
 from .memo import ByIdentity
-from .model import Conditions, Result
+from .model import Conditions, Result, fields_of
 
 SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
 # Joiners (U+200C, U+200D) stay: scripts and emoji need them, and they hide nothing.
@@ -82,7 +82,8 @@ def presentable(result: Result, seen: ByIdentity | None = None) -> Result:
 
 
 def _show_part(part, shown=None):
-    texts = [v for v in vars(part).values() if isinstance(v, str)]
+    fields = fields_of(part)
+    texts = [v for v in fields.values() if isinstance(v, str)]
     if shown is None:
         # printable ASCII within the limit is already what source_text makes of it: one test for
         # all of a part's texts instead of one look-up each
@@ -91,7 +92,7 @@ def _show_part(part, shown=None):
             return part
         shown = source_text
     changed = {}
-    for k, v in vars(part).items():
+    for k, v in fields.items():
         if isinstance(v, str):
             text = shown(v)
             if text != v:

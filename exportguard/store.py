@@ -65,6 +65,7 @@ from .model import (
     cohort_slack,
     group_by_cohort,
     same_at_published_precision,
+    fields_of,
 )
 
 # 2: user-supplied rows and MLCommons publications never share a natural key
@@ -800,12 +801,12 @@ def _result_to_row(r: Result) -> dict:
     c = r.conditions
     row = {}
     for part in (c.identity, c.benchmark, c.shape, c.configuration):
-        row.update(vars(part))
-    load = dict(vars(c.load))
+        row.update(fields_of(part))
+    load = fields_of(c.load)
     load["load_basis"] = load.pop("basis")
     row.update(load)
-    row.update(vars(c.provenance))
-    row.update(vars(c.run))
+    row.update(fields_of(c.provenance))
+    row.update(fields_of(c.run))
     row.update(origin=r.origin, value=r.value, unit=r.unit, samples_per_s=r.samples_per_s,
                corrections=_corrections_text(r.corrections), raw_system=r.raw_system)
     return row

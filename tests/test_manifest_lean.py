@@ -44,7 +44,7 @@ def test_each_entry_resolves_to_its_results_conditions(exported):
     assert len(resolved) == len(figures) == len(manifest["figures"]) > 300
     for entry, fig in zip(resolved, figures):
         c = fig.result.conditions
-        assert entry["conditions"] == {f.name: dict(vars(getattr(c, f.name))) for f in dataclasses.fields(c)}
+        assert entry["conditions"] == {f.name: dataclasses.asdict(getattr(c, f.name)) for f in dataclasses.fields(c)}
         assert entry["cohort_key"] == dataclasses.asdict(fig.cohort) and entry["cohort"] == fig.cohort.label()
         assert "condition_refs" not in entry and entry["shown"]["text"] == entry["text"]
     # stated once: a benchmark part per cohort, not per figure

@@ -114,7 +114,7 @@ def write_manifest(path, table: Table, fmt: str, placed) -> None:
             k = index[part].get(got)
             if k is None:
                 k = index[part][got] = len(conditions[part])
-                conditions[part].append(dict(vars(got)))
+                conditions[part].append({f.name: getattr(got, f.name) for f in dataclasses.fields(got)})
             refs[part] = k
         text = f"{number(r.value)} tok/s {pct} [{m}]"
         entry = _ENCODE({"band": half, "band_text": pct, "cohort": cohort, "cohort_ref": 0, "condition_refs": refs,
