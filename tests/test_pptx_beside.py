@@ -226,7 +226,7 @@ def test_the_default_beside_section_takes_two_slides_at_9_pt_notes(store, tmp_pa
 # its notes ~180 pt; the own panel's two tables ~180 pt each (each run's note is ~420 characters: who,
 # when, tool, system, shape, load and latencies, source) and the shape panel ~150 pt. One slide takes about
 # two thirds of those words, or 7 pt notes. Strict: it fails once the section fits, so that the marker goes.
-@pytest.mark.xfail(strict=True, reason="issue 20 item 5: the default beside section needs two slides at 9 pt notes")
+@pytest.mark.xfail(strict=True, reason="a stretch beyond issue 20 item 5 (both panels stand on each slide): the default beside section needs two slides at 9 pt notes")
 def test_the_default_beside_section_takes_one_slide(store, tmp_path):
     assert len(_beside_slides(store, tmp_path)) == 1
 
