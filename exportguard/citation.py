@@ -16,7 +16,8 @@ from typing import Iterable
 from .caveat import UNVERIFIED_SENTENCE
 from .model import RESULT_ID_OFFICIAL, RESULT_ID_PENDING, UNKNOWN, CohortKey, Result, Slack
 from .wording import (band_words, load_words, number, own_latency_words, own_load_words, own_run_load_words,
-                      own_shape_words, own_tool_words, row_load_words, shape_words, slack_words, tps_words)
+                      own_shape_words, own_tool_words, row_latency_words, row_load_words, shape_words, slack_words,
+                      tps_words)
 
 SUITE_NAMES = {"datacenter": "MLPerf® Inference: Datacenter", "edge": "MLPerf® Inference: Edge"}
 
@@ -355,8 +356,10 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     shown += [] if "tokens_per_sample" in cells else [citation.tokens_per_sample]
     if citation.load:
         detail.append(citation.load)
-        if citation.load != shared.row_load:
-            shown.append(citation.load)
+        # a target rate the row's own column shows is left to it; its measured latencies stay
+        load = row_latency_words(result) if "target_qps" in cells else citation.load
+        if load and citation.load != shared.row_load:
+            shown.append(load)
     if result.corrections:
         detail.append("corrected: " + "; ".join(result.corrections))
     if corrections:

@@ -403,9 +403,17 @@ def row_load_words(result: Result) -> str:
     if result.conditions.benchmark.scenario == "Offline":
         return ""
     qps = f"target {load.target_qps:g} QPS" if load.target_qps else "target QPS not published by the source"
-    if load.p99_ttft_ms and load.p99_tpot_ms:
-        qps += f", measured p99 TTFT {number(load.p99_ttft_ms, 0)} ms and TPOT {number(load.p99_tpot_ms, 1)} ms"
-    return qps
+    measured = row_latency_words(result)
+    return f"{qps}, {measured}" if measured else qps
+
+
+def row_latency_words(result: Result) -> str:
+    """An MLPerf result's measured p99 latencies, where its source publishes them ('' otherwise):
+    what its load words add to a target rate that the row's own column shows."""
+    load = result.conditions.load
+    if result.own or result.conditions.benchmark.scenario == "Offline" or not (load.p99_ttft_ms and load.p99_tpot_ms):
+        return ""
+    return f"measured p99 TTFT {number(load.p99_ttft_ms, 0)} ms and TPOT {number(load.p99_tpot_ms, 1)} ms"
 
 
 def load_text(result: Result) -> str:
