@@ -28,6 +28,28 @@ def real_store(work: Path) -> str:
     return url
 
 
+def example_reports(store):
+    """(spec file name, report) for each example spec (the price table is not one)."""
+    from exportguard.spec import build_report, load_spec
+
+    for spec in sorted((REPO / "examples").glob("*.toml")):
+        if not spec.name.startswith("prices"):
+            yield spec.name, build_report(store, load_spec(spec))
+
+
+def cohort_reports(store, limit: int | None = None):
+    """(cohort label, report) for an ad-hoc export of each v5.1 cohort (the first ``limit`` only)."""
+    from exportguard.spec import build_report, spec_from_filters
+
+    for n, cohort in enumerate(store.cohorts(round="v5.1")):
+        if limit is not None and n >= limit:
+            return
+        k = cohort.key
+        filters = dict(round=k.round, division=k.division, model=k.model, accuracy_track=k.accuracy_track,
+                       scenario=k.scenario)
+        yield k.label(), build_report(store, spec_from_filters(filters, False))
+
+
 def rows_file(work: Path, n: int) -> Path:
     """N results of the v5.1 llama2-70b-99 Offline cohort, replicated, with the cohort's slack."""
     path = work / f"rows-{n}.pickle"

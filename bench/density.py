@@ -12,13 +12,14 @@ a table that fits on one page reports all its rows, marked "all".
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import REPO, real_store  # noqa: E402
+from bench.common import cohort_reports, example_reports, real_store  # noqa: E402
 
 
 def measure(report, folder: Path, page_size: str) -> dict:
@@ -28,27 +29,6 @@ def measure(report, folder: Path, page_size: str) -> dict:
     from exportguard.render.pdf_layout import density
 
     return density(pages)
-
-
-def cases(store):
-    from exportguard.spec import build_report, load_spec, spec_from_filters
-
-    for spec in sorted((REPO / "examples").glob("*.toml")):
-        if spec.name.startswith("prices"):
-            continue
-        loaded = load_spec(spec)
-        yield spec.name, build_report(store, loaded, _prices(loaded))
-    for cohort in store.cohorts(round="v5.1"):
-        k = cohort.key
-        filters = dict(round=k.round, division=k.division, model=k.model, accuracy_track=k.accuracy_track,
-                       scenario=k.scenario)
-        yield k.label(), build_report(store, spec_from_filters(filters, False))
-
-
-def _prices(spec):
-    from exportguard.spec import load_prices
-
-    return load_prices(spec.base_dir / spec.prices) if spec.prices else None
 
 
 def main() -> int:
@@ -61,12 +41,7 @@ def main() -> int:
     work.mkdir(exist_ok=True)
     rows = []
     with open_store(real_store(work)) as store, tempfile.TemporaryDirectory() as tmp:
-        n_cohorts = 0
-        for name, report in cases(store):
-            if not name.endswith(".toml"):
-                n_cohorts += 1
-                if args.cohorts is not None and n_cohorts > args.cohorts:
-                    break
+        for name, report in itertools.chain(example_reports(store), cohort_reports(store, args.cohorts)):
             for size in ("a4", "letter"):
                 d = measure(report, Path(tmp), size)
                 rows.append((name, size, d))

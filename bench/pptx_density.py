@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import REPO, real_store  # noqa: E402
+from bench.common import cohort_reports, example_reports, real_store  # noqa: E402
 
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 # a continuation slide's title: "(2 of 3)" (before issue 16), or "llama2-70b-99 Offline, 11-20 of 47 results"
@@ -87,27 +87,19 @@ def measure(path: Path) -> dict:
 
 
 def cases(store, corp: Path, n_cohorts: int | None):
-    from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
+    from exportguard.spec import build_report, parse_spec, spec_from_filters
 
-    for spec in sorted((REPO / "examples").glob("*.toml")):
-        if spec.name.startswith("prices"):
-            continue
-        report = build_report(store, load_spec(spec))
-        yield spec.name, report, None
-        yield spec.name + " 4:3", report, corp
+    for name, report in example_reports(store):
+        yield name, report, None
+        yield name + " 4:3", report, corp
     for kind in ("table", "chart"):
         for n, template in ((10, None), (8, corp)):
             report = build_report(store, parse_spec(TOP.format(n=n, kind=kind), name="top.toml"))
             yield f"top {n} {kind}" + (" 4:3" if template else ""), report, template
     closed = spec_from_filters({"round": "v5.1", "division": "closed"}, True)
     yield "v5.1 closed, split by cohort", build_report(store, closed), None
-    for k, cohort in enumerate(store.cohorts(round="v5.1")):
-        if n_cohorts is not None and k >= n_cohorts:
-            break
-        key = cohort.key
-        filters = dict(round=key.round, division=key.division, model=key.model, accuracy_track=key.accuracy_track,
-                       scenario=key.scenario)
-        yield key.label(), build_report(store, spec_from_filters(filters, False)), None
+    for name, report in cohort_reports(store, n_cohorts):
+        yield name, report, None
 
 
 def main() -> int:

@@ -293,7 +293,7 @@ def source_name(source: str) -> str:
     """A local result file as a note shows it: its folder and name ('poisson0.3/profile_export_aiperf.json',
     since tools give every run's file the same name); a URL or a name as given. The whole path stays
     in the note's detail, the speaker notes and the manifest."""
-    if source.startswith("file:") or source.startswith("/"):
+    if source.startswith(("file:", "/")):
         path = PurePosixPath(source.removeprefix("file:"))
         return "/".join(path.parts[-2:]) if len(path.parts) > 2 else source
     return source

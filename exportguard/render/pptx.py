@@ -311,15 +311,14 @@ class PptxRenderer:
 
     def _table_shape(self, doc: Walk, s: _Slide, part, plan: lay.TablePlan, view: "_TableView",
                      shared: list[str], notes: list[str], n: int, *, at: tuple[float, float] | None = None,
-                     table_no: int = 1, marked=None, legend: bool = True) -> float:
+                     table_no: int = 1, legend: bool = True) -> float:
         """The table with its footer rows: ``shared`` (the table note, then the statements beside the
-        comparison: notices and the tie rule), the notes of this slide's marks (``notes``, the lines of
-        ``marked``: (mark, note) pairs, by default every note of the part's lettering), the legend.
+        comparison: notices and the tie rule), the notes of this slide's marks (``notes``, one line
+        each, run on in one row), the legend.
         ``at``: its top left corner (default: the body's); ``table_no``: its number among the slide's
         tables, for the manifest's locations. Returns its height."""
         nbody = part.stop - part.start
         fig_cols = view.figure_cols
-        marked = part.lettering.notes() if marked is None else marked
         # the notes of the slide's marks run on in one footer row, each after the one before
         run_in = " ".join(notes)
         footer = [(t, plan.note_h[t]) for t in shared] + ([(run_in, plan.run_in_height(self.m, run_in))] if notes else []) \
@@ -628,7 +627,7 @@ class PptxRenderer:
                     lines = [f"[{m}] {slide_text(note.text, limit=NOTE_LIMIT)}" for m, note in marked]
                     table_no += 1
                     y += self._table_shape(doc, s, part, plan, view, shared, lines, n, at=(x, y), table_no=table_no,
-                                           marked=marked, legend=False) + gap
+                                           legend=False) + gap
                     shown += [slide_text(c.text, figure=True) for _, cells in part.cells() for c in cells
                               if isinstance(c, FigureCell)]
                     said += shared
