@@ -25,7 +25,7 @@ from .report import (BesideSection, BoundFigure, BoundTable, ChartSection, Colum
 from .rules import ERROR, Finding, finding, rule
 from .sanitize import presentable
 from .wording import (NOT_RANKED, NOT_RANKED_SENTENCE, TIE_RULE, headline_words, mixed_scale_words, number, own_load_of,
-                      own_shape_class_words, own_tool_words, shape_words, slack_words, tps_words, unit_words)
+                      own_shape_class_words, own_tool_words, shape_words, slack_words, tps_cell, tps_words, unit_words)
 
 
 class GuardError(ExportguardError):
@@ -57,7 +57,7 @@ TEXT_COLUMNS: dict[str, tuple[str, Callable[[Result], str]]] = {
     "availability": ("Availability", lambda r: r.conditions.identity.availability),
     "verified": ("Verified", lambda r: r.conditions.identity.verified),
     "result_id": ("Result ID", result_id_cell),
-    "tokens_per_sample": ("Tokens/sample", lambda r: tps_words(r.conditions.shape)),
+    "tokens_per_sample": ("Tokens/sample", lambda r: tps_cell(r.conditions.shape)),
     "software": ("Software", lambda r: r.conditions.configuration.framework),
     "round": ("Round", lambda r: r.conditions.identity.round),
     "division": ("Division", lambda r: r.conditions.identity.division),

@@ -226,6 +226,13 @@ def tps_words(shape: Shape) -> str:
     return f"{shape.tokens_per_sample:.1f} tokens/sample ({tps_basis_words(shape.tokens_per_sample_basis)})"
 
 
+def tps_cell(shape: Shape) -> str:
+    """A Tokens/sample column's cell: '300.9 (accuracy log)'; its header states the unit."""
+    if shape.tokens_per_sample is None or shape.tokens_per_sample_basis == TPS_OWN:
+        return tps_words(shape)
+    return f"{shape.tokens_per_sample:.1f} ({tps_basis_words(shape.tokens_per_sample_basis)})"
+
+
 def tps_basis_words(basis: str) -> str:
     """A tokens-per-sample basis as shown: the derived one without its formula's units, since a wrapped
     cell line reading 'tokens/s /' would stand as a throughput heading over the numbers below it."""

@@ -26,7 +26,10 @@ from exportguard.render import export
 from exportguard.render import xlsx
 from exportguard.render import xlsx_layout
 from exportguard.report import Report, TableSection
+from exportguard.ingest import ingest_path
 from exportguard.spec import build_report, parse_spec, spec_from_filters
+from exportguard.store import open_store
+from tests.conftest import SUMMARY_V41, SUMMARY_V51
 from tests.office import artifacts, convert, pdf_text, tool
 
 pytestmark = pytest.mark.real_data
@@ -261,12 +264,20 @@ def test_caveat_and_sources_sheets(v51_report, v51_workbook):
         assert paragraph in caveat
     sources = wb["Sources"]
     rows = list(sources.iter_rows(values_only=True))
-    header = rows[2]
-    assert header[:4] == ("Result ID", "Suite", "Round", "Division")
-    assert {"Verified", "Retrieved", "Source URL", "Source kind", "Source locator"} <= set(header)
-    ids = {r[0] for r in rows[3:] if r[0]}
+    # what every result shares is stated once above the header; what tells them apart stays a column
+    said, header = rows[2][0], rows[3]
+    assert said.startswith("Every result below: Suite: MLPerf® Inference: Datacenter; Round: v5.1; Division: closed;")
+    assert "every source URL below starts with https://github.com/mlcommons/inference_results_v5.1/tree/main/" in said
+    assert header[:3] == ("Result ID", "Submitter", "System")
+    assert {"Benchmark, scenario", "Source URL", "Source locator", "Shown on"} <= set(header)
+    assert not {"Suite", "Round", "Division"} & set(header)
     shown = {f.result.conditions.identity.result_id for _, f in v51_report.figures()}
-    assert shown <= ids
+    by_id = {r[0]: dict(zip(header, r)) for r in rows[4:] if r[0] in shown}
+    assert set(by_id) == shown
+    prefix = said.split("every source URL below starts with ")[1].split(";")[0].rstrip(".")
+    for _, fig in v51_report.figures():  # the URL stated once and the row's rest give the source back whole
+        row = by_id[fig.result.conditions.identity.result_id]
+        assert prefix + row["Source URL"] == fig.result.conditions.provenance.source_url
     assert rows[-1][0] == TRADEMARK_LEGEND
 
 
@@ -493,3 +504,28 @@ def test_libreoffice_renders_the_vendor_spec(vendor_workbooks, rendered):
         assert "###" not in text
         assert "=cmd|' /C calc'!A0 stays text" in text
     _first_page_png(rendered["vendor.xlsx"], "vendor-first-page")
+
+
+def test_sources_keep_a_column_where_results_differ_in_it(tmp_path):
+    """Results of two rounds: the round stays a column (with each row's own), and the shared
+    folder is stated only where every row is in it."""
+    from exportguard.render.xlsx import _shared_folder
+
+    url = f"sqlite:///{tmp_path / 'two-rounds.db'}"
+    with open_store(url) as store:
+        ingest_path(store, SUMMARY_V51)
+        ingest_path(store, SUMMARY_V41)
+        report = build_report(store, parse_spec(
+            'title = "Two rounds"\n[[section]]\nkind = "table"\ntitle = "llama2-70b-99 Offline, two rounds"\n'
+            'filters = { division = "closed", model = "llama2-70b", track = "99", scenario = "Offline" }\n'
+            'split_by_cohort = true\nlimit = 3\n'))
+    [path] = export(report, [tmp_path / "two-rounds.xlsx"])
+    rows = list(load_workbook(path)["Sources"].iter_rows(values_only=True))
+    said, header = rows[2][0], rows[3]
+    assert "Round" in header and "Round:" not in said
+    rounds = {dict(zip(header, r))["Round"] for r in rows[4:] if r[1]}  # the legend row has one cell
+    assert rounds == {"v4.1", "v5.1"}
+    assert "every source locator below is in " in said  # both summaries sit in one folder
+    assert _shared_folder(["/a/very/long/folder/x.json row 1", "/a/very/long/folder/y.json row 2"]) == "/a/very/long/folder/"
+    assert _shared_folder(["/a/x.json", "/a/y.json"]) == ""  # too short to be worth stating once
+    assert _shared_folder(["/a/very/long/folder/x.json", ""]) == ""

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
@@ -593,28 +594,50 @@ class XlsxRenderer:
         sheet.wide_text(self.report.legend, 1, lay.PAGE_COL, "legend")
 
     def _sources_sheet(self, doc: Walk) -> None:
-        heads = ["Result ID", "Suite", "Round", "Division", "Availability", "Submitter", "System", "Benchmark",
-                 "Scenario", "Verified", "Retrieved", "Source URL", "Source kind", "Source locator", "Shown on"]
+        """One row per result shown. What every row shares (the suite, round, division, the date
+        retrieved, the kind of source, the folder of the source files) is stated once above the
+        header, so that the sheet prints one page wide with its rows a few lines tall."""
         results = doc.sources()
+        shown_on = self.shown_on
+        same = _shared_source_fields(results)
+        cols = [(h, get) for h, get in _SOURCE_COLUMNS if h not in same]
+        heads = [h for h, _ in cols]
+        # a folder every URL or locator is in is stated once; each row keeps the rest of its own
+        folders = {h: _shared_folder([get(r, "") for r in results]) for h, get in cols if h in _FOLDERED}
+        cut = {heads.index(h): len(f) for h, f in folders.items() if f}
+
+        def row(r) -> list[str]:
+            values = [get(r, shown_on.get(r.natural_key, "")) for _, get in cols]
+            for k, n in cut.items():
+                values[k] = values[k][n:]
+            return values
+
         # URLs and locators wrap (a long word breaks anywhere), so the sheet stays near a page wide
-        caps = {"Source URL": 44, "Source locator": 24, "Suite": 18, "System": 20, "Submitter": 16, "Shown on": 18}
+        # (the caps of a sheet that shows every column below, with its shared values stated above, add up
+        # to one landscape page at the scale that prints its text at 8 pt)
+        caps = {"Source URL": 28, "Source locator": 26, "Suite": 18, "System": 18, "Submitter": 14, "Shown on": 14,
+                "Benchmark, scenario": 18}
         # each row made when it is written (and those the widths are measured on, before)
-        measured = [_source_row(r, self.shown_on.get(r.natural_key, "")) for r in lay.sample(results)]
+        measured = [row(r) for r in lay.sample(results)]
         widths = [max(lay.longest_word(h) + 2,
                       min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
                   for i, h in enumerate(heads)]
-        sheet = _Sheet(self.wb, "Sources", self.report, widths, freeze_row=4, title_rows="1:3")
+        said = [f"{h}: {v}" for h, v in same.items()] + [f"{_FOLDERED[h]} {f}" for h, f in folders.items() if f]
+        lines = [(self.report.caveat_short, "caveat")]
+        if said:
+            lines.append(("Every result below: " + "; ".join(said) + ".", "note"))  # the one-line caveat first
+        header_row = 2 + len(lines)
+        sheet = _Sheet(self.wb, "Sources", self.report, widths, freeze_row=header_row + 1, title_rows=f"1:{header_row}")
         wide, total = sheet.text_cols, sheet.text_width
-        self._top(sheet, "Sources: one citation per result shown in this workbook", wide, total,
-                  [(self.report.caveat_short, "caveat")])
+        self._top(sheet, "Sources: one citation per result shown in this workbook", wide, total, lines)
         sheet.append([sheet.text(h, "header") for h in heads],
                      height=lay.row_height(max(lay.lines(h, w * 0.9) for h, w in zip(heads, widths))))
         for r in results:
-            values = _source_row(r, self.shown_on.get(r.natural_key, ""))
+            values = row(r)
             n_lines = max(lay.lines(v, w) if len(v) > w - 3 else 1 for v, w in zip(values, widths))
             sheet.append([sheet.text(v) for v in values], height=lay.row_height(n_lines))
         if results:
-            sheet.ws.auto_filter = f"A3:{get_column_letter(len(heads))}{3 + len(results)}"
+            sheet.ws.auto_filter = f"A{header_row}:{get_column_letter(len(heads))}{header_row + len(results)}"
         sheet.blank()
         sheet.wide_text(self.report.legend, wide, total, "legend")
 
@@ -694,11 +717,54 @@ def _extras(report: Report) -> list[tuple[tuple, set]]:
     return out
 
 
-def _source_row(r, shown_on: str) -> list[str]:
-    i, b, p = r.conditions.identity, r.conditions.benchmark, r.conditions.provenance
-    return [result_id_cell(r), suite_name(r) if i.mlperf else "not MLPerf", i.round, i.division, i.availability,
-            i.submitter, i.system_name, b.benchmark, b.scenario, i.verified, p.retrieved_on, p.source_url,
-            p.source_kind, p.source_locator, shown_on]
+# The Sources sheet's columns: header -> the cell of a result (and the sheets that show it).
+_SOURCE_COLUMNS = (
+    ("Result ID", lambda r, on: result_id_cell(r)),
+    ("Suite", lambda r, on: suite_name(r) if r.conditions.identity.mlperf else "not MLPerf"),
+    ("Round", lambda r, on: r.conditions.identity.round),
+    ("Division", lambda r, on: r.conditions.identity.division),
+    ("Availability", lambda r, on: r.conditions.identity.availability),
+    ("Submitter", lambda r, on: r.conditions.identity.submitter),
+    ("System", lambda r, on: r.conditions.identity.system_name),
+    ("Benchmark, scenario", lambda r, on: f"{r.conditions.benchmark.benchmark} {r.conditions.benchmark.scenario}"),
+    ("Verified", lambda r, on: r.conditions.identity.verified),
+    ("Retrieved", lambda r, on: r.conditions.provenance.retrieved_on),
+    ("Source URL", lambda r, on: r.conditions.provenance.source_url),
+    ("Source kind", lambda r, on: r.conditions.provenance.source_kind),
+    ("Source locator", lambda r, on: r.conditions.provenance.source_locator),
+    ("Shown on", lambda r, on: on),
+)
+# Columns stated once above the header where every result has the same value; the others tell the
+# results apart (or, like a source's URL, are its own) and always stay columns.
+_SHAREABLE = ("Suite", "Round", "Division", "Availability", "Benchmark, scenario", "Verified", "Retrieved",
+              "Source kind")
+_FOLDERED = {"Source URL": "every source URL below starts with", "Source locator": "every source locator below is in"}
+_FOLDER_MIN = 16  # characters: a shorter shared folder is left in every row
+
+
+def _shared_source_fields(results) -> dict[str, str]:
+    """The shareable columns whose value is the same for every result (header -> value), in the
+    sheet's column order; none when there are fewer than two results."""
+    if len(results) < 2:
+        return {}
+    getters = {h: get for h, get in _SOURCE_COLUMNS if h in _SHAREABLE}
+    first = {h: get(results[0], "") for h, get in getters.items()}
+    for r in results[1:]:
+        for h in [h for h in first if getters[h](r, "") != first[h]]:
+            del first[h]
+        if not first:
+            break
+    return first
+
+
+def _shared_folder(locators: Sequence[str]) -> str:
+    """The folder (ending in '/') every locator (or URL) is in, where it is long enough to be worth
+    stating once; '' otherwise. Each row keeps the rest: its file or folder name, its place in it."""
+    if len(locators) < 2 or not all(locators):
+        return ""
+    prefix = os.path.commonprefix(list(locators))
+    folder = prefix[:prefix.rfind("/") + 1]
+    return folder if len(folder) >= _FOLDER_MIN else ""
 
 
 def _manifest_chunks(manifest: dict) -> Iterable[str]:
