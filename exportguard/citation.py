@@ -352,7 +352,10 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     # a name opens a note as written; our own words, where the row's cells give the name, with a capital
     cells = shared.shown
     shown = [who, shown_id] if not {"submitter", "system"} <= cells else [shown_id[:1].upper() + shown_id[1:]]
-    shown += [] if {"accelerator", "accelerators"} <= cells else [scale]
+    # of the scale, what the row's cells leave out: the accelerator's name, or the count and nodes
+    shown += [] if {"accelerator", "accelerators"} <= cells else [f"{'accelerators' if '(x' in c.accelerator else 'accelerator'}: {c.accelerator}"] \
+        if "accelerators" in cells else [f"{c.accelerators_total} accelerators on {c.nodes} node{'s' if c.nodes != 1 else ''}"] \
+        if "accelerator" in cells else [scale]
     shown += [] if "tokens_per_sample" in cells else [citation.tokens_per_sample]
     if citation.load:
         detail.append(citation.load)

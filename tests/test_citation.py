@@ -183,3 +183,27 @@ def test_a_retrieval_date_wrapped_onto_the_next_line_still_counts():
                  "Sources retrieved 2026-12-01 from github.com/mlcommons/inference_results_v5.1."):
         assert {"source", "retrieval date"} <= fields_in(text)
     assert "retrieval date" not in fields_in("Sources retrieved. Later: 2026-12-01")  # a sentence ends it
+
+
+@pytest.mark.parametrize("columns, has, lacks", [
+    (("submitter", "system", "accelerator", "accelerators", "throughput"), [], ["accelerator", " x ", " node"]),
+    (("submitter", "system", "accelerators", "throughput"), ["ccelerator"], [" x ", " node"]),
+    (("submitter", "system", "accelerator", "throughput"), [" accelerators on ", " node"], [" x "]),
+    (("submitter", "system", "throughput"), [" x ", " node"], []),
+])
+def test_a_row_note_gives_the_part_of_its_scale_its_cells_do_not_show(v51_store, columns, has, lacks):
+    cohort = next(c for c in _cohorts(v51_store) if c.key.model == "llama2-70b" and c.key.scenario == "Offline")
+    # one scale (8 accelerators, 1 node): a table may then leave the count to its notes (EG008)
+    results = [r for r in cohort.results if r.conditions.configuration.accelerators_total == 8
+               and r.conditions.configuration.nodes == 1]
+    table = bind_table(results, title="t", slack=cohort.slack, columns=columns)
+    assert len(results) >= 10
+    for fig in _figures(table):
+        c = fig.result.conditions.configuration
+        [note] = fig.notes
+        assert all(w in note.text for w in has) and not any(w in note.text for w in lacks), (columns, note.text)
+        if "accelerators" in columns and "accelerator" not in columns:
+            assert c.accelerator in note.text
+        if "accelerator" in columns and "accelerators" not in columns:
+            assert f"{c.accelerators_total} accelerators on {c.nodes} node" in note.text
+        assert f"{c.accelerators_total} x {c.accelerator} on {c.nodes} node" in note.detail  # the whole of it stays
