@@ -34,12 +34,8 @@ from . import pptx_layout as lay
 from .panels import beside_parts, notes_of
 from .pptx_layout import Box, Para
 from .pptx_template import Template
-from .pptx_text import (CELL_LIMIT, HEADLINE_LIMIT, NAME_LIMIT, NOTE_LIMIT, PARA_LIMIT, SPEAKER_LIMIT, TITLE_LIMIT,
-                        literal, slide_text)
+from .pptx_text import HEADLINE_LIMIT, NAME_LIMIT, NOTE_LIMIT, PARA_LIMIT, TITLE_LIMIT, slide_text
 from .walk import FigureCell, Lettering, TablePart, Walk, walk
-
-__all__ = ["plan_deck", "slide_text", "literal", "CELL_LIMIT", "NAME_LIMIT", "TITLE_LIMIT", "HEADLINE_LIMIT",
-           "NOTE_LIMIT", "PARA_LIMIT", "SPEAKER_LIMIT"]
 
 # A beside slide's table text and notes: 11 and 9 pt or more, rows moving to further slides; where not
 # even one row with its notes fits a panel, the table text shrinks first, and the notes last.
