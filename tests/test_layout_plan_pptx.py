@@ -100,12 +100,13 @@ def test_golden_plan_text(name, plans, request):
         "(EXPORTGUARD_REGEN_GOLDEN=1) and review `git diff tests/golden/plan/`")
 
 
-def _placements(document: ld.Document) -> list[tuple[str, str, list[str]]]:
-    return [(c.location, c.shown_text, list(c.letters)) for c in document.placements()]
+def _placements(document: ld.Document) -> list[tuple[str, str, list[str], list[str]]]:
+    return [(c.location, c.shown_text, list(c.letters), list(c.notes)) for c in document.placements()]
 
 
-def _manifest_placements(deck: Path) -> list[tuple[str, str, list[str]]]:
-    return [(e["location"], e["shown"]["text"], e["marks"]) for e in read_manifest(deck)["figures"]]
+def _manifest_placements(deck: Path) -> list[tuple[str, str, list[str], list[str]]]:
+    """(location, shown text, letters, the notes they resolve to) of every figure the deck's manifest records."""
+    return [(e["location"], e["shown"]["text"], e["marks"], e["notes"]) for e in read_manifest(deck)["figures"]]
 
 
 @pytest.mark.parametrize("name", REPORTS)
