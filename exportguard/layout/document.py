@@ -201,6 +201,8 @@ class TextBlock:
     column_gap: float = 0.0
     anchor: str = "top"
     alt_text: str = ""
+    placeholder: str = ""  # a placeholder of the unit's layout that holds the text ("subtitle"), or none: a box
+    inset_y: float | None = None  # pt inside its top and bottom edges; None: the format's default
     kind: str = field(default="text", init=False)
 
     def cells(self) -> Iterator[BoundCell]:
@@ -233,6 +235,8 @@ class Document:
     width: float  # the page or slide, in points
     height: float
     units: tuple[Unit, ...]
+    title: str = ""  # the artifact's own properties (a deck's core properties), as shown
+    subject: str = ""
 
     def placements(self) -> Iterator[BoundCell]:
         """Every figure as shown, in reading order: what the manifest records."""

@@ -1,7 +1,8 @@
 """Where things go on a slide, decided from font metrics before anything is written: how wide a
 text is, how many lines it wraps to in a box, column widths and rows per slide of a table, bars per
 chart and the chart's inner geometry, the font sizes of text boxes. Pure functions over text and
-sizes; render/pptx.py writes what they decide. Lengths are in points (1 pt = 12,700 EMU).
+sizes; render/pptx_plan.py plans a deck with them and render/pptx.py paints the plan. Lengths are
+in points (1 pt = 12,700 EMU).
 
 Metrics come from the TrueType file of the template's theme font (PIL.ImageFont advance widths), or
 its metric-compatible twin, or DejaVu Sans, which is wider than the usual office sans-serif fonts
