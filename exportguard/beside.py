@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .guard import DEFAULT_COLUMNS, GuardError, beside_columns, bind_table, one_axis_refusal
+from .guard import DEFAULT_COLUMNS, GuardError, lean_columns, bind_table, one_axis_refusal
 from .model import Cohort
 from .report import BesideSection, ShapePanel
 from .rules import finding
@@ -41,7 +41,7 @@ def beside_section(mlperf: Cohort, own: Sequence[Cohort], *, title: str, columns
     for label, cohort, cols in [("MLPerf panel", mlperf, columns)] + [("own panel", c, own_columns) for c in own]:
         try:
             tables.append(bind_table(cohort.results, title=f"{title}: {label_of(label, cohort)}", slack=cohort.slack,
-                                     columns=beside_columns(cols, not cohort.key.mlperf, cohort.results),
+                                     columns=lean_columns(cols, not cohort.key.mlperf, cohort.results),
                                      where=f"{where}, {label}", limit=limit))
         except GuardError as e:
             problems += e.findings

@@ -100,17 +100,19 @@ def default_columns(columns, own: bool) -> tuple[str, ...]:
         return OWN_DEFAULT_COLUMNS + columns[len(DEFAULT_COLUMNS):]
     return columns
 
-def beside_columns(columns, own: bool, results: Sequence[Result]) -> tuple[str, ...]:
-    """The columns of a panel in a beside section: its own, or, where it asked for the defaults, the
-    lean panel defaults with each column the rows' differences need (before the throughput)."""
+def lean_columns(columns, own: bool, results: Sequence[Result]) -> tuple[str, ...]:
+    """The columns of a half-width panel (a beside section) or a narrow page: its own, or, where it
+    asked for the defaults (MLPerf's or an own cohort's), the lean defaults with each column the
+    rows' differences need (before the throughput), then the derived columns asked for."""
     columns = tuple(columns)
-    if columns[:len(DEFAULT_COLUMNS)] != DEFAULT_COLUMNS:
+    defaults = next((d for d in (DEFAULT_COLUMNS, OWN_DEFAULT_COLUMNS) if columns[:len(d)] == d), None)
+    if defaults is None:
         return columns
     lean = list(OWN_BESIDE_COLUMNS if own else BESIDE_COLUMNS)
     for get, showing in _MUST_SHOW.values():
         if len({get(r) for r in results}) > 1 and not any(c in lean for c in showing):
             lean.insert(lean.index("throughput"), showing[0])
-    return tuple(lean) + columns[len(DEFAULT_COLUMNS):]
+    return tuple(lean) + columns[len(defaults):]
 
 
 # Differences a comparison must show (MLCommons messaging rules): attribute -> columns that show it.
@@ -274,11 +276,43 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     cols = tuple(Column(k, "Rank" if k == "rank" else FIGURE_COLUMNS.get(k) or TEXT_COLUMNS[k][0],
                         "rank" if k == "rank" else "figure" if k == "throughput" else
                         "derived" if k in FIGURE_COLUMNS else "text") for k in columns)
+    return BoundTable(title, cohort, slack, cols, tuple(rows), _table_note(results, slack, shared, ranked),
+                      ranked=ranked, ranks=spans, notices=scale_notices(results, "per_accelerator" in columns))
+
+
+def _table_note(results: Sequence[Result], slack: Slack, shared: Shared, ranked: bool) -> TableNote:
     note = table_note(results[0], slack, shared)
     if ranked and not slack.estimable:
         note = replace(note, text=f"{note.text} {NOT_RANKED_SENTENCE}")
-    return BoundTable(title, cohort, slack, cols, tuple(rows), note, ranked=ranked, ranks=spans,
-                      notices=scale_notices(results, "per_accelerator" in columns))
+    return note
+
+
+def lean_table(table: BoundTable) -> BoundTable | None:
+    """A table that shows the default columns, as a narrow page (a slide) shows it where they do not
+    all fit: the lean defaults (lean_columns: those a comparison must show among them), the rank
+    words and figures as bound, and every row's note bound again to what its cells now show, so that
+    what left the table (the accelerator's name, the result ID's column, tokens per sample) is in the
+    row's note. None where the table's columns were asked for: those stay as asked."""
+    keys = tuple(c.key for c in table.columns)
+    results = []
+    for row in table.rows:
+        fig = next((c for c in row if isinstance(c, BoundFigure)), None)
+        if fig is None:
+            return None
+        results.append(fig.result)
+    if not results:
+        return None
+    lean = lean_columns(keys, bool(results[0].own), results)
+    if lean == keys:
+        return None
+    keep = [keys.index(k) for k in lean]
+    shared = Shared.of(results, shown=lean)
+    rows = []
+    for row, r in zip(table.rows, results):
+        note = row_note(r, shared)
+        rows.append(tuple(replace(c, note=note) if isinstance(c, BoundFigure) else c for c in (row[i] for i in keep)))
+    return replace(table, columns=tuple(table.columns[i] for i in keep), rows=tuple(rows),
+                   table_note=_table_note(results, table.slack, shared, table.ranked))
 
 
 def scale_notices(results: Sequence[Result], per_accelerator_shown: bool = False) -> tuple[Notice, ...]:

@@ -186,7 +186,7 @@ def test_a_beside_section_shows_both_cohorts_apart_with_both_shapes(mixed):
 
 
 def test_a_beside_section_asking_for_the_defaults_gets_lean_panels_that_still_show_what_differs(mixed):
-    from exportguard.guard import BESIDE_COLUMNS, OWN_BESIDE_COLUMNS, beside_columns
+    from exportguard.guard import BESIDE_COLUMNS, OWN_BESIDE_COLUMNS, lean_columns
 
     (section,) = build_report(mixed, parse_spec(BESIDE)).sections
     assert tuple(c.key for c in section.mlperf.columns) == BESIDE_COLUMNS  # four rows, one availability, one count
@@ -196,8 +196,8 @@ def test_a_beside_section_asking_for_the_defaults_gets_lean_panels_that_still_sh
     preview = dataclasses.replace(first, conditions=dataclasses.replace(
         c, identity=dataclasses.replace(c.identity, availability="preview")))
     assert first.conditions.identity.availability != "preview"
-    assert beside_columns(DEFAULT_COLUMNS, False, [preview, *rest]) == BESIDE_COLUMNS[:-1] + ("availability", "throughput")
-    assert beside_columns(("system", "throughput"), False, rest) == ("system", "throughput")  # asked for
+    assert lean_columns(DEFAULT_COLUMNS, False, [preview, *rest]) == BESIDE_COLUMNS[:-1] + ("availability", "throughput")
+    assert lean_columns(("system", "throughput"), False, rest) == ("system", "throughput")  # asked for
 
 
 def test_one_axis_for_both_is_refused_with_the_way_out(mixed):

@@ -27,6 +27,7 @@ from typing import Sequence
 
 from ..citation import result_id_cell
 from ..errors import ExportguardError
+from ..guard import lean_table, refuse_on_errors, validate
 from ..layout import document as ld
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, marks_words, shape_title
@@ -187,12 +188,23 @@ class _Planner:
 
     # -- tables --
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
-        table = section.table
         title = slide_text(section.title, limit=HEADLINE_LIMIT)
-        table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
-        said = _statements(table, shows_rank=table.ranked)
-        shared = _run_on(table_note, said)
-        view, plan = self._plan_table(table, title, [*shared, self.legend], self.body.width, self.body.height)
+
+        def planned(table: BoundTable, combine: bool):
+            table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
+            said = _statements(table, shows_rank=table.ranked)
+            shared = _run_on(table_note, said)
+            return (table, table_note, said, shared,
+                    *self._plan_table(table, title, [*shared, self.legend], self.body.width, self.body.height,
+                                      combine=combine))
+
+        table, table_note, said, shared, view, plan = planned(section.table, combine=False)
+        lean = lean_table(table) if plan.forced else None
+        if lean is not None:  # the default columns do not fit: the lean ones, each row's note saying the rest
+            refuse_on_errors(validate(dataclasses.replace(self.report, sections=(TableSection(section.title, lean),))))
+            table, table_note, said, shared, view, plan = planned(lean, combine=True)
+        elif plan.forced:
+            table, table_note, said, shared, view, plan = planned(table, combine=True)
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             part = doc.part(n, section.title, table, start, stop)
