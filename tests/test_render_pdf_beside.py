@@ -185,7 +185,7 @@ def test_side_by_side_marks_resolve_on_their_pages_and_check_clean(mixed, side_p
     for page in pages:
         raw = squash(_raw(path, page.number))
         for share in (s for i in page.items for s in lay.shares_of(i.payload)):
-            if getattr(share, "meta", None) and share.meta[3] is table:
+            if getattr(share, "of", None) and share.of.table is table:
                 assert squash(TIE_RULE) in raw, page.number
                 for r in range(share.start, share.stop):
                     assert squash(f"{table.ranks[r].words()}{table.rows[r][1]}") in raw, (page.number, r)
@@ -209,7 +209,7 @@ def test_side_by_side_rows_that_do_not_fit_continue_side_by_side_with_heads_repe
     pairs = [p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items)]
     assert pairs and pairs[0].number > 1
     later = [p for p in pages[pairs[0].number:] if any(
-        getattr(s, "meta", None) and s.meta[3] is report.sections[0].mlperf
+        getattr(s, "of", None) and s.of.table is report.sections[0].mlperf
         for i in p.items for s in lay.shares_of(i.payload))]
     assert len(later) >= 2  # the MLPerf panel spans pages after the first
     for page in later:
@@ -220,7 +220,7 @@ def test_side_by_side_rows_that_do_not_fit_continue_side_by_side_with_heads_repe
     alone = [s for p in later for i in p.items if isinstance(i.payload, lay.TableShare) for s in [i.payload]]
     assert alone and all(s.layout.width == pages[0].geometry.frame_w for s in alone)
     shown = sum(s.stop - s.start for p in pages for i in p.items for s in lay.shares_of(i.payload)
-                if getattr(s, "meta", None) and s.meta[3] is report.sections[0].mlperf)
+                if getattr(s, "of", None) and s.of.table is report.sections[0].mlperf)
     assert shown == len(report.sections[0].mlperf.rows)  # every row once
     assert_bound_page_by_page(path, read_manifest(path))
     [result] = check([path])
@@ -247,14 +247,14 @@ def test_the_default_beside_section_on_a4_and_letter(mixed, tmp_path, size):  # 
     d = lay.density(pages)
     assert d["table_pt"] >= 8.5 and d["notes_pt"] >= 8.0 and len(d["orientations"]) == 1, d
     shape_page = next(p for p in pages for i in p.items for s in lay.shares_of(i.payload)
-                      if isinstance(s, lay.TableShare) and s.meta is None and "Shape panel" in s.layout.title)
+                      if isinstance(s, lay.TableShare) and s.of is None and "Shape panel" in s.layout.title)
     pairs = [p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items)]
     if size == "a4":
         first = pairs[0]
         assert shape_page is first  # the shape panel under the panels, on their first page
         [pair] = [i.payload for i in first.items if isinstance(i.payload, lay.PairShare)]
         left, right = pair.columns
-        assert left and right and left[0][0].meta[3] is section.mlperf and right[0][0].meta[3] is section.own[0]
+        assert left and right and left[0][0].of.table is section.mlperf and right[0][0].of.table is section.own[0]
         assert left[0][0].start == right[0][0].start == 0
         words = _words(path, first.number)
         mx, my = _first_x(words, "Table 1. MLPerf panel:")

@@ -91,7 +91,7 @@ def test_a_wide_table_goes_in_column_parts_at_full_size(v51_store, tmp_path, siz
     d = density(pages)
     assert d["table_pt"] == pdf.lay.CELL.size and d["rows"] == sum(len(s.table.rows) for s in report.sections)
     layouts = {id(s.layout): s.layout for p in pages for i in p.items for s in [i.payload]
-               if isinstance(s, TableShare) and s.meta is not None}.values()
+               if isinstance(s, TableShare) and s.of is not None}.values()
     parts = [x for x in layouts if x.part > 0]
     assert parts, "no table went in column parts"
     for layout in layouts:

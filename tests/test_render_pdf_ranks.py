@@ -93,10 +93,10 @@ def notices_on_their_pages(report, folder) -> int:
     shown = 0
     for page in plan:
         for item in page.items:
-            meta = getattr(item.payload, "meta", None)
-            if meta is None:
+            of = getattr(item.payload, "of", None)  # which table, chart or headline, and its section
+            if of is None:
                 continue
-            section = report.sections[meta[2] - 1]
+            section = report.sections[of.section - 1]
             notices = section.notices if isinstance(section, KpiSection) else \
                 [x for t in (section.tables() if isinstance(section, BesideSection) else (section.table,))
                  for x in t.notices]

@@ -110,6 +110,7 @@ class Para:
     bold: bool = False
     italic: bool = False
     space_after: float = 0.0
+    mark: str = ""  # a note's mark ("a"), drawn before its text: a notes block's paragraph is "[a] text"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,7 @@ class TableBlock:
     first: int = 0  # the index of its first row in the whole table
     of: int = 0  # the whole table's rows
     alt_text: str = ""
+    head: tuple[Para, ...] = ()  # above the header row, on every share: the caption, the shared conditions
     kind: str = field(default="table", init=False)
 
     def cells(self) -> Iterator[BoundCell]:
@@ -146,7 +148,7 @@ class TableBlock:
 @dataclass(frozen=True, slots=True)
 class Bar:
     category: tuple[str, ...]  # its label's lines
-    cell: BoundCell
+    cell: Cell  # the figure, or the words that say why a row has none (a bar without a figure)
     label_offset: float = 0.0  # pt the data label moves left of its bar's end, to stay inside the plot
 
 
@@ -172,7 +174,8 @@ class ChartBlock:
 
     def cells(self) -> Iterator[BoundCell]:
         for bar in self.bars:
-            yield bar.cell
+            if isinstance(bar.cell, BoundCell):
+                yield bar.cell
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +226,8 @@ class Unit:
     layout: str = "content"  # the template layout a slide uses ("title", "content")
     title_pt: float = 0.0
     speaker_notes: str = ""
+    width: float = 0.0  # this unit's size where it differs from the document's (0: the document's)
+    height: float = 0.0
 
     def cells(self) -> Iterator[BoundCell]:
         for block in self.blocks:
@@ -248,7 +253,8 @@ class Document:
         shown text and every figure's location. Deterministic: golden tests compare it."""
         out = [f"{self.format} {_pt(self.width)} x {_pt(self.height)} pt, {len(self.units)} {self.units and self.units[0].kind or 'unit'}s"]
         for unit in self.units:
-            out.append(f"\n{unit.kind} {unit.number} [{unit.layout}]" + (f" {_pt(unit.title_pt)} pt" if unit.title_pt else "")
+            size = f" {_pt(unit.width)} x {_pt(unit.height)} pt" if unit.width else ""
+            out.append(f"\n{unit.kind} {unit.number}{size} [{unit.layout}]" + (f" {_pt(unit.title_pt)} pt" if unit.title_pt else "")
                        + f": {unit.title}")
             for block in unit.blocks:
                 out.extend("  " + line for line in _block_text(block))
@@ -270,16 +276,17 @@ def _cell_text(cell: Cell) -> str:
 
 
 def _paras_text(paras, indent: str = "  ") -> list[str]:
-    return [f"{indent}{_pt(p.size)} pt{' bold' if p.bold else ''}{' italic' if p.italic else ''}: {p.text}"
-            for p in paras]
+    return [f"{indent}{_pt(p.size)} pt{' bold' if p.bold else ''}{' italic' if p.italic else ''}: "
+            f"{f'[{p.mark}] ' if p.mark else ''}{p.text}" for p in paras]
 
 
 def _block_text(block: Block) -> list[str]:
     if isinstance(block, TableBlock):
         out = [f"table {block.name!r} {_frame(block.frame)}, text {_pt(block.body_pt)} pt, notes {_pt(block.note_pt)} pt, "
                f"rows {block.first + 1}-{block.first + len(block.rows)} of {block.of}",
-               "  widths " + " ".join(_pt(w) for w in block.widths),
-               "  header: " + " | ".join(block.headers)]
+               "  widths " + " ".join(_pt(w) for w in block.widths)]
+        out.extend(f"  head {line.strip()}" for line in _paras_text(block.head, indent=""))
+        out.append("  header: " + " | ".join(block.headers))
         for h, row in zip(block.row_heights, block.rows):
             out.append(f"  row {_pt(h)} pt: " + " | ".join(_cell_text(c) for c in row))
         out.extend(f"  footer {_pt(h)} pt: {p.text}" for h, p in zip(block.footer_heights, block.footer))

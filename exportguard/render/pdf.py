@@ -19,18 +19,23 @@ figures. Layout in docs/pdf.md.
   per section.
 - The manifest is attached to the PDF as ``exportguard-manifest.json`` (pdf_manifest.py).
 
-Pages are planned first (pdf_layout.Pager, linear in the rows) while the walker goes through the
-sections; in ``back`` every figure is lettered for its page and placed in the manifest, and only
-then is each page drawn, its items (platypus flowables, and the table and chart shares of
-pdf_layout and pdf_chart) at their planned positions on the canvas. Nothing is re-flowed, so no
-note can drift away from its figure; a page planned over-full is an error.
+Planned, then painted. Pages are filled first (pdf_layout.Pager, linear in the rows) while the
+walker goes through the sections; each share of a table or chart, and each headline box, carries
+which one it is (pdf_layout.TableOf, pdf_chart.ChartOf, HeadlineOf). In ``back``, once every page
+is final, ``_plan`` makes the pages one frozen layout.document.Document (pdf_plan.py): per page its
+blocks at the frames the pager gave them, every figure a BoundCell lettered for its page with its
+location, and the page's notes. The manifest is built from that plan, and only then does
+``_build`` paint it: each block at its frame, every figure's text read from its BoundCell (the
+measured layouts and flowables that draw the blocks stay painter-side, Planned.drawers). Nothing is
+re-flowed or lettered while drawing, so no note can drift away from its figure; a page planned
+over-full is an error before anything is drawn.
 """
 from __future__ import annotations
 
 import gc
 from collections import defaultdict
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -39,19 +44,22 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Paragraph
 
-from .. import __version__, embedding as emb
+from .. import __version__
 from ..clock import resolve as resolve_clock
 from ..citation import result_id_cell, suite_name
+from ..layout.document import BoundCell, Document, Frame, KpiBlock, Location, Para, TextBlock, Unit
+from ..manifest import build as build_manifest
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, shape_title
 from . import pdf_layout as lay
-from .pdf_chart import Bar, ChartLayout, ChartShare
+from .pdf_chart import Bar, ChartLayout, ChartOf, ChartShare
 from .pdf_layout import (BODY, CAPTION, GREY, INK, RULE, SMALL, Geometry, LayoutError, Metrics,
-                         NoteBook, Page, Pager, PairShare, TableLayout, TableShare)
+                         NoteBook, Page, Pager, PairShare, TableLayout, TableOf, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
+from .pdf_plan import Drawn, Planned, bound, chart_block, notes_block, table_block
 from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, markup, register_fonts
 from .reportlab_adapter import document_of
-from .walk import FigureCell, Lettering, TablePart, Walk, walk
+from .walk import Lettering, Walk, walk
 
 EMBEDS_MANIFEST = True
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
@@ -113,30 +121,33 @@ class _Lines(Flowable):
 
 
 class _Share(Flowable):
-    """A page's share of a table or chart (rows or bars start..stop), drawn from its layout."""
+    """A page's share of a table or chart (rows or bars start..stop), drawn from its layout, each
+    figure's text from its planned block."""
 
-    def __init__(self, share, height: float):
+    def __init__(self, share, block, height: float):
         super().__init__()
-        self.share, self.height = share, height
+        self.share, self.block, self.height = share, block, height
 
     def wrap(self, aw, ah):
         return self.share.layout.width, self.height
 
     def draw(self):
-        self.share.layout.draw(self.canv, self.share, self.share.texts, self.height)
+        self.share.layout.draw(self.canv, self.share, self.block, self.height)
 
 
 class _Notes(Flowable):
-    def __init__(self, page: Page, notebook: NoteBook):
+    """A page's notes area, as its planned notes block holds them."""
+
+    def __init__(self, page: Page, block: TextBlock, notebook: NoteBook):
         super().__init__()
-        self.page, self.notebook = page, notebook
+        self.page, self.block, self.notebook = page, block, notebook
         self.height = page.notes_block()
 
     def wrap(self, aw, ah):
         return aw, self.height
 
     def draw(self):
-        lay.draw_notes(self.canv, self.page, self.page.lettering, self.notebook, self.height)
+        lay.draw_notes(self.canv, self.page, self.block, self.notebook, self.height)
 
 
 class _Box(Flowable):
@@ -168,15 +179,25 @@ class _Box(Flowable):
             y -= 3.0
 
 
+@dataclass(frozen=True)
+class HeadlineOf:
+    """Which headline a box shows: its number through the document ("Headline 1", the location's
+    headline) and the report section it belongs to (from 1)."""
+
+    number: int
+    section: int
+
+
 class _Kpi(Flowable):
     """A headline figure: label, the figure as one run in large type, its scenario and shape
-    inline, who measured it, and the conditions it shares with its cohort."""
+    inline, who measured it, and the conditions it shares with its cohort. Measured when the page is
+    filled; drawn (``paint``) with the figure's planned text, by _Headline."""
 
     PAD = 9.0
 
-    def __init__(self, label: str, section: KpiSection, width: float, letters: int):
+    def __init__(self, label: str, section: KpiSection, width: float, letters: int, of: HeadlineOf):
         super().__init__()
-        self.label, self.section, self.width = label, section, width
+        self.label, self.section, self.width, self.of = label, section, width, of
         fig = section.figure
         i = fig.result.conditions.identity
         inner = width - 2 * self.PAD
@@ -197,13 +218,15 @@ class _Kpi(Flowable):
         self.sizes = [p.wrap(inner, 1e6) for p in self.paragraphs]
         self.height = (2 * self.PAD + SMALL.leading + 2.0 + self.size * 1.25 + 4.0 +
                        sum(h for _, h in self.sizes) + 3.0 * (len(self.paragraphs) - 1))
-        self.text = ""  # the figure with the marks of its page, set when placed
 
     def wrap(self, aw, ah):
         return self.width, self.height
 
     def draw(self):
-        c = self.canv
+        raise LayoutError(f"{self.label} is drawn from its plan (_Headline), with its page's marks")
+
+    def paint(self, c, text: str) -> None:
+        """The box on canvas ``c`` (at the flowable's origin), the figure shown as ``text``."""
         c.saveState()
         c.setFillColor(KPI_FILL)
         c.setStrokeColor(KPI_EDGE)
@@ -217,12 +240,29 @@ class _Kpi(Flowable):
         y -= 2.0 + self.size * 1.25
         c.setFillColor(INK)
         c.setFont(SANS_BOLD, self.size)
-        c.drawString(self.PAD, y + self.size * 0.3, self.text)
+        c.drawString(self.PAD, y + self.size * 0.3, text)
         y -= 4.0
         for p, (_, h) in zip(self.paragraphs, self.sizes):
             y -= h
             p.drawOn(c, self.PAD, y)
             y -= 3.0
+
+
+class _Headline(Flowable):
+    """A headline box drawn with its figure's text from its planned block (KpiBlock)."""
+
+    def __init__(self, box: _Kpi, block: KpiBlock):
+        super().__init__()
+        self.box, self.block = box, block
+        self.width, self.height = box.width, box.height
+
+    def wrap(self, aw, ah):
+        return self.box.wrap(aw, ah)
+
+    def draw(self):
+        if not isinstance(self.block.cell, BoundCell):
+            raise LayoutError(f"{self.box.label}: its figure is a figure the plan does not hold")
+        self.box.paint(self.canv, self.block.cell.shown_text)
 
 
 class _Contents(Flowable):
@@ -289,6 +329,7 @@ class PdfRenderer:
         self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
         self.toc: list[tuple[str, str]] = []  # (entry, key)
         self.toc_pages: dict[str, int] = {}
+        self.plan: Planned | None = None  # the frozen plan of the pages, once they are final (back)
 
     def _orientation(self, report: Report, page_size: str) -> str:
         """Portrait where every table holds its columns with their words whole; landscape where a
@@ -429,7 +470,7 @@ class PdfRenderer:
             geometry = layout.fit(lay.fits_for(self.geometry))
 
             def make(start, stop, continued, page, continues, layout=layout, number=number, sub=sub):
-                return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, sub))
+                return TableShare(layout, start, stop, continued, continues, page, of=TableOf(number, n, sub))
 
             keep, keep_figures = self._keep(layout, layout.head_height(False, geometry), geometry)
             if k == 0:
@@ -525,7 +566,7 @@ class PdfRenderer:
                                 letters=self.letters)
 
             def make(start, stop, continued, page, continues, chart=chart, number=number):
-                return ChartShare(chart, start, stop, continued, continues, page, meta=("chart", number, n, section))
+                return ChartShare(chart, start, stop, continued, continues, page, of=ChartOf(number, n))
 
             keep, keep_figures = self._keep(chart, chart.head_height(False))
             if first:
@@ -562,8 +603,8 @@ class PdfRenderer:
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self.counts["headline"] += 1
-        box = _Kpi(f"Headline {self.counts['headline']}", section, self.geometry.frame_w, self.letters)
-        box.meta = ("headline", self.counts["headline"], n, section)
+        box = _Kpi(f"Headline {self.counts['headline']}", section, self.geometry.frame_w, self.letters,
+                   HeadlineOf(self.counts["headline"], n))
         self._heading(f"{n}. {section.title}", f"s{n}", keep=box.height + 4.0, keep_figures=[section.figure])
         self.pager.add(box, box.height, [section.figure], gap=4.0)
 
@@ -613,7 +654,7 @@ class PdfRenderer:
 
         def makers(number, table, layout):
             def make(start, stop, continued, page, continues):
-                return TableShare(layout, start, stop, continued, continues, page, meta=("table", number, n, table))
+                return TableShare(layout, start, stop, continued, continues, page, of=TableOf(number, n, table))
             return make
 
         def make_shape(start, stop, continued, page, continues):
@@ -676,52 +717,75 @@ class PdfRenderer:
         for k, text in enumerate(r.caveat_full):
             self._paragraph(Paragraph(markup(text, TEXT_LIMIT), P_LEAD if k == 0 else P_BODY))
         self._paragraph(Paragraph(markup(r.legend), P_SMALL), gap=10.0)
-        # every figure's page and marks are final now: place them for the manifest
-        shown_on = self._place(doc)
-        self._sources(doc, shown_on)
-        for page in self.pager.pages:
-            if page.lettering is None:  # the sources' pages: no figures
-                page.lettering = Lettering(page.figures)
+        # every figure's page is final now: the sources say which pages show each result
+        self._sources(doc, _shown_on(self.pager.pages))
         if not self.draw:  # a plan only (choosing the orientation): nothing is written
             return {}
-        manifest = doc.manifest()
-        self._build(manifest, doc.clock)
+        # the pages as a frozen plan; the manifest from it, before anything is drawn
+        self.plan = self._plan()
+        manifest = build_manifest(r, list(self.plan.document.placements()), self.format, None, doc.clock)
+        self._build(self.plan, manifest, doc.clock)
         return manifest
 
-    def _place(self, doc: Walk) -> dict:
-        shown_on: dict[tuple, list[int]] = defaultdict(list)
+    # -- the plan: every page's blocks at their positions, every figure with its page's marks --
+    def _plan(self) -> Planned:
+        """Each page planned (pdf_layout.Pager) as a frozen Unit: its items at the positions the
+        pager gave them, from the top of the frame down, each figure lettered for its page
+        (marks in order of first appearance) and bound to its location, and its notes area under
+        them. A page planned over-full is an error here, before anything is drawn."""
+        title = clean(self.report.title, 300, one_line=True)
+        units, drawers = [], []
         for page in self.pager.pages:
-            lettering = page.lettering = Lettering(page.figures)
-            p = page.number
-            for payload in (x for item in page.items for x in lay.shares_of(item.payload)):
-                meta = getattr(payload, "meta", None)
-                if meta is None:
-                    continue
-                kind, number, n, section = meta
-                if kind == "table":  # the fourth element is the bound table (a beside section has several)
-                    share = payload
-                    part = TablePart(n, section.title, section, share.start, share.stop, lettering)
-                    for r, cells in part.cells():
-                        for c, cell in enumerate(cells):
-                            if isinstance(cell, FigureCell):
-                                share.texts[(r, c)] = cell.text
-                                doc.place(emb.pdf_table_cell(p, number, r - share.start + 1, c + 1),
-                                          cell.figure, lettering, cell.text)
-                                _shown(shown_on, cell.figure, p)
-                elif kind == "chart":
-                    share = payload
-                    for i in range(share.start, share.stop):
-                        fig = share.layout.bars[i].cell
-                        if isinstance(fig, BoundFigure):
-                            text = share.texts[i] = lettering.text(fig)
-                            doc.place(emb.pdf_chart_bar(p, number, i - share.start + 1), fig, lettering, text)
-                            _shown(shown_on, fig, p)
-                elif kind == "headline":
-                    box, fig = payload, section.figure
-                    box.text = lettering.text(fig)
-                    doc.place(emb.pdf_headline(p, number), fig, lettering, box.text)
-                    _shown(shown_on, fig, p)
-        return shown_on
+            fill = page.capacity - page.used - page.notes_block()
+            if fill < -0.01:
+                raise LayoutError(f"page {page.number} is over-full by {-fill:.1f} points")
+            g = page.geometry
+            lettering = Lettering(page.figures)
+            blocks, drawn = [], []
+            top = lay.MARGIN_TOP
+            for item in page.items:
+                top += item.gap
+                for block, draw in self._blocks(item.payload, page.number, lettering,
+                                                Frame(lay.MARGIN_X, top, g.frame_w, item.height)):
+                    blocks.append(block)
+                    drawn.append(draw)
+                top += item.height
+            if page.notes:  # right under the page's content: no empty band between a table and its notes
+                block = notes_block(page, lettering, Frame(lay.MARGIN_X, top, g.frame_w, page.notes_block()))
+                blocks.append(block)
+                drawn.append(Drawn(_Notes(page, block, self.notebook), wrap=False))
+            size = {} if (g.page_w, g.page_h) == (self.geometry.page_w, self.geometry.page_h) else \
+                dict(width=g.page_w, height=g.page_h)
+            units.append(Unit("page", page.number, title, tuple(blocks), **size))
+            drawers.append(tuple(drawn))
+        document = Document("pdf", self.geometry.page_w, self.geometry.page_h, tuple(units))
+        return Planned(document, tuple(drawers))
+
+    def _blocks(self, payload, page: int, lettering: Lettering, frame: Frame):
+        """The blocks one item of a page plans, with what draws each: a pair of panels gives a
+        block per table share, each at its panel's left and at its place in the panel's stack."""
+        if isinstance(payload, PairShare):  # two panels, each at its x, tops aligned, tables stacked
+            for column, x in zip(payload.columns, (0.0, payload.right_x)):
+                top = frame.top
+                for share, h in column:
+                    block = table_block(share, page, lettering, Frame(frame.left + x, top, share.layout.width, h))
+                    yield block, Drawn(_Share(share, block, h), wrap=False)
+                    top += h + lay.STACK_GAP
+            return
+        if isinstance(payload, TableShare):
+            block = table_block(payload, page, lettering, replace(frame, width=payload.layout.width))
+            yield block, Drawn(_Share(payload, block, frame.height))
+        elif isinstance(payload, ChartShare):
+            block = chart_block(payload, page, lettering, replace(frame, width=payload.layout.width))
+            yield block, Drawn(_Share(payload, block, frame.height))
+        elif isinstance(payload, _Kpi):
+            fig = payload.section.figure
+            cell = bound(fig, lettering, Location("page", page, "headline", payload.of.number))
+            block = KpiBlock(payload.label, replace(frame, width=payload.width), cell,
+                             (Para(cell.shown_text, payload.size, bold=True),) + _paras(payload.paragraphs))
+            yield block, Drawn(_Headline(payload, block))
+        else:
+            yield _text_block(payload, frame), Drawn(payload)
 
     def _sources(self, doc: Walk, shown_on: dict) -> None:
         results = doc.sources()
@@ -756,13 +820,14 @@ class PdfRenderer:
         self.pager.add_run(layout.run("the sources", make), gap=2.0)
 
     # -- drawing the planned pages --
-    def _build(self, manifest: dict, clock) -> None:
-        """Draw each planned page straight onto the canvas: running header, the page's items at
-        their planned positions, its notes at the foot of the body, the caveat line and the page
-        number. Nothing is re-flowed, so nothing can move to another page than planned."""
+    def _build(self, plan: Planned, manifest: dict, clock) -> None:
+        """Paint the plan straight onto the canvas: on each page the running header, the page's
+        blocks at their planned frames (each figure's text, marks included, from its BoundCell),
+        its notes, the caveat line and the page number; then attach the manifest. Nothing is
+        re-flowed or lettered here, so nothing can move to another page or mark than planned."""
         r = self.report
         pages = self.pager.pages
-        total = len(pages)
+        total = len(plan.document.units)
         title = clean(r.title, 300, one_line=True)
         small = self.metrics(SMALL)
         header = self.metrics(Style(SANS, 7.5, 9.0))
@@ -782,40 +847,24 @@ class PdfRenderer:
         canv.setKeywords(keywords)
         canv.setCreator(f"exportguard {__version__}")
         canv.setDisplayDocTitle(True) if hasattr(canv, "setDisplayDocTitle") else None
-        for page in pages:
+        for unit, drawers, page in zip(plan.document.units, plan.drawers, pages):
             g = page.geometry
             canv.setPageSize((g.page_w, g.page_h))
-            fill = page.capacity - page.used - page.notes_block()
-            if fill < -0.01:
-                raise LayoutError(f"page {page.number} is over-full by {-fill:.1f} points")
             t = TextRuns(canv)
             t.colour(GREY)
-            if page.number > 1:
+            if unit.number > 1:
                 t.font(header.style.font, header.style.size)
-                t.text(lay.MARGIN_X, g.page_h - 30, header.fit(title, g.frame_w - 90))
+                t.text(lay.MARGIN_X, g.page_h - 30, header.fit(unit.title, g.frame_w - 90))
                 label = "exportguard briefing"
                 t.text(g.page_w - lay.MARGIN_X - header.width(label), g.page_h - 30, label)
             t.close()
-            y = g.page_h - lay.MARGIN_TOP
-            for item in page.items:
-                y -= item.gap + item.height
-                flow = item.payload
-                if isinstance(flow, PairShare):  # two panels, each at its x, tops aligned, tables stacked
-                    for column, x in zip(flow.columns, (0.0, flow.right_x)):
-                        top = y + item.height
-                        for share, h in column:
-                            top -= h
-                            _Share(share, h).drawOn(canv, lay.MARGIN_X + x, top)
-                            top -= lay.STACK_GAP
-                    continue
-                if isinstance(flow, (TableShare, ChartShare)):
-                    flow = _Share(flow, item.height)
-                flow.wrapOn(canv, g.frame_w, item.height)
-                flow.drawOn(canv, lay.MARGIN_X, y)
-            if page.notes:  # right under the page's content: no empty band between a table and its notes
-                _Notes(page, self.notebook).drawOn(canv, lay.MARGIN_X, y - page.notes_block())
+            for block, draw in zip(unit.blocks, drawers):
+                f = block.frame
+                if draw.wrap:
+                    draw.flow.wrapOn(canv, g.frame_w, f.height)
+                draw.flow.drawOn(canv, f.left, g.page_h - f.bottom)
             t = TextRuns(canv)
-            rules = [(g.page_h - 35, page.number > 1), (lay.MARGIN_BOTTOM - 12, True)]
+            rules = [(g.page_h - 35, unit.number > 1), (lay.MARGIN_BOTTOM - 12, True)]
             t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.5 w\n" + "\n".join(
                 f"{lay.MARGIN_X} {ry:.2f} m {g.page_w - lay.MARGIN_X:.2f} {ry:.2f} l" for ry, drawn in rules if drawn) + "\nS")
             t.colour(GREY)
@@ -826,7 +875,7 @@ class PdfRenderer:
                 ty -= SMALL.leading
             t.colour(INK)
             t.font(header.style.font, header.style.size)
-            number = f"Page {page.number} of {total}"
+            number = f"Page {unit.number} of {total}"
             t.text(g.page_w - lay.MARGIN_X - header.width(number), lay.MARGIN_BOTTOM - 12 - SMALL.leading, number)
             t.close()
             canv.showPage()
@@ -932,10 +981,41 @@ def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:
     return out + "".join(f" Note ({x.rule_id}): {x.text}" for x in table.notices)
 
 
-def _shown(shown_on: dict, fig: BoundFigure, page: int) -> None:
-    pages = shown_on[fig.result.natural_key]
-    if not pages or pages[-1] != page:
-        pages.append(page)
+def _shown_on(pages: Sequence[Page]) -> dict[tuple, list[int]]:
+    """The pages that show each result (by its natural key), in order: the figures each page holds."""
+    shown_on: dict[tuple, list[int]] = defaultdict(list)
+    for page in pages:
+        for fig in page.figures:
+            on = shown_on[fig.result.natural_key]
+            if not on or on[-1] != page.number:
+                on.append(page.number)
+    return shown_on
+
+
+_BOLD = (SANS_BOLD, lay.NARROW_BOLD)
+_ITALIC = (SANS_OBLIQUE, lay.NARROW_OBLIQUE)
+
+
+def _paras(paragraphs: Sequence[Paragraph]) -> tuple[Para, ...]:
+    """Platypus paragraphs as the plan's paragraphs: their plain text at their type size."""
+    return tuple(Para(p.getPlainText(), p.style.fontSize, bold=p.style.fontName in _BOLD,
+                      italic=p.style.fontName in _ITALIC) for p in paragraphs)
+
+
+def _text_block(flow, frame: Frame) -> TextBlock:
+    """A page's item that holds no figure, as a text block: a heading's lines, a paragraph, the
+    caveat box, the contents (each entry with the page it starts on)."""
+    if isinstance(flow, _Lines):
+        paras = (Para(" ".join(flow.lines), flow.style.size, bold=flow.style.font in _BOLD),) if flow.lines else ()
+        return TextBlock("heading" if flow.lines else "space", frame, paras)
+    if isinstance(flow, Paragraph):
+        return TextBlock("paragraph", frame, _paras([flow]))
+    if isinstance(flow, _Box):
+        return TextBlock("box", replace(frame, width=flow.width), _paras(flow.paragraphs))
+    if isinstance(flow, _Contents):
+        entries = tuple(Para(f"{title} ... {flow.pages.get(key, '')}", BODY.size) for title, key in flow.entries)
+        return TextBlock("contents", replace(frame, width=flow.width), (Para("Contents", CAPTION.size, bold=True),) + entries)
+    raise LayoutError(f"no plan for a page item of type {type(flow).__name__}")
 
 
 def _page_list(pages: Sequence[int]) -> str:
@@ -947,17 +1027,33 @@ def _page_list(pages: Sequence[int]) -> str:
 def render(report: Report, path, **options) -> dict:
     """Write the briefing to ``path``; return the manifest attached to it. Options meant for other
     formats are ignored."""
-    return render_planned(report, path, **options)[0]
+    return render_document(report, path, **options).manifest
+
+
+@dataclass(frozen=True)
+class Rendered:
+    manifest: dict  # attached to the PDF
+    pages: list[Page]  # the pager's pages (pdf_layout.density reads them)
+    document: Document  # the frozen plan that was painted
 
 
 def render_planned(report: Report, path, page_size: str | None = None, orientation: str | None = None,
                    clock=None, **_options) -> tuple[dict, list[Page]]:
-    """``render``, also returning the page plan that was drawn (for pdf_layout.density). The page is
-    A4, portrait unless a table needs a landscape page's width, unless ``page_size`` ("a4", "letter")
-    or ``orientation`` ("portrait", "landscape") say otherwise (the CLI's --page-size and --orientation, a spec's outputs.page_size and orientation)."""
+    """``render``, also returning the page plan that was drawn (for pdf_layout.density)."""
+    done = render_document(report, path, page_size, orientation, clock)
+    return done.manifest, done.pages
+
+
+def render_document(report: Report, path, page_size: str | None = None, orientation: str | None = None,
+                    clock=None, **_options) -> Rendered:
+    """``render``, also returning the pager's pages and the frozen plan (layout.document.Document)
+    that was painted. The page is A4, portrait unless a table needs a landscape page's width, unless
+    ``page_size`` ("a4", "letter") or ``orientation`` ("portrait", "landscape") say otherwise (the
+    CLI's --page-size and --orientation, a spec's outputs.page_size and orientation)."""
     with _no_cyclic_gc():
         renderer = PdfRenderer(report, Path(path), page_size or "a4", orientation)
-        return walk(report, renderer, resolve_clock(clock)), renderer.pager.pages
+        manifest = walk(report, renderer, resolve_clock(clock))
+        return Rendered(manifest, renderer.pager.pages, renderer.plan.document)
 
 
 @contextmanager

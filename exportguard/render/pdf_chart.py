@@ -12,18 +12,19 @@ page share repeats the caption, the shared conditions and the legend.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Sequence
 
 from reportlab.graphics import renderPDF
 from reportlab.graphics.shapes import Drawing, Line, Rect, String
 from reportlab.lib.colors import HexColor
 
 from ..citation import band_basis_words
+from ..layout.document import BoundCell, ChartBlock
 from ..model import Slack
 from ..report import BoundFigure
 from .pdf_layout import (sentence, widest_text, CAPTION, CELL, CONTINUES_H, GREY, INK, LEGEND, RULE, SHARED, SMALL, Geometry, Metrics, Page, Run,
-                         CELL_LIMIT, NOTE_LIMIT)
+                         CELL_LIMIT, NOTE_LIMIT, LayoutError)
 from .pdf_text import NARROW, NARROW_OBLIQUE, clean
 
 BAR_FILL = HexColor("#2f5f8f")
@@ -39,16 +40,26 @@ class Bar:
     cell: BoundFigure | str  # the figure, or the words that say why there is none
 
 
+@dataclass(frozen=True)
+class ChartOf:
+    """Which chart a share shows: its number through the document ("Chart 2", the location's chart)
+    and the report section it belongs to (from 1)."""
+
+    number: int
+    section: int
+
+
 @dataclass
 class ChartShare:
+    """The bars start..stop of a chart as one page shows them."""
+
     layout: "ChartLayout"
     start: int
     stop: int
     continued: bool
     continues: bool
     page: Page
-    meta: Any = None
-    texts: dict = field(default_factory=dict)  # bar index -> the figure's text with its page's marks
+    of: ChartOf | None = None
 
 
 class ChartLayout:
@@ -169,5 +180,15 @@ class ChartLayout:
                          fontName=SMALL.font, fontSize=SMALL.size, fillColor=GREY))
         return d
 
-    def draw(self, canv, share: ChartShare, texts: dict[int, str], height: float) -> None:
+    def draw(self, canv, share: ChartShare, block: ChartBlock, height: float) -> None:
+        """The share, each bar's label its planned text with the marks of its page: the BoundCell
+        of its bar in ``block``, the share's block in the page plan."""
+        if len(block.bars) != share.stop - share.start:
+            raise LayoutError(f"{self.label}: its planned bars are not the bars drawn")
+        texts = {}
+        for i, bar in zip(range(share.start, share.stop), block.bars):
+            if isinstance(self.bars[i].cell, BoundFigure):
+                if not isinstance(bar.cell, BoundCell):
+                    raise LayoutError(f"{self.label}: bar {i + 1} is a figure the plan does not hold")
+                texts[i] = bar.cell.shown_text
         renderPDF.draw(self.drawing(share, texts, height), canv, 0, 0)

@@ -23,7 +23,8 @@ from reportlab.lib.pagesizes import A4, LETTER, landscape
 
 from ..citation import Note
 from ..errors import ExportguardError
-from ..report import BoundFigure
+from ..layout.document import BoundCell, TableBlock, TextBlock
+from ..report import BoundFigure, BoundTable
 from ..wording import marks_words
 from .pdf_text import (NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SANS_OBLIQUE, Measure, Style, TextRuns,
                        clean)
@@ -167,16 +168,20 @@ class NoteBook:
 
     def __init__(self, metrics: Metrics):
         self.measure = metrics(NOTE)
-        self._lines: dict[tuple[Note, float], list[str]] = {}
+        self._lines: dict[tuple[str, float], list[str]] = {}  # by text: a note's lines are its text's
         self._heights: dict[tuple[Note, float], tuple[float, ...]] = {}
 
     def lines(self, note: Note, width: float, columns: int = 1) -> list[str]:
         """The note's lines in a notes area ``width`` points wide (the page frame's) of ``columns`` columns."""
+        return self.text_lines(note.text, width, columns)
+
+    def text_lines(self, text: str, width: float, columns: int = 1) -> list[str]:
+        """A note's lines from its text (what a page's planned notes block holds): as ``lines``."""
         inner = column_width(width, columns) - NOTE_GUTTER
-        key = (note, inner)
+        key = (text, inner)
         got = self._lines.get(key)
         if got is None:
-            got = self._lines[key] = self.measure.wrap(clean(note.text, NOTE_LIMIT), inner)
+            got = self._lines[key] = self.measure.wrap(clean(text, NOTE_LIMIT), inner)
         return got
 
     def heights(self, note: Note, width: float) -> tuple[float, ...]:
@@ -227,7 +232,6 @@ class Page:
     @property
     def notes_h(self) -> float:
         return self.notes_plan.height
-    lettering: Any = None  # walk.Lettering of the page's figures, once the page is final
 
     @property
     def empty(self) -> bool:
@@ -487,6 +491,17 @@ class Run:
 
 # -- tables -----------------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class TableOf:
+    """Which result table a share shows: its number through the document ("Table 3", the location's
+    table), the report section it belongs to (from 1) and the bound table whose figures it holds (a
+    beside section has several). A share without one (the sources, a shape panel) holds no figures."""
+
+    number: int
+    section: int
+    table: BoundTable
+
+
 @dataclass
 class TableShare:
     """The rows start..stop of a table as one page shows them."""
@@ -497,8 +512,7 @@ class TableShare:
     continued: bool
     continues: bool
     page: Page
-    meta: Any = None  # what the renderer needs to place the share's figures
-    texts: dict = field(default_factory=dict)  # (row, column) -> the figure's text with its page's marks
+    of: TableOf | None = None  # the result table it shows, if any
 
 
 PAIR_GUTTER = 16.0  # between the two panels of a beside section
@@ -841,12 +855,23 @@ class TableLayout:
         # its notes do not fit one page, fits them again stacked
 
     # -- the repeated head of each share --
-    def caption_lines(self, continued: bool, width: float) -> list[str]:
+    def caption(self, continued: bool) -> str:
+        """The caption above a share: "" where the section heading right above says it all."""
         if continued:
-            return self.cap.wrap(sentence(f"{self.label} (continued). {self.title}"), width)
+            return sentence(f"{self.label} (continued). {self.title}")
         if self.first_caption is None:
-            return []  # the section heading right above says it all
-        return self.cap.wrap(sentence(f"{self.label}. {self.first_caption}" if self.first_caption else self.label), width)
+            return ""
+        return sentence(f"{self.label}. {self.first_caption}" if self.first_caption else self.label)
+
+    def caption_lines(self, continued: bool, width: float) -> list[str]:
+        text = self.caption(continued)
+        return self.cap.wrap(text, width) if text else []
+
+    def continues_line(self, start: int) -> str:
+        """What a share that starts at row ``start`` says under its rows when the table goes on overleaf."""
+        has_figures = any(c is None for c in self.measured[start])
+        return (f"{self.label} continues on the next page, with its header"
+                f"{' and the notes of its figures' if has_figures else ''} repeated there.")
 
     def shared_lines(self, width: float) -> list[str]:
         return self.shared_m.wrap(self.shared, width) if self.shared else []
@@ -866,9 +891,12 @@ class TableLayout:
         return Run(label, self.heights, self.figures_of, self.head_height, self.tail_h, make)
 
     # -- drawing one share: caption, shared conditions, header, rows, all measured above --
-    def draw(self, canv, share: TableShare, texts: dict[tuple[int, int], str], height: float) -> None:
+    def draw(self, canv, share: TableShare, block: TableBlock, height: float) -> None:
         """Draw rows share.start..share.stop with their top at ``height`` (the flowable's own
-        coordinates). ``texts`` holds each figure cell's text with the marks of its page."""
+        coordinates). Each figure cell shows its planned text, with the marks of its page: the
+        BoundCell at its row and column in ``block``, the share's block in the page plan."""
+        if block.first != share.start or len(block.rows) != share.stop - share.start:
+            raise LayoutError(f"{self.label}: its planned rows are not the rows drawn")
         width = self.width
         HEAD, CELL = self.head_style, self.cell_style
         table_w = sum(self.widths)
@@ -937,7 +965,10 @@ class TableLayout:
                 cell_lines = lines[c]
                 ly = y - PAD_Y - CELL.leading + lift
                 if cell_lines is None:
-                    text = texts[(r, c)]
+                    planned = block.rows[r - share.start][c]
+                    if not isinstance(planned, BoundCell):
+                        raise LayoutError(f"{self.label}: row {r + 1}, column {c + 1} is a figure the plan does not hold")
+                    text = planned.shown_text
                     want = NARROW_OBLIQUE if self.derived[c] else NARROW
                     if current != want:
                         t.font(want, CELL.size)
@@ -958,15 +989,15 @@ class TableLayout:
         if share.continues:
             t.font(SMALL.font, SMALL.size)
             t.colour(GREY)
-            has_figures = any(c is None for c in self.measured[share.start])
-            t.text(0, bottom - SMALL.leading, f"{self.label} continues on the next page, with its header"
-                   f"{' and the notes of its figures' if has_figures else ''} repeated there.")
+            [line] = block.footer  # planned: this share's "continues" line
+            t.text(0, bottom - SMALL.leading, line.text)
         t.close()
 
 
-def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -> None:
-    """A page's notes area, top at ``height``: a rule, then '[a] note' for each note of the page, in
-    columns filled top down and left to right where the page is wide (as planned: pdf_layout.balance)."""
+def draw_notes(canv, page: Page, block: TextBlock, notebook: NoteBook, height: float) -> None:
+    """A page's notes area, top at ``height``: a rule, then '[a] note' for each note of the page plan's
+    notes block, in columns filled top down and left to right where the page is wide (as planned:
+    pdf_layout.balance)."""
     width = page.geometry.frame_w
     canv.saveState()
     canv.setStrokeColor(RULE)
@@ -974,21 +1005,20 @@ def draw_notes(canv, page: Page, lettering, notebook: NoteBook, height: float) -
     top = height - NOTES_TOP + 3.0
     canv.line(0, top + 2.5, min(width, 160.0), top + 2.5)
     canv.restoreState()
-    notes = lettering.notes()
     plan = page.notes_plan
-    if [n for _, n in notes] != list(page.notes):  # columns hold the notes in the order they were planned
+    if [p.text for p in block.paras] != [n.text for n in page.notes]:  # columns hold the notes in the order they were measured
         raise LayoutError(f"page {page.number}: its notes are lettered in another order than planned")
     step = column_width(width, plan.columns) + NOTE_COLUMN_GAP
     t = TextRuns(canv)
     t.colour(INK)
     lift = (NOTE.leading - NOTE.size) * 0.5 + 0.5
     x, y = 0.0, top
-    for k, (mark, note) in enumerate(notes):
+    for k, para in enumerate(block.paras):
         if k in plan.starts:
             x, y = x + step, top
-        lines = notebook.lines(note, width, plan.columns)
+        lines = notebook.text_lines(para.text, width, plan.columns)
         t.font(NOTE_MARK.font, NOTE_MARK.size)
-        t.text(x, y - NOTE.leading + lift, f"[{mark}]")
+        t.text(x, y - NOTE.leading + lift, f"[{para.mark}]")
         t.font(NOTE.font, NOTE.size)
         t.lines(x + NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
         y -= len(lines) * NOTE.leading + NOTE_GAP
@@ -1007,7 +1037,7 @@ def density(pages: Sequence[Page]) -> dict:
             orientations.append(page.geometry.name)
         for k, item in enumerate(page.items):
             for share in shares_of(item.payload):
-                if isinstance(share, TableShare) and share.meta is not None:  # a result table, not the sources
+                if isinstance(share, TableShare) and share.of is not None:  # a result table, not the sources
                     if share.layout.part == 0:
                         rows += share.stop - share.start
                     sizes.append(share.layout.size)

@@ -1,0 +1,105 @@
+"""The PDF briefing's pages as a frozen plan: once the pager (pdf_layout.Pager) has filled every
+page, each page becomes a ``layout.document.Unit`` whose blocks hold, at the positions the pager
+gave them, everything that is a figure, with its text as that page shows it (the marks of the
+page), its letters, its notes and its location; the manifest is built from that plan, and the
+painter (pdf.py's ``_build``) draws each figure's text from it.
+
+What draws a block stays on the painter's side (``Planned.drawers``): the measured table and chart
+layouts, which hold their wrapped lines, and the platypus flowables of the prose, which must draw
+their own lines for the briefing to stay byte-identical. The frozen model holds no library object.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..layout.document import Bar, BoundCell, ChartBlock, Document, Frame, Location, Para, TableBlock, TextBlock
+from ..report import BoundFigure
+from . import pdf_layout as lay
+from .pdf_chart import ChartShare
+from .pdf_layout import CAPTION, CELL, CONTINUES_H, NOTE, SHARED, SMALL, LayoutError, Page, TableShare
+from .pdf_text import clean
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """What draws one block (painter-side): a flowable, wrapped first at the frame's width where the
+    briefing always did (a paragraph re-wraps there), else drawn as measured."""
+
+    flow: Any
+    wrap: bool = True
+
+
+@dataclass(frozen=True)
+class Planned:
+    document: Document
+    drawers: tuple[tuple[Drawn, ...], ...]  # per unit, per block: what draws it
+
+
+def bound(fig: BoundFigure, lettering, where: Location) -> BoundCell:
+    """A figure as its page shows it: its text with the page's marks, the letters of those marks and
+    the notes they resolve to (what walk.Walk.place recorded)."""
+    return BoundCell(fig, lettering.text(fig), lettering.letters(fig),
+                     tuple(n.text for n in lettering.notes_of(fig)), where)
+
+
+def table_block(share: TableShare, page: int, lettering, frame: Frame) -> TableBlock:
+    """A page's share of a table: its rows' cells (a figure bound at its page, table, row and
+    column, the rows counted from the share's first), its head and its "continues" line."""
+    layout, of = share.layout, share.of
+    rows = []
+    for r in range(share.start, share.stop):
+        row = []
+        for c, value in enumerate(layout.cells[r]):
+            if isinstance(value, BoundFigure):
+                if of is None:
+                    raise LayoutError(f"{layout.label}: a figure in a table that has no location")
+                row.append(bound(value, lettering, Location("page", page, "table", of.number,
+                                                            row=r - share.start + 1, column=c + 1)))
+            else:
+                row.append(value[0])  # the cell's text, cleaned (pdf_text.clean)
+        rows.append(tuple(row))
+    head = []
+    caption = layout.caption(share.continued)
+    if caption:
+        head.append(Para(caption, CAPTION.size, bold=True))
+    if layout.shared:
+        head.append(Para(layout.shared, SHARED.size, italic=True))
+    footer = (Para(layout.continues_line(share.start), SMALL.size, italic=True),) if share.continues else ()
+    return TableBlock(
+        name=layout.label or "table", frame=frame, headers=tuple(layout.headers), rows=tuple(rows),
+        widths=tuple(layout.widths), header_h=layout.head_h, row_heights=tuple(layout.heights[share.start:share.stop]),
+        footer=footer, footer_heights=(CONTINUES_H,) * len(footer), body_pt=layout.size, note_pt=NOTE.size,
+        figure_columns=tuple(c for c, numeric in enumerate(layout.numeric) if numeric), first=share.start,
+        of=len(layout.rows), head=tuple(head))
+
+
+def chart_block(share: ChartShare, page: int, lettering, frame: Frame) -> ChartBlock:
+    """A page's share of a chart: a bar per row (a figure bound at its page, chart and bar, the bars
+    counted from the share's first; else the words that say why it has none), its rank first
+    among its category's lines where the chart shows ranks."""
+    layout, of = share.layout, share.of
+    bars = []
+    for i in range(share.start, share.stop):
+        bar = layout.bars[i]
+        if isinstance(bar.cell, BoundFigure):
+            if of is None:
+                raise LayoutError(f"{layout.label}: a figure in a chart that has no location")
+            cell = bound(bar.cell, lettering, Location("page", page, "chart", of.number, point=i - share.start + 1))
+        else:
+            cell = clean(bar.cell, lay.CELL_LIMIT)
+        bars.append(Bar(tuple(([bar.rank] if bar.rank else []) + list(layout.label_lines[i])), cell))
+    head = layout.head_height(share.continued)
+    [(_, title), *_] = layout.head_lines(share.continued)
+    return ChartBlock(
+        name=layout.label, frame=frame, title=tuple(title), title_pt=CAPTION.size, series=layout.unit,
+        bars=tuple(bars), label_pt=CELL.size, axis_max=layout.vmax,
+        plot=Frame(frame.left + layout.plot_x, frame.top + head, layout.plot_w, sum(layout.heights[share.start:share.stop])),
+        band=layout.band or None, band_words=layout.legend(), chart_notes=(layout.shared,))
+
+
+def notes_block(page: Page, lettering, frame: Frame) -> TextBlock:
+    """A page's notes area: one paragraph per note of its figures, "[a] text", in the order of its
+    marks, in the columns the pager measured."""
+    return TextBlock("Notes", frame, tuple(Para(note.text, NOTE.size, mark=mark) for mark, note in lettering.notes()),
+                     columns=page.notes_plan.columns, column_gap=lay.NOTE_COLUMN_GAP)
