@@ -82,7 +82,7 @@ _COSTS = (
 )
 _COST_QUALIFIER = ("cost per million tokens", "cost per million tokens", "tokens per dollar")  # one per _COSTS
 
-_BAND = re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable: [^)]*\)|\([^()]{1,60}: no band\))")
+_BAND = re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable(?:: [^)]*)?\)|\([^()]{1,60}: no band\))")
 MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
 _MARKS = re.compile(r"\s?((?:\[" + MARK + r"\])+)")
 _LABELS = re.compile(r"(?:\s(?:derived|unverified|own measurement,?))+")

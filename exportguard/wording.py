@@ -67,6 +67,18 @@ def band_words(slack: Slack) -> str:
     return f"±{percent(slack.band_fraction)}" if slack.estimable else slack_words(slack)
 
 
+NO_SLACK = "(slack not estimable)"  # a figure of a cohort without an estimable shape slack: its table note says why
+
+
+def figure_band_words(slack: Slack) -> str:
+    """The band a figure's text carries: '±5.4%'; '(slack not estimable)' for a cohort whose shape slack
+    cannot be estimated (the reason, a property of the cohort, is its table note's, stated once); an
+    own cohort's '(single run: no band)'."""
+    if slack.estimable:
+        return band_words(slack)
+    return f"({band_words(slack)})" if slack.basis == "repeats" else NO_SLACK
+
+
 # The label an own measurement's figure carries after its marks, so that a copied figure says what it
 # is and can never pass as an MLPerf one (detect.py reads it back).
 OWN_LABEL = "own measurement,"
@@ -78,9 +90,8 @@ def _labels(derived: bool, verified: bool, own: bool) -> list[str]:
 
 def binding_words(unit_text: str, slack: Slack, marks: str = "", derived: bool = False, verified: bool = True,
                   own: bool = False) -> str:
-    """Everything a figure's number carries after it: unit, band (or why none), marks, labels."""
-    band = band_words(slack) if slack.estimable else f"({band_words(slack)})"
-    return " ".join([unit_text, band] + ([marks] if marks else []) + _labels(derived, verified, own))
+    """Everything a figure's number carries after it: unit, band (or that it has none), marks, labels."""
+    return " ".join([unit_text, figure_band_words(slack)] + ([marks] if marks else []) + _labels(derived, verified, own))
 
 
 def figure_words(value: float, unit_text: str, slack: Slack, marks: str = "", *, decimals: int | None = None,
@@ -95,8 +106,8 @@ def figure_parts(value: float, unit_text: str, slack: Slack, *, decimals: int | 
                  verified: bool = True, own: bool = False) -> tuple[str, str]:
     """figure_words around its marks: ('101,527 tok/s ±5.4%', ' unverified'), for a figure whose
     text is written with the marks of each place it stands in (with_marks)."""
-    band = band_words(slack) if slack.estimable else f"({band_words(slack)})"
-    return f"{number(value, decimals)} {unit_text} {band}", "".join(" " + x for x in _labels(derived, verified, own))
+    return (f"{number(value, decimals)} {unit_text} {figure_band_words(slack)}",
+            "".join(" " + x for x in _labels(derived, verified, own)))
 
 
 def with_marks(parts: tuple[str, str], marks: str) -> str:

@@ -52,7 +52,7 @@ def _report_for(results, split: bool) -> Report:
 
 
 ALL: list = []
-FIGURE = re.compile(r"^[\d,.]+ [\w/ .]+? (±\d+(\.\d+)?%|\(slack not estimable: [^)]+\)) (\[[a-z]+\])+( derived)?( unverified)?$")
+FIGURE = re.compile(r"^[\d,.]+ [\w/ .]+? (±\d+(\.\d+)?%|\(slack not estimable(?:: [^)]+)?\)) (\[[a-z]+\])+( derived)?( unverified)?$")
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

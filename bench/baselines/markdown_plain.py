@@ -30,7 +30,7 @@ def run(rows, slack, path) -> None:
         lines.append(f"| {t.rank_words(position, lo, hi)} | {ident.submitter.translate(CELL)} | "
                      f"{ident.system_name.translate(CELL)} | {conf.accelerator.translate(CELL)} | {scale} | "
                      f"{ident.availability} | {ident.result_id} | "
-                     f"{shape.tokens_per_sample:.1f} tokens/sample ({shape.tokens_per_sample_basis}) | {text} |")
+                     f"{shape.tokens_per_sample:.1f} ({shape.tokens_per_sample_basis}) | {text} |")
         notes.append(f"- [{m}] {note.translate(CELL)}")
         placed.append((f"section 1, table row {k + 1}, column 9", r, text, None, m, note, detail))
     lines += ["", *notes, "", f"<sub>{LEGEND}</sub>", "", "## Caveat", "", *(p + "\n" for p in FULL), LEGEND, "",

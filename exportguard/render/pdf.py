@@ -336,7 +336,10 @@ class PdfRenderer:
         table needs its width for the full type size; else the one of the two whose plan takes
         fewer pages (planned, not drawn)."""
         portrait, landscape = (lay.geometry(page_size, o) for o in lay.ORIENTATIONS)
-        if self._fits(report, portrait, lay.WORD_CAPS[0]):
+        # a table that holds its columns on a portrait page may still need many more lines there: portrait
+        # where its rows take no more pages' worth of height than in landscape
+        if self._fits(report, portrait, lay.WORD_CAPS[0]) and \
+                self._rows_height(report, portrait) / portrait.frame_h <= self._rows_height(report, landscape) / landscape.frame_h:
             return "portrait"
         if not self._fits(report, portrait, lay.WORD_CAPS[-1]) or not self._fits(report, landscape, lay.WORD_CAPS[-1]):
             return "landscape"
@@ -346,6 +349,19 @@ class PdfRenderer:
             walk(report, trial)
             pages[o] = len(trial.pager.pages)
         return "portrait" if pages["portrait"] <= pages["landscape"] else "landscape"
+
+    def _rows_height(self, report: Report, g: Geometry) -> float:
+        """The height the rows of the report's tables take laid out on a page of this geometry."""
+        total = 0.0
+        for s in report.sections:
+            if isinstance(s, TableSection):
+                layout = self._table_layout(s.table, 0, "", "")
+                try:
+                    layout.fit(lay.fits_for(g))
+                except LayoutError:
+                    return float("inf")
+                total += sum(layout.heights)
+        return total
 
     def _fits(self, report: Report, g: Geometry, cap: float) -> bool:
         """Does every table of the report hold its columns on a page of this geometry, at the full
