@@ -853,6 +853,8 @@ def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
         return False  # '8 GPUs', '450 ms', '24,576 samples', '3.3x'
     if w and rest[w.end():].lstrip()[:1] == "/":
         return False  # '~550 in / 250 out tokens per request': a shape, not a throughput
+    if w and re.fullmatch(r"\s*\d*", rest[w.end():]) and line_end >= 0 and text[line_end + 1:line_end + 40].lstrip()[:1] == "/":
+        return False  # the same, broken after its word: '~550 in' (a contents line's page number after it) then '/ 250 out ...'
     if not rest and line_end >= 0 and _SHAPE_CLASS_NEXT.match(text, line_end + 1):
         return False  # the same, broken over two lines: '~550' then 'in / 250 out ...'
     if not rest and line_end >= 0:  # a page wrapped the line between a number and its word: '1,024' then 'tokens)'

@@ -305,6 +305,9 @@ def lean_table(table: BoundTable) -> BoundTable | None:
     lean = lean_columns(keys, bool(results[0].own), results)
     if lean == keys:
         return None
+    problems = _hidden_differences(results, lean, table.title)
+    if problems:  # lean_columns adds what a comparison must show: never expected, never passed over
+        raise GuardError(problems)
     keep = [keys.index(k) for k in lean]
     shared = Shared.of(results, shown=lean)
     rows = []

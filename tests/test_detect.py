@@ -92,6 +92,9 @@ def test_figures_as_people_write_them(text):
     ("8 528 tok/s", [528.0]),
     ("Own runs: closed loop; ~550 in / 250 out tokens per request (tokens/s)", []),  # a shape class
     ("Own runs (tokens/s): target rate 4 per second; ~550\nin / 4,010 out tokens per request", []),
+    ("3. vLLM runs: Own runs: closed loop, 8 requests in flight; ~550 in\n/ 250 out tokens per request (tokens/s)", []),
+    # a contents line as pypdf reads it: the page number after the first line's last word
+    ("3. vLLM runs: Own runs: closed loop, 8 requests in flight; ~550 in 3\n/ 250 out tokens per request (tokens/s)", []),
     ("Band ±0.5%: half the run-to-run spread of 0.9% (output tokens/s of 3 repeated runs, from 774.0 to 781.2).", []),  # an extracted table's two columns in an English text, not 8,528
 ])
 def test_other_numbers_are_not_figures(text, figures):

@@ -152,3 +152,24 @@ def _unmet(name):
                                   _unmet("top8-table-4x3")])
 def test_a_top_n_section_takes_one_slide(decks, name):
     assert len(_figure_slides(decks[name])) == 1
+
+
+def test_an_ad_hoc_cohort_deck_keeps_real_columns_with_their_rest_in_the_notes(v51_store):
+    """The default columns do not fit a 16:9 slide at 11 / 9 pt: the lean ones do, each row's note
+    carrying what left the table, and no column is collapsed into a "Result" cell."""
+    from exportguard.layout.bounds import Floors, problems
+    from exportguard.layout.document import TableBlock
+    from exportguard.render.pptx_plan import plan_deck
+    from exportguard.render.pptx_template import open_template
+    from exportguard.spec import spec_from_filters
+
+    report = build_report(v51_store, spec_from_filters(dict(round="v5.1", division="closed", model="llama2-70b",
+                                                            accuracy_track="99", scenario="Offline"), False))
+    deck = plan_deck(report, open_template(None))
+    tables = [b for u in deck.units for b in u.blocks if isinstance(b, TableBlock) and any(b.cells())]
+    assert {b.headers for b in tables} == {("Rank", "Submitter", "System", "Accelerators", "Throughput")}
+    assert sum(len(b.rows) for b in tables) == 47 and min(b.body_pt for b in tables) >= TABLE_PT
+    assert problems(deck, Floors(text=TABLE_PT, notes=NOTE_PT)) == []
+    for cell in (c for b in tables for c in b.cells()):
+        [note] = cell.notes
+        assert "tokens/sample" in note and "ccelerator" in note, note

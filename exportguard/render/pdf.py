@@ -46,6 +46,7 @@ from reportlab.platypus import Flowable, Paragraph
 
 from .. import __version__
 from ..clock import resolve as resolve_clock
+from ..guard import lean_table
 from ..citation import result_id_cell, suite_name
 from ..layout.document import BoundCell, Document, Frame, KpiBlock, Location, Para, TextBlock, Unit
 from ..manifest import build as build_manifest
@@ -1067,9 +1068,46 @@ def render_document(report: Report, path, page_size: str | None = None, orientat
     ``page_size`` ("a4", "letter") or ``orientation`` ("portrait", "landscape") say otherwise (the
     CLI's --page-size and --orientation, a spec's outputs.page_size and orientation)."""
     with _no_cyclic_gc():
+        report = lean_where_denser(report, page_size or "a4", orientation)
         renderer = PdfRenderer(report, Path(path), page_size or "a4", orientation)
         manifest = walk(report, renderer, resolve_clock(clock))
         return Rendered(manifest, renderer.pager.pages, renderer.plan.document)
+
+
+def lean_where_denser(report: Report, page_size: str, orientation: str | None = None) -> Report:
+    """The report as the briefing shows it: a table of the default columns (no --columns, no spec
+    columns) whose rows and notes take more pages' worth of height than the lean columns' (rank,
+    submitter, system, accelerators, each column the rows' differences need, the figures:
+    guard.lean_table) is shown with the lean ones, every row's note saying what left the table
+    (accelerator, result ID, tokens per sample). Columns asked for stay."""
+    register_fonts()
+    geometries = [lay.geometry(page_size, o) for o in ((orientation,) if orientation else lay.ORIENTATIONS)]
+    metrics = Metrics()
+    sections, changed = [], False
+    for s in report.sections:
+        lean = lean_table(s.table) if isinstance(s, TableSection) else None
+        if lean is not None and _pages_of(metrics, lean, geometries) < _pages_of(metrics, s.table, geometries):
+            s, changed = replace(s, table=lean), True
+        sections.append(s)
+    return replace(report, sections=tuple(sections)) if changed else report
+
+
+def _pages_of(metrics: Metrics, table: BoundTable, geometries: Sequence[Geometry]) -> float:
+    """About how many pages a table's rows and their notes fill, on the best of these geometries."""
+    kinds = [c.kind for c in table.columns]
+    notes = list(dict.fromkeys(n for _, _, f in table.figures() for n in f.notes))
+    best = float("inf")
+    for g in geometries:
+        layout = TableLayout(metrics, label="", title="", shared="", headers=[c.header for c in table.columns],
+                             rows=table.rows, numeric=[k in ("figure", "derived") for k in kinds],
+                             derived=[k == "derived" for k in kinds],
+                             whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)])
+        try:
+            layout.fit(lay.fits_for(g))
+        except LayoutError:
+            continue
+        best = min(best, (sum(layout.heights) + NoteBook(metrics).block(notes, g.frame_w)) / g.frame_h)
+    return best
 
 
 @contextmanager
