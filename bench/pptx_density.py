@@ -106,6 +106,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cohorts", type=int, default=None, help="only the first N v5.1 cohorts")
     args = parser.parse_args()
+    from exportguard.errors import ExportguardError
     from exportguard.render import export
     from exportguard.render.pptx_template import build_default
     from exportguard.store import open_store
@@ -117,7 +118,11 @@ def main() -> int:
         corp = Path(tmp) / "corp-4x3.pptx"
         corp.write_bytes(build_default(width_in=10, font="DejaVu Serif"))
         for i, (name, report, template) in enumerate(cases(store, corp, args.cohorts)):
-            [path] = export(report, [Path(tmp) / f"deck{i}.pptx"], **({"template": template} if template else {}))
+            try:
+                [path] = export(report, [Path(tmp) / f"deck{i}.pptx"], **({"template": template} if template else {}))
+            except ExportguardError as refused:  # a table that cannot fit a slide at 11 / 9 pt
+                out.append((name, str(refused)))
+                continue
             out.append((name, measure(path)))
 
     def pt(x):
@@ -126,6 +131,9 @@ def main() -> int:
     print(f"{'deck':52} {'slides':>6} {'figure slides':>13} {'rows':>5} {'rows/slide':>10} {'most':>5} "
           f"{'table pt':>8} {'notes pt':>8} {'labels pt':>9}")
     for name, d in out:
+        if isinstance(d, str):
+            print(f"{name[:52]:52} refused: {d[:120]}")
+            continue
         per = str(d["full"]) if d["full"] is not None else f"all {d['rows']}" if d["rows"] else "-"
         figure = sum(len(v) for v in d["sections"].values())
         print(f"{name[:52]:52} {d['slides']:>6} {figure:>13} {d['rows']:>5} {per:>10} {d['most']:>5} "

@@ -204,6 +204,13 @@ class _Planner:
             table, table_note, said, shared, view, plan = planned(lean, combine=True)
         elif plan.forced:
             table, table_note, said, shared, view, plan = planned(table, combine=True)
+        if plan.forced:  # not even one row with its notes fits at 11 / 9 pt: drawn, it would run off the slide
+            raise ExportguardError(
+                f"table {title!r} does not fit a {self.body.width / 72:.1f} x {self.body.height / 72:.1f} in slide body "
+                f"at {lay.TABLE_LADDER[-1][0]:g} / {lay.TABLE_LADDER[-1][1]:g} pt: its {len(table.columns)} columns "
+                f"({', '.join(c.key for c in table.columns)}) with one row and its notes need more, even with its text "
+                "columns in one cell. Nothing was written. Way out: fewer columns (--columns, or columns in the "
+                "section), a wider template, or an .xlsx or .pdf export, which hold them")
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             part = doc.part(n, section.title, table, start, stop)
