@@ -51,9 +51,8 @@ def _block_problems(block, floors: Floors) -> Iterator[str]:
             yield f"table {block.name!r} is {sum(block.widths):.1f} pt wide in a {block.frame.width:.1f} pt frame"
         if block.rows and block.body_pt < floors.text:
             yield f"table {block.name!r} text at {block.body_pt:g} pt, under {floors.text:g}"
-        small = [p for p in block.footer if p.size < floors.notes]
-        if small:
-            yield f"table {block.name!r} notes at {min(p.size for p in small):g} pt, under {floors.notes:g}"
+        if block.rows and block.note_pt < floors.notes:  # its footer rows' notes (a "continues" line is not one)
+            yield f"table {block.name!r} notes at {block.note_pt:g} pt, under {floors.notes:g}"
     elif isinstance(block, ChartBlock):
         if block.label_pt < floors.labels:
             yield f"chart {block.name!r} labels at {block.label_pt:g} pt, under {floors.labels:g}"

@@ -165,7 +165,7 @@ class ChartBlock:
     bars: tuple[Bar, ...]
     label_pt: float
     axis_max: float
-    plot: Frame  # inside ``frame``
+    plot: Frame  # the bars' area, from ``frame``'s top left corner
     band: float | None  # the band as a fraction of each bar, or None: no error bars
     band_words: str = ""
     chart_notes: tuple[str, ...] = ()  # what the chart's embedded data states beside its figures

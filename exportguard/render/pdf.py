@@ -82,13 +82,13 @@ def _pstyle(name: str, style: Style, **kw) -> ParagraphStyle:
 
 P_BODY = _pstyle("eg-body", BODY)
 P_LEAD = _pstyle("eg-lead", Style(SANS_BOLD, BODY.size, BODY.leading))
-P_SMALL = _pstyle("eg-small", Style(SANS_OBLIQUE, 7.6, 9.6), textColor=GREY)
+P_SMALL = _pstyle("eg-small", Style(SANS_OBLIQUE, 8.0, 10.0), textColor=GREY)  # legend, warnings: read as notes
 P_TITLE = _pstyle("eg-title", TITLE)
 P_SUB = _pstyle("eg-sub", Style(SANS, 10.5, 14.0), textColor=GREY)
 P_CAVEAT = _pstyle("eg-caveat", Style(SANS_OBLIQUE, 9.0, 12.4))
 P_KPI_COND = _pstyle("eg-kpi-cond", Style(SANS, 9.0, 12.0))
 P_KPI_WHO = _pstyle("eg-kpi-who", Style(SANS, 8.4, 11.0), textColor=GREY)
-P_KPI_SHARED = _pstyle("eg-kpi-shared", Style(lay.NARROW_OBLIQUE, 7.3, 9.0), textColor=GREY)
+P_KPI_SHARED = _pstyle("eg-kpi-shared", Style(lay.NARROW_OBLIQUE, lay.SHARED.size, lay.SHARED.leading), textColor=GREY)
 
 
 # -- flowables: each draws exactly what was measured ------------------------------------------------

@@ -94,7 +94,7 @@ def chart_block(share: ChartShare, page: int, lettering, frame: Frame) -> ChartB
     return ChartBlock(
         name=layout.label, frame=frame, title=tuple(title), title_pt=CAPTION.size, series=layout.unit,
         bars=tuple(bars), label_pt=CELL.size, axis_max=layout.vmax,
-        plot=Frame(frame.left + layout.plot_x, frame.top + head, layout.plot_w, sum(layout.heights[share.start:share.stop])),
+        plot=Frame(layout.plot_x, head, layout.plot_w, sum(layout.heights[share.start:share.stop])),
         band=layout.band or None, band_words=layout.legend(), chart_notes=(layout.shared,))
 
 
