@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from ..layout.document import Frame
+
 EMU_PER_PT = 12_700
 SAFETY = 1.03  # measured widths are stretched by this much: kerning, hinting and renderers differ (LibreOffice
 # draws DejaVu Sans within 0.3% of PIL's advance widths)
@@ -282,20 +284,9 @@ def _wrap(face: _Face, text: str, width_em: float, build: bool):
 
 # -- geometry ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Box:
-    left: float
-    top: float
-    width: float
-    height: float
-
-    @property
-    def bottom(self) -> float:
-        return self.top + self.height
-
-    @property
-    def right(self) -> float:
-        return self.left + self.width
+@dataclass(frozen=True, slots=True)
+class Box(Frame):
+    """A plan's rectangle in points (layout.document.Frame) that python-pptx takes in EMU."""
 
     def emu(self) -> tuple[int, int, int, int]:
         return emu(self.left), emu(self.top), emu(self.width), emu(self.height)
