@@ -21,8 +21,10 @@ def prepare(report):
     from exportguard.render.walk import Lettering
     from exportguard.report import BoundFigure
 
+    from exportguard.render.pdf import lean_where_denser
+
     register_fonts()
-    table = report.sections[0].table
+    table = lean_where_denser(report, "a4").sections[0].table  # the columns the briefing shows
     layout = lay.TableLayout(lay.Metrics(), label="Table 1", title=table.title, shared="",
                              headers=[c.header for c in table.columns], rows=table.rows, letters=2)
     layout.geometry = layout.fit(lay.FITS)

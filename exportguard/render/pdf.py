@@ -33,6 +33,7 @@ over-full is an error before anything is drawn.
 from __future__ import annotations
 
 import gc
+import math
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -333,15 +334,17 @@ class PdfRenderer:
         self.plan: Planned | None = None  # the frozen plan of the pages, once they are final (back)
 
     def _orientation(self, report: Report, page_size: str) -> str:
-        """Portrait where every table holds its columns with their words whole; landscape where a
-        table needs its width for the full type size; else the one of the two whose plan takes
-        fewer pages (planned, not drawn)."""
+        """Where every table holds its columns on a portrait page with their words whole: portrait if
+        its rows take no more pages' worth of height there than on a landscape page, else landscape
+        (judged on each table's first rows); landscape where a table needs its width for the full type
+        size; else the one of the two whose plan takes fewer pages (planned, not drawn)."""
         portrait, landscape = (lay.geometry(page_size, o) for o in lay.ORIENTATIONS)
-        # a table that holds its columns on a portrait page may still need many more lines there: portrait
-        # where its rows take no more pages' worth of height than in landscape
-        if self._fits(report, portrait, lay.WORD_CAPS[0]) and \
-                self._rows_height(report, portrait) / portrait.frame_h <= self._rows_height(report, landscape) / landscape.frame_h:
-            return "portrait"
+        # a table that holds its columns on a portrait page may still need many more lines there
+        if self._fits(report, portrait, lay.WORD_CAPS[0]):
+            # in whole pages: a short table that takes a page either way stays portrait
+            denser = math.ceil(self._rows_height(report, portrait) / portrait.frame_h) <= \
+                math.ceil(self._rows_height(report, landscape) / landscape.frame_h)
+            return "portrait" if denser else "landscape"
         if not self._fits(report, portrait, lay.WORD_CAPS[-1]) or not self._fits(report, landscape, lay.WORD_CAPS[-1]):
             return "landscape"
         pages = {}
@@ -355,8 +358,8 @@ class PdfRenderer:
         """The height the rows of the report's tables take laid out on a page of this geometry."""
         total = 0.0
         for s in report.sections:
-            if isinstance(s, TableSection):
-                layout = self._table_layout(s.table, 0, "", "")
+            if isinstance(s, TableSection):  # the first rows: both orientations are judged on the same ones
+                layout = self._table_layout(replace(s.table, rows=s.table.rows[:DENSITY_SAMPLE]), 0, "", "")
                 try:
                     layout.fit(lay.fits_for(g))
                 except LayoutError:
@@ -1074,6 +1077,9 @@ def render_document(report: Report, path, page_size: str | None = None, orientat
         return Rendered(manifest, renderer.pager.pages, renderer.plan.document)
 
 
+DENSITY_SAMPLE = 200  # rows of a table on which its density in each layout is judged
+
+
 def lean_where_denser(report: Report, page_size: str, orientation: str | None = None) -> Report:
     """The report as the briefing shows it: a table of the default columns (no --columns, no spec
     columns) whose rows and notes take more pages' worth of height than the lean columns' (rank,
@@ -1085,9 +1091,11 @@ def lean_where_denser(report: Report, page_size: str, orientation: str | None = 
     metrics = Metrics()
     sections, changed = [], False
     for s in report.sections:
-        lean = lean_table(s.table) if isinstance(s, TableSection) else None
-        if lean is not None and _pages_of(metrics, lean, geometries) < _pages_of(metrics, s.table, geometries):
-            s, changed = replace(s, table=lean), True
+        # judged on the first rows (the same share of a page either way), bound again in full only if chosen
+        sample = replace(s.table, rows=s.table.rows[:DENSITY_SAMPLE]) if isinstance(s, TableSection) else None
+        lean = lean_table(sample) if sample is not None else None
+        if lean is not None and _pages_of(metrics, lean, geometries) < _pages_of(metrics, sample, geometries):
+            s, changed = replace(s, table=lean_table(s.table)), True
         sections.append(s)
     return replace(report, sections=tuple(sections)) if changed else report
 
