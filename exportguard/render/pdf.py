@@ -334,17 +334,16 @@ class PdfRenderer:
 
     def _orientation(self, report: Report, page_size: str) -> str:
         """Where every table holds its columns on a portrait page with their words whole: portrait if
-        its rows take no more pages' worth of height there than on a landscape page, else landscape
+        its rows take no larger share of a page there than on a landscape page, else landscape
         (judged on each table's first rows); landscape where a table needs its width for the full type
-        size; else the one of the two whose plan takes fewer pages (planned, not drawn)."""
+        size; else the one of the two whose plan takes fewer pages (planned, not drawn), and on a tie the
+        one whose rows take the smaller share of a page."""
         portrait, landscape = (lay.geometry(page_size, o) for o in lay.ORIENTATIONS)
         # a table that holds its columns on a portrait page may still need many more lines there
         if self._fits(report, portrait, lay.WORD_CAPS[0]):
             # in share of a page: a table whose rows wrap to two or three times the height in portrait
             # (a briefing's eight columns: 671 pt against 248) reads better across a landscape page
-            denser = self._rows_height(report, portrait) / portrait.frame_h <= \
-                self._rows_height(report, landscape) / landscape.frame_h
-            return "portrait" if denser else "landscape"
+            return "portrait" if self._denser_in_portrait(report, portrait, landscape) else "landscape"
         if not self._fits(report, portrait, lay.WORD_CAPS[-1]) or not self._fits(report, landscape, lay.WORD_CAPS[-1]):
             return "landscape"
         pages = {}
@@ -352,7 +351,14 @@ class PdfRenderer:
             trial = PdfRenderer(report, Path("plan-only.pdf"), page_size, o, draw=False)
             walk(report, trial)
             pages[o] = len(trial.pager.pages)
-        return "portrait" if pages["portrait"] <= pages["landscape"] else "landscape"
+        if pages["portrait"] != pages["landscape"]:
+            return "portrait" if pages["portrait"] < pages["landscape"] else "landscape"
+        return "portrait" if self._denser_in_portrait(report, portrait, landscape) else "landscape"
+
+    def _denser_in_portrait(self, report: Report, portrait: Geometry, landscape: Geometry) -> bool:
+        """Do the tables' rows take no larger share of a page in portrait than in landscape?"""
+        return self._rows_height(report, portrait) / portrait.frame_h <= \
+            self._rows_height(report, landscape) / landscape.frame_h
 
     def _rows_height(self, report: Report, g: Geometry) -> float:
         """The height the rows of the report's tables take laid out on a page of this geometry."""
