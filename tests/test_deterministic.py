@@ -202,6 +202,17 @@ def _regenerate(request) -> bool:
     return wanted
 
 
+def assert_golden(text: str, path: Path, request, what: str) -> None:
+    """``text`` is the golden file at ``path`` (written first when regenerating: _regenerate)."""
+    if _regenerate(request):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="")
+    assert path.is_file(), f"{path} is missing: run with EXPORTGUARD_REGEN_GOLDEN=1 to write it (see the docstring)"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{what} differs from {path}; if the change is meant, regenerate (EXPORTGUARD_REGEN_GOLDEN=1) and review "
+        f"`git diff {path.parent.relative_to(ROOT)}/`")
+
+
 @pytest.fixture(scope="module")
 def golden_export(small_report, tmp_path_factory):
     folder = tmp_path_factory.mktemp("golden")
@@ -225,15 +236,7 @@ def _golden_texts(files) -> dict[str, str]:
                                   "golden.pptx.ppt_slides_slide2.xml", "golden.pptx.ppt_slides_slide3.xml",
                                   "golden.xlsx.xl_worksheets_sheet1.xml"])
 def test_golden_file(name, golden_export, request):
-    text = _golden_texts(golden_export)[name]
-    path = GOLDEN / name
-    if _regenerate(request):
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="")
-    assert path.is_file(), f"{path} is missing: run with EXPORTGUARD_REGEN_GOLDEN=1 to write it (see the docstring)"
-    expected = path.read_text(encoding="utf-8")
-    assert text == expected, (f"{name} differs from {path}; if the change is meant, regenerate "
-                              "(EXPORTGUARD_REGEN_GOLDEN=1) and review `git diff tests/golden/`")
+    assert_golden(_golden_texts(golden_export)[name], GOLDEN / name, request, name)
 
 
 def test_a_selection_is_dated_by_the_export_clock(monkeypatch):
@@ -289,12 +292,5 @@ def example_export(fixed_store, tmp_path_factory):
 
 @pytest.mark.parametrize("ext", FORMATS)
 def test_golden_text_of_the_example_deck(ext, example_export, request):
-    text = text_form(example_export[f"executive-deck.{ext}"])
-    path = GOLDEN / "examples" / f"executive-deck.{ext}.txt"
-    if _regenerate(request):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="")
-    assert path.is_file(), f"{path} is missing: run with EXPORTGUARD_REGEN_GOLDEN=1 to write it (see the docstring)"
-    assert text == path.read_text(encoding="utf-8"), (
-        f"the text of executive-deck.{ext} differs from {path}; if the change is meant, regenerate "
-        "(EXPORTGUARD_REGEN_GOLDEN=1) and review `git diff tests/golden/`")
+    assert_golden(text_form(example_export[f"executive-deck.{ext}"]), GOLDEN / "examples" / f"executive-deck.{ext}.txt",
+                  request, f"the text of executive-deck.{ext}")

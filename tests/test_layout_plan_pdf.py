@@ -25,7 +25,7 @@ from exportguard.layout.document import BoundCell, ChartBlock, KpiBlock, TableBl
 from exportguard.render import pdf
 from exportguard.render.pdf_layout import LayoutError
 from exportguard.spec import build_report, load_spec, parse_spec
-from tests.test_deterministic import EPOCH, SMALL_SPEC, _regenerate, fixed_store  # noqa: F401  (a fixture)
+from tests.test_deterministic import EPOCH, SMALL_SPEC, assert_golden, fixed_store  # noqa: F401  (a fixture)
 from tests.test_render_pdf import pages_raw, pages_text, squash
 
 pytestmark = pytest.mark.real_data
@@ -64,14 +64,7 @@ def test_golden_plan_of_the_briefing(name, planned, request):
     _, done = planned[name]
     text = _plan_text(done.document)
     assert "/work/" not in text and str(ROOT) not in text  # no machine's path in a golden file
-    path = GOLDEN / f"{name}.pdf.txt"
-    if _regenerate(request):
-        GOLDEN.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="")
-    assert path.is_file(), f"{path} is missing: run with EXPORTGUARD_REGEN_GOLDEN=1 to write it (see the docstring)"
-    assert text == path.read_text(encoding="utf-8"), (
-        f"the plan of {name}.pdf differs from {path}; if the change is meant, regenerate "
-        "(EXPORTGUARD_REGEN_GOLDEN=1) and review `git diff tests/golden/plan/`")
+    assert_golden(text, GOLDEN / f"{name}.pdf.txt", request, f"the plan of {name}.pdf")
 
 
 @pytest.mark.parametrize("name", ["small", "executive-deck"])

@@ -28,7 +28,7 @@ from exportguard.render import export
 from exportguard.render.pptx_plan import plan_deck
 from exportguard.render.pptx_template import open_template
 from exportguard.spec import build_report, load_spec, parse_spec
-from tests.test_deterministic import EPOCH, ROOT, SMALL_SPEC, _regenerate, fixed_store  # noqa: F401  (a fixture)
+from tests.test_deterministic import EPOCH, ROOT, SMALL_SPEC, assert_golden, fixed_store  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.real_data
 GOLDEN = Path(__file__).resolve().parent / "golden" / "plan"
@@ -89,15 +89,7 @@ def _tampered(document: ld.Document) -> ld.Document:
 
 @pytest.mark.parametrize("name", REPORTS)
 def test_golden_plan_text(name, plans, request):
-    text = _plan_text(plans[name])
-    path = GOLDEN / f"{name}.pptx.txt"
-    if _regenerate(request):
-        GOLDEN.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="")
-    assert path.is_file(), f"{path} is missing: run with EXPORTGUARD_REGEN_GOLDEN=1 to write it (see the docstring)"
-    assert text == path.read_text(encoding="utf-8"), (
-        f"the plan of {name} differs from {path}; if the change is meant, regenerate "
-        "(EXPORTGUARD_REGEN_GOLDEN=1) and review `git diff tests/golden/plan/`")
+    assert_golden(_plan_text(plans[name]), GOLDEN / f"{name}.pptx.txt", request, f"the plan of {name}")
 
 
 def _placements(document: ld.Document) -> list[tuple[str, str, list[str], list[str]]]:
