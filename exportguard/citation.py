@@ -325,6 +325,18 @@ def own_row_note(result: Result, shared: Shared = Shared()) -> Note:
     return Note(text, citation=Citation.of(result), detail=detail if detail != text else "")
 
 
+def _unshown_scale(c, cells: frozenset, scale: str) -> list[str]:
+    """Of a row's scale, what its cells leave out: the accelerator's name beside an Accelerators
+    column, the count and nodes beside an Accelerator column, all of it beside neither."""
+    if {"accelerator", "accelerators"} <= cells:
+        return []
+    if "accelerators" in cells:
+        return [f"{'accelerators' if '(x' in c.accelerator else 'accelerator'}: {c.accelerator}"]
+    if "accelerator" in cells:
+        return [f"{c.accelerators_total} accelerators on {c.nodes} node{'s' if c.nodes != 1 else ''}"]
+    return [scale]
+
+
 def row_note(result: Result, shared: Shared = Shared()) -> Note:
     """A result's footnote: what differs from row to row (submitter and system where the row's cells
     do not show them, result ID and
@@ -352,10 +364,7 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     # a name opens a note as written; our own words, where the row's cells give the name, with a capital
     cells = shared.shown
     shown = [who, shown_id] if not {"submitter", "system"} <= cells else [shown_id[:1].upper() + shown_id[1:]]
-    # of the scale, what the row's cells leave out: the accelerator's name, or the count and nodes
-    shown += [] if {"accelerator", "accelerators"} <= cells else [f"{'accelerators' if '(x' in c.accelerator else 'accelerator'}: {c.accelerator}"] \
-        if "accelerators" in cells else [f"{c.accelerators_total} accelerators on {c.nodes} node{'s' if c.nodes != 1 else ''}"] \
-        if "accelerator" in cells else [scale]
+    shown += _unshown_scale(c, cells, scale)
     shown += [] if "tokens_per_sample" in cells else [citation.tokens_per_sample]
     if citation.load:
         detail.append(citation.load)

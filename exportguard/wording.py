@@ -234,14 +234,15 @@ def tps_words(shape: Shape) -> str:
         return "tokens per sample not reported"
     if shape.tokens_per_sample_basis == TPS_OWN:
         return f"mean {number(shape.tokens_per_sample, 1)} output tokens per request (measured)"
-    return f"{shape.tokens_per_sample:.1f} tokens/sample ({tps_basis_words(shape.tokens_per_sample_basis)})"
+    return tps_cell(shape, " tokens/sample")
 
 
-def tps_cell(shape: Shape) -> str:
-    """A Tokens/sample column's cell: '300.9 (accuracy log)'; its header states the unit."""
+def tps_cell(shape: Shape, unit: str = "") -> str:
+    """A Tokens/sample column's cell: '300.9 (accuracy log)'; its header states the unit (tps_words
+    gives it with ``unit``)."""
     if shape.tokens_per_sample is None or shape.tokens_per_sample_basis == TPS_OWN:
         return tps_words(shape)
-    return f"{shape.tokens_per_sample:.1f} ({tps_basis_words(shape.tokens_per_sample_basis)})"
+    return f"{shape.tokens_per_sample:.1f}{unit} ({tps_basis_words(shape.tokens_per_sample_basis)})"
 
 
 def tps_basis_words(basis: str) -> str:

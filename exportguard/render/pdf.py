@@ -507,13 +507,10 @@ class PdfRenderer:
                 self.pager.add_run(layout.run(f"table {number}", make), gap=0.0)
 
     def _table_layout(self, table: BoundTable, number: int, title: str, caption: str, part: int = 0) -> TableLayout:
-        kinds = [c.kind for c in table.columns]
         return TableLayout(
             self.metrics, letters=self.letters, label=f"Table {number}", title=title, first_caption=caption,
             shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
-            headers=[c.header for c in table.columns], rows=table.rows,
-            numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds],
-            whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)], part=part)
+            part=part, **_cells_of(table))
 
     def _column_groups(self, table: BoundTable, layout: TableLayout) -> list[list[int]]:
         """The table's columns in one part when the page (or, on a portrait page, a landscape one: a
@@ -726,15 +723,11 @@ class PdfRenderer:
 
     def _panel_layout(self, number: int, table: BoundTable, k: int) -> TableLayout:
         """A beside section's panel k (0: MLPerf, then one per own cohort) as a table, not yet fit."""
-        kinds = [c.kind for c in table.columns]
         which = "MLPerf panel" if k == 0 else "Your runs panel"
         return TableLayout(
             self.metrics, letters=self.letters, label=f"Table {number}", title=f"{which}: {table.title}",
             first_caption=f"{which}: {table.cohort.label()}",
-            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
-            headers=[c.header for c in table.columns], rows=table.rows,
-            numeric=[x in ("figure", "derived") for x in kinds], derived=[x == "derived" for x in kinds],
-            whole=[x == "rank" or c.key == "result_id" for x, c in zip(kinds, table.columns)])
+            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}", **_cells_of(table))
 
     def back(self, doc: Walk) -> dict:
         r = self.report
@@ -1106,16 +1099,21 @@ def lean_where_denser(report: Report, page_size: str, orientation: str | None = 
     return replace(report, sections=tuple(sections)) if changed else report
 
 
+def _cells_of(table: BoundTable) -> dict:
+    """A table's headers and rows as TableLayout takes them, with which columns are numbers, derived
+    figures, and kept on one line (a rank's words, a result ID)."""
+    kinds = [c.kind for c in table.columns]
+    return dict(headers=[c.header for c in table.columns], rows=table.rows,
+                numeric=[k in ("figure", "derived") for k in kinds], derived=[k == "derived" for k in kinds],
+                whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)])
+
+
 def _pages_of(metrics: Metrics, table: BoundTable, geometries: Sequence[Geometry]) -> float:
     """About how many pages a table's rows and their notes fill, on the best of these geometries."""
-    kinds = [c.kind for c in table.columns]
     notes = list(dict.fromkeys(n for _, _, f in table.figures() for n in f.notes))
     best = float("inf")
     for g in geometries:
-        layout = TableLayout(metrics, label="", title="", shared="", headers=[c.header for c in table.columns],
-                             rows=table.rows, numeric=[k in ("figure", "derived") for k in kinds],
-                             derived=[k == "derived" for k in kinds],
-                             whole=[k == "rank" or c.key == "result_id" for k, c in zip(kinds, table.columns)])
+        layout = TableLayout(metrics, label="", title="", shared="", **_cells_of(table))
         try:
             layout.fit(lay.fits_for(g))
         except LayoutError:
