@@ -38,8 +38,7 @@ from .package import save as save_package
 from .pptx_adapter import adapt
 from .pptx_plan import SUBTITLE, _without_shape, plan_deck  # noqa: F401  (_without_shape: tests read titles with it)
 from .pptx_template import Template, open_template
-from .pptx_text import (CELL_LIMIT, HEADLINE_LIMIT, NAME_LIMIT, NOTE_LIMIT, PARA_LIMIT, SPEAKER_LIMIT,  # noqa: F401
-                        TITLE_LIMIT, literal, slide_text)
+from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NOTE_LIMIT, literal, slide_text  # noqa: F401 (limits: tests read them here)
 
 EMBEDS_MANIFEST = True
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
