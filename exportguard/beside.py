@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .guard import DEFAULT_COLUMNS, GuardError, lean_columns, bind_table, one_axis_refusal
+from .guard import DEFAULT_COLUMNS, GuardError, lean_columns, bind_table, shows_defaults, one_axis_refusal
 from .model import Cohort
 from .report import BesideSection, ShapePanel
 from .rules import finding
@@ -42,7 +42,7 @@ def beside_section(mlperf: Cohort, own: Sequence[Cohort], *, title: str, columns
         try:
             tables.append(bind_table(cohort.results, title=f"{title}: {label_of(label, cohort)}", slack=cohort.slack,
                                      columns=lean_columns(cols, not cohort.key.mlperf, cohort.results),
-                                     where=f"{where}, {label}", limit=limit))
+                                     where=f"{where}, {label}", limit=limit, defaults=shows_defaults(cols)))
         except GuardError as e:
             problems += e.findings
     if problems:

@@ -100,6 +100,12 @@ def default_columns(columns, own: bool) -> tuple[str, ...]:
         return OWN_DEFAULT_COLUMNS + columns[len(DEFAULT_COLUMNS):]
     return columns
 
+def shows_defaults(columns) -> bool:
+    """The columns start with the defaults (MLPerf's or an own cohort's): nobody named them."""
+    columns = tuple(columns)
+    return any(columns[:len(d)] == d for d in (DEFAULT_COLUMNS, OWN_DEFAULT_COLUMNS))
+
+
 def lean_columns(columns, own: bool, results: Sequence[Result]) -> tuple[str, ...]:
     """The columns of a half-width panel (a beside section) or a narrow page: its own, or, where it
     asked for the defaults (MLPerf's or an own cohort's), the lean defaults with each column the
@@ -224,11 +230,13 @@ def rank_groups(values: Sequence[float], slack: Slack) -> list[tuple[int, int]]:
 
 
 def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: Sequence[str] = DEFAULT_COLUMNS,
-               prices: PriceTable | None = None, where: str = "table", limit: int | None = None) -> BoundTable:
+               prices: PriceTable | None = None, where: str = "table", limit: int | None = None,
+               defaults: bool | None = None) -> BoundTable:
     """One comparison of one cohort, highest figure first, every figure bound. ``slack`` is the whole
     stored cohort's (Store.cohort_slack). With ``limit`` the table shows the first rows of ``results``
     and ranks them among all of them, so the last row shown says that its ties go on below the
-    cut. Raises GuardError."""
+    cut. ``defaults``: the columns are the defaults, in some form (by default: they start with them,
+    shows_defaults). Raises GuardError."""
     seen = ByIdentity()  # the parts the results share, made presentable once
     ranked_among = sorted((presentable(r, seen) for r in results), key=lambda r: -r.value)
     results = ranked_among[:limit]
@@ -277,7 +285,8 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
                         "rank" if k == "rank" else "figure" if k == "throughput" else
                         "derived" if k in FIGURE_COLUMNS else "text") for k in columns)
     return BoundTable(title, cohort, slack, cols, tuple(rows), _table_note(results, slack, shared, ranked),
-                      ranked=ranked, ranks=spans, notices=scale_notices(results, "per_accelerator" in columns))
+                      ranked=ranked, ranks=spans, notices=scale_notices(results, "per_accelerator" in columns),
+                      defaults=shows_defaults(columns) if defaults is None else defaults)
 
 
 def _table_note(results: Sequence[Result], slack: Slack, shared: Shared, ranked: bool) -> TableNote:

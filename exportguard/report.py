@@ -157,6 +157,9 @@ class BoundTable:
     ranked: bool = False
     ranks: tuple[RankSpan, ...] = ()  # one per row when ranked; the rank cells are their words
     notices: tuple[Notice, ...] = ()  # shown with the table, on each slide, page or sheet it spans
+    # the default columns (or their lean form), not columns a user named: only these may a narrow page
+    # combine into one cell; columns asked for stay columns
+    defaults: bool = False
 
     def figures(self) -> Iterator[tuple[int, int, BoundFigure]]:
         for r, row in enumerate(self.rows):

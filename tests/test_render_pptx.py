@@ -594,9 +594,10 @@ def test_a_template_without_a_usable_layout_is_a_clear_error(deck_report, templa
 
 def test_a_table_too_wide_for_the_slide_is_refused_with_the_way_out(v51_store, templates, tmp_path):
     """Twelve columns asked for, three of them figures, on a 4:3 slide: not one row with its notes
-    fits at 11 / 9 pt even with the text columns in one cell. The deck is refused in one line naming
-    the table, its columns and the way out (it used to be drawn at 7 pt, running off the slide);
-    the same report exports to a workbook."""
+    fits at 11 / 9 pt, and columns asked for are never merged into one cell. The deck is refused in
+    one line naming the table, its columns and the way out (it used to be drawn at 7 pt, running off
+    the slide); the same report exports to a workbook. On a slide too narrow for the figures alone,
+    the refusal says by how much."""
     from exportguard.spec import load_prices
 
     spec = parse_spec('''
@@ -615,12 +616,13 @@ limit = 6
     message = str(refused.value)
     assert "\n" not in message and "'llama2-70b-99 Offline, every column" in message, message
     assert "its 12 columns (rank, submitter, system," in message and "Way out: fewer columns" in message
+    assert "columns asked for stay columns" in message
     assert not (tmp_path / "wide-4x3.pptx").exists()
     [book] = export(report, [tmp_path / "wide.xlsx"])
     assert book.exists()
     narrow = tmp_path / "narrow.pptx"
     narrow.write_bytes(build_default(width_in=5.5))
-    with pytest.raises(ExportguardError, match="does not fit the slide: its 3 figure columns need"):
+    with pytest.raises(ExportguardError, match="its 3 figure columns alone need [0-9.]+ in at"):
         export(report, [tmp_path / "narrow-out.pptx"], template=narrow)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 import shutil
 import subprocess
 import unicodedata
@@ -207,20 +208,23 @@ class Metrics:
         """The lines ``text`` takes in a box ``width`` wide, broken as a renderer would."""
         return _wrap(self._faces[bold], text, width / size, True)
 
-    def em(self, text: str, bold: bool = False) -> tuple[float, float]:
-        """(widest line, longest word) of ``text`` in em: widths at any size are these times the size."""
+    def em(self, text: str, bold: bool = False) -> tuple[float, float, float]:
+        """(widest line, longest word, longest piece of a word that does not break) of ``text`` in
+        em: widths at any size are these times the size. A word breaks after a hyphen (_breakable):
+        a column that must be narrow need not be as wide as "SYS-422GS-NBRT-LCC" to hold it."""
         key = (text, bold)
         found = self._em.get(key)
         if found is None:
             face = self._faces[bold]
             space = face.char(" ") * SAFETY
-            widest = word = 0.0
+            widest = word = piece = 0.0
             for line in text.split("\n"):
                 words = line.split(" ")
                 ems = [face.word(w) for w in words]
                 widest = max(widest, sum(ems) + space * (len(words) - 1))
                 word = max(word, max(ems))
-            found = self._em[key] = (widest, word)
+                piece = max(piece, max(face.word(p) for w in words for p in _breakable(w)))
+            found = self._em[key] = (widest, word, piece)
         return found
 
     def lines(self, text: str, size: float, width: float, bold: bool = False) -> int:
@@ -234,6 +238,16 @@ class Metrics:
 
     def text_height(self, text: str, size: float, width: float, bold: bool = False) -> float:
         return self.lines(text, size, width, bold) * self.line_height(size, bold)
+
+
+# After a hyphen, a line may break (Unicode line breaking, which LibreOffice follows; PowerPoint
+# breaks there too), except before a digit, where it would split a number such as "-5" or "H100-80".
+_AFTER_HYPHEN = re.compile(r"(?<=-)(?=[^\d-])")
+
+
+def _breakable(word: str) -> list[str]:
+    """The pieces of ``word`` no renderer splits unless a piece is wider than the line."""
+    return _AFTER_HYPHEN.split(word) if "-" in word else [word]
 
 
 def _wrap(face: _Face, text: str, width_em: float, build: bool):
@@ -448,19 +462,24 @@ def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, 
 
 def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=False) -> list[float] | None:
     pad = 2 * CELL_PAD_X
-    mins, nats = [], []
+    mins, nats, broken = [], [], []
     for c, head in enumerate(headers):
-        head_full, head_word = (x * size for x in m.em(head, bold=True))
+        head_full, head_word, _ = (x * size for x in m.em(head, bold=True))
         ems = [m.em(row[c]) for row in rows if row[c]]
         widest = max((e[0] for e in ems), default=0.0) * size
         if c in nowrap:  # as wide as its widest figure; its header wraps rather than widen it
             mins.append(max(widest, head_word) + pad)
             nats.append(mins[-1] if len(headers) > 1 and head_full > widest * 1.5 else max(widest, head_full) + pad)
+            broken.append(mins[-1])
         else:
             word = max((e[1] for e in ems), default=0.0) * size
+            piece = max((e[2] for e in ems), default=0.0) * size
             cap = width * LONG_WORD_SHARE  # a very long word breaks rather than eats the table
             mins.append(max(min(word, cap), min(head_word, cap)) + pad)
             nats.append(max(widest, head_full, min(word, cap)) + pad)
+            broken.append(max(min(piece, cap), min(head_word, cap)) + pad)
+    if sum(mins) > width >= sum(broken):
+        mins = broken  # whole words do not fit: words break after their hyphens, as renderers break them
     fixed = sum(mins[c] for c in nowrap)
     if sum(mins) > width:
         if not force:

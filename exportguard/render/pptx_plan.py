@@ -202,15 +202,11 @@ class _Planner:
         lean = lean_table(table) if plan.forced else None
         if lean is not None:  # the default columns do not fit: the lean ones, each row's note saying the rest
             table, table_note, said, shared, view, plan = planned(lean, combine=True)
-        elif plan.forced:
+        elif plan.forced and table.defaults:
             table, table_note, said, shared, view, plan = planned(table, combine=True)
-        if plan.forced:  # not even one row with its notes fits at 11 / 9 pt: drawn, it would run off the slide
-            raise ExportguardError(
-                f"table {title!r} does not fit a {self.body.width / 72:.1f} x {self.body.height / 72:.1f} in slide body "
-                f"at {lay.TABLE_LADDER[-1][0]:g} / {lay.TABLE_LADDER[-1][1]:g} pt: its {len(table.columns)} columns "
-                f"({', '.join(c.key for c in table.columns)}) with one row and its notes need more, even with its text "
-                "columns in one cell. Nothing was written. Way out: fewer columns (--columns, or columns in the "
-                "section), a wider template, or an .xlsx or .pdf export, which hold them")
+        if plan.forced:
+            # not even one row with its notes fits at 11 / 9 pt: drawn, it would run off the slide
+            raise self._refusal(title, table, view, plan)
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             part = doc.part(n, section.title, table, start, stop)
@@ -221,6 +217,23 @@ class _Planner:
             self._caveat_strip(s)
             shown = [c.shown_text for c in block.cells()]
             self._speaker_notes(s, page_title, shown, [table_note, *said] + self._detail_lines(part.lettering))
+
+    def _refusal(self, title: str, table: BoundTable, view: "_TableView", plan: lay.TablePlan,
+                 width: float | None = None, floor: tuple[float, float] = lay.TABLE_LADDER[-1],
+                 where: str = "slide body") -> ExportguardError:
+        """Why ``table`` is not drawn: at the ``floor`` (table text and notes, pt) its columns and one
+        row with its notes need more than a ``where`` ``width`` wide has (and where its figure columns
+        alone leave too little beside them, by how much); columns a user named are never merged into
+        one cell."""
+        width = self.body.width if width is None else width
+        how = ("even with its text columns in one cell" if table.defaults else
+               "and columns asked for stay columns (they are never merged into one cell)")
+        return ExportguardError(
+            f"table {title!r} does not fit a {width / 72:.1f} x {self.body.height / 72:.1f} in {where} "
+            f"at {floor[0]:g} / {floor[1]:g} pt: its {len(table.columns)} columns "
+            f"({', '.join(c.key for c in table.columns)}) with one row and its notes need more, {how}"
+            f"{_wide_figures(view, plan, width)}. Nothing was written. Way out: fewer columns (--columns, or "
+            "columns in the section), a wider template, or an .xlsx or .pdf export, which hold them")
 
     def _plan_table(self, table: BoundTable, title: str, fixed: list[str], width: float, height: float,
                     ladder=lay.TABLE_LADDER, combine: bool = True) -> tuple["_TableView", lay.TablePlan]:
@@ -239,14 +252,8 @@ class _Planner:
                                   ladder=ladder)
             if not plan.forced:
                 break
-        text_cols = len(view.headers) - len(view.figure_cols)
-        if plan.forced and combine and sum(plan.widths[c] for c in view.figure_cols) + lay.MIN_TEXT_COLUMN * text_cols > width:
-            raise ExportguardError(
-                f"table {title!r} does not fit the slide: its {len(view.figure_cols)} figure columns need "
-                f"{sum(plan.widths[c] for c in view.figure_cols) / 72:.1f} in at {plan.body_pt:g} pt (a figure never "
-                f"wraps), and its other columns at least {text_cols * lay.MIN_TEXT_COLUMN / 72:.1f} in; the template "
-                f"leaves {width / 72:.1f} in. Way out: fewer figure columns (--derived / "
-                "columns), a wider template, or an XLSX export")
+        if plan.forced and combine:
+            _refuse_wide_figures(title, view, plan, width)
         return view, plan
 
     def _table_block(self, s: _Draft, part: TablePart, plan: lay.TablePlan, view: "_TableView",
@@ -392,10 +399,11 @@ class _Planner:
             out = []  # per table: (table, view, plan, shared)
             for k, table in enumerate(section.tables()):
                 shared = _run_on(slide_text(table.table_note.text, limit=NOTE_LIMIT), _statements(table, table.ranked))
-                # the columns asked for stay columns, their text down to 9 pt, before they are combined into
-                # one cell; smaller notes only where not even one row and its notes fit
+                # the columns stay columns, their text down to 9 pt; the default ones are then combined into
+                # one cell, their notes smaller only where not even one row and its notes fit. Columns asked
+                # for are never combined: where they do not fit at 9 pt, the section is refused (_refusal)
                 tries = [(ladder, False) for ladder in BESIDE_LADDERS[:2]] + \
-                    [(ladder, True) for ladder in BESIDE_LADDERS]
+                    ([(ladder, True) for ladder in BESIDE_LADDERS] if table.defaults else [])
                 for ladder, combine in tries:
                     view, plan = self._plan_table(table, title, shared, widths[k > 0], room, ladder=ladder,
                                                   combine=combine)
@@ -410,12 +418,19 @@ class _Planner:
         room = self.body.height - strip_h - gap
 
         def stacks(panels, widths, room):
-            left = [[(0, a, b, 0.0)] for a, b in panels[0][2].pages]
-            # the own tables' slices, then the shape panel (k None), stacked on as many slides as they need
-            shape_h = lay.paras_height(self.m, shape_paras, widths[1])
+            table, _, plan, shared = panels[0]
+            left = [[(0, a, b, _page_height(plan, table, a, b, shared))] for a, b in plan.pages]
+            # the own tables' slices stacked on as many slides as they need; then the shape panel (k None)
+            # under them, or under the MLPerf panel's last rows where only that adds no slide
             right = _stack([(k, a, b, _page_height(plan, table, a, b, shared))
-                            for k, (table, _, plan, shared) in enumerate(panels[1:], 1) for a, b in plan.pages]
-                           + [(None, 0, 0, shape_h)], room, gap)
+                            for k, (table, _, plan, shared) in enumerate(panels[1:], 1) for a, b in plan.pages],
+                           room, gap)
+            shape_h = [lay.paras_height(self.m, shape_paras, w) for w in widths]
+            last_h = [sum(p[-1] for p in side[-1]) + gap * (len(side[-1]) - 1) for side in (left, right)]
+            if last_h[1] + gap + shape_h[1] <= room or len(left) < len(right) or last_h[0] + gap + shape_h[0] > room:
+                right = _stack([p for page in right for p in page] + [(None, 0, 0, shape_h[1])], room, gap)
+            else:
+                left[-1].append((None, 0, 0, shape_h[0]))
             return left, right
 
         best = None
@@ -424,13 +439,17 @@ class _Planner:
             for headed in (True, False):
                 panels = plan_panels(widths, room - heading_h * headed)
                 left, right = stacks(panels, widths, room - heading_h * headed)
-                # the largest notes, then the fewest slides, then the most tables with their own columns,
-                # then the largest table text
-                score = (min(p[2].note_pt for p in panels), -max(len(left), len(right)),
+                # columns asked for that fit, then the largest notes, then the fewest slides, then the most
+                # tables with their own columns, then the largest table text
+                score = (-sum(p[2].forced and not p[0].defaults for p in panels),
+                         min(p[2].note_pt for p in panels), -max(len(left), len(right)),
                          -sum(p[1].combined for p in panels), min(p[2].body_pt for p in panels))
                 if best is None or score > best[0]:
                     best = (score, panels, widths, headed, left, right)
         _, panels, widths, headed, left, right = best
+        for (table, view, plan, _), width in zip(panels, (widths[0], widths[1], widths[1])):
+            if plan.forced and not table.defaults:
+                raise self._refusal(title, table, view, plan, width, BESIDE_LADDERS[1][-1], "panel beside the other")
         heading_h *= headed
         room -= heading_h
         count = max(len(left), len(right))
@@ -631,6 +650,27 @@ class _TableView:
 
 
 # -- helpers -------------------------------------------------------------------------------------------
+
+def _wide_figures(view: "_TableView", plan: lay.TablePlan, width: float) -> str:
+    """Words for a refusal, where a table's figure columns alone (a figure never wraps), beside the
+    narrowest text columns worth drawing, are wider than ``width``; else ''."""
+    text_cols = len(view.headers) - len(view.figure_cols)
+    figures = sum(plan.widths[c] for c in view.figure_cols)
+    if figures + lay.MIN_TEXT_COLUMN * text_cols <= width:
+        return ""
+    return (f"; its {len(view.figure_cols)} figure columns alone need {figures / 72:.1f} in at {plan.body_pt:g} pt "
+            f"(a figure never wraps), and its other columns at least {text_cols * lay.MIN_TEXT_COLUMN / 72:.1f} in")
+
+
+def _refuse_wide_figures(title: str, view: "_TableView", plan: lay.TablePlan, width: float) -> None:
+    """Refuses a table whose figure columns alone, beside the narrowest text columns worth drawing,
+    are wider than the slide."""
+    wide = _wide_figures(view, plan, width)
+    if wide:
+        raise ExportguardError(
+            f"table {title!r} does not fit the slide{wide}; the template leaves {width / 72:.1f} in. Way out: fewer "
+            "figure columns (--derived / columns), a wider template, or an XLSX export")
+
 
 def _widest_mark(table: BoundTable) -> str:
     """The mark letters to measure figures with: one letter when a slide cannot need more."""
