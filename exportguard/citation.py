@@ -99,6 +99,7 @@ class Shared:
     latency_definitions: str = ""  # own runs: the one tool definition of TTFT and TPOT of every row
     load_kind: str = ""  # own runs: the one load kind of every row ('closed loop, 8 requests in flight')
     shown: frozenset = frozenset()  # the table's columns: what every row shows in its own cells, its note need not
+    availability: str = ""  # the one availability category of every MLPerf row ('' when they differ)
 
     @classmethod
     def of(cls, results: Iterable[Result], shown: Iterable[str] = ()) -> "Shared":
@@ -118,6 +119,7 @@ class Shared:
         own = all(r.own for r in results)
         definitions = {r.conditions.run.latency_definitions for r in results} if own else set()
         kinds = {own_load_kind(r) for r in results} if own else set()
+        availability = {r.conditions.identity.availability for r in results if not r.own}
         return cls(repository, dates.pop() if repository and len(dates) == 1 else "",
                    bool(repository) and all(_in_submitter_folder(r, repository) for r in results),
                    loads.pop() if len(loads) == 1 and all(not r.own for r in results) else None,
@@ -125,7 +127,8 @@ class Shared:
                    any(r.conditions.identity.verified != "verified" for r in results if not r.own),
                    any(r.conditions.identity.result_id_state == RESULT_ID_PENDING for r in results if not r.own),
                    definitions.pop() if len(definitions) == 1 else "",
-                   kinds.pop() if len(kinds) == 1 else "", shown)
+                   kinds.pop() if len(kinds) == 1 else "", shown,
+                   availability.pop() if len(availability) == 1 and not own else "")
 
     def covers_source(self, result: Result) -> bool:
         """The table note gives this row's source and retrieval date: the row need not."""
@@ -239,6 +242,10 @@ def table_note(sample: Result, slack: Slack, shared: Shared = Shared()) -> Table
         layout = (f" (each result in {sample.conditions.identity.division}/<submitter>/results/)"
                   if shared.submitter_folders else "")
         first.append(f"Sources retrieved {shared.retrieved_on} from {repository_words(shared.repository)}{layout}.")
+    # a difference in availability shows in its column (guard._MUST_SHOW); one category, where no column
+    # shows it, is said once
+    if shared.availability and "availability" not in shared.shown:
+        extra.append(every_availability_words(shared.availability))
     if shared.corrections:
         extra.append(_sentence(f"corrected in every row: {'; '.join(shared.corrections)}"))
     if shared.pending:
@@ -248,6 +255,15 @@ def table_note(sample: Result, slack: Slack, shared: Shared = Shared()) -> Table
     text = " ".join([*first, text, *extra])
     return TableNote(text, sample.cohort_key, suite_name(sample) if sample.conditions.identity.mlperf else "",
                      shape, load, band, shared)
+
+
+# MLPerf's availability categories, as a sentence about every row of a table
+_EVERY_AVAILABILITY = {"available": "Every system available.", "preview": "Every system in preview (not yet available).",
+                       "rdi": "Every system research, development or internal (RDI)."}
+
+
+def every_availability_words(category: str) -> str:
+    return _EVERY_AVAILABILITY.get(category, f"Availability of every system: {category}.")
 
 
 def _sentence(part: str) -> str:

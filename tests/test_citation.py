@@ -143,6 +143,29 @@ def test_a_row_load_every_row_shares_moves_to_the_table_note(v51_store):
     assert Shared.of(silent[:1]).row_load is None  # one row: its load is its own
 
 
+def test_one_availability_no_column_shows_is_stated_once_by_the_table_note(v51_store):
+    """A table without an Availability column (a lean or beside table) says once what category its
+    rows share; beside a column that shows it, or when the rows differ (the guard then keeps the
+    column), it says nothing of it."""
+    from exportguard.guard import lean_table
+
+    cohort = next(c for c in _cohorts(v51_store) if c.key.benchmark == "llama2-70b-99" and c.key.scenario == "Offline"
+                  and c.key.division == "closed")
+    available = [r for r in cohort.results if r.conditions.identity.availability == "available"]
+    assert len(available) >= 3, "v5.1's closed systems are all available"
+    r = available[2]  # a preview system among them, as other rounds have
+    preview = [dataclasses.replace(r, conditions=dataclasses.replace(
+        r.conditions, identity=dataclasses.replace(r.conditions.identity, availability="preview")))]
+    sentence = "Every system available."
+    lean = lean_table(_bound(cohort, available[:3]))
+    assert "availability" not in [c.key for c in lean.columns] and sentence in lean.table_note.text
+    assert "Every system" not in _bound(cohort, available[:3]).table_note.text  # its column shows it
+    mixed = lean_table(_bound(cohort, available[:2] + preview[:1]))
+    assert "availability" in [c.key for c in mixed.columns] and "Every system" not in mixed.table_note.text
+    everyone = lean_table(_bound(cohort, preview + [dataclasses.replace(preview[0], value=preview[0].value * 0.9)]))
+    assert "Every system in preview (not yet available)." in everyone.table_note.text
+
+
 def test_a_headline_and_its_table_note_give_every_citation_field_together(v51_store):
     cohort = next(c for c in _cohorts(v51_store) if c.key.scenario == "Server")
     section = kpi(cohort.results, cohort.slack, "Top")
