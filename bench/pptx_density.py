@@ -6,7 +6,8 @@ text, note and chart label sizes. Everything is read back from the written deck 
     .venv/bin/python bench/pptx_density.py               # everything
     .venv/bin/python bench/pptx_density.py --cohorts 0   # without the per-cohort ad-hoc exports
 
-"rows/slide" is the fewest rows of a figure slide that is followed by a continuation (a full slide),
+"Result" counts the figure tables whose text columns are combined into one "Result" cell (only
+ever the default columns; columns asked for stay columns). "rows/slide" is the fewest rows of a figure slide that is followed by a continuation (a full slide),
 or "all N" where every section fits one slide each.
 """
 from __future__ import annotations
@@ -48,6 +49,7 @@ def measure(path: Path) -> dict:
     prs = Presentation(path)
     sections: dict[str, list[int]] = {}
     table_pt, note_pt, label_pt = [], [], []
+    combined = 0
     for slide in prs.slides:
         title = slide.shapes.title.text_frame.text if slide.shapes.title is not None else ""
         rows = 0
@@ -56,6 +58,7 @@ def measure(path: Path) -> dict:
             if shape.has_table and shape.name != "Sources":
                 figure_slide = True
                 cols = len(shape.table.columns)
+                combined += any(c.text == "Result" for c in shape.table.rows[0].cells)  # text columns in one cell
                 for r, tr in enumerate(shape._element.iter(A + "tr")):
                     cells = tr.findall(A + "tc")
                     footer = cols > 1 and cells[0].get("gridSpan") == str(cols)
@@ -83,7 +86,7 @@ def measure(path: Path) -> dict:
     return {"slides": len(prs.slides), "sections": sections, "full": min(full) if full else None,
             "rows": sum(sum(v) for v in sections.values()), "table_pt": min(table_pt, default=None),
             "note_pt": min(note_pt, default=None), "label_pt": min(label_pt, default=None),
-            "most": max((max(v) for v in sections.values()), default=0)}
+            "most": max((max(v) for v in sections.values()), default=0), "combined": combined}
 
 
 def cases(store, corp: Path, n_cohorts: int | None):
@@ -129,7 +132,7 @@ def main() -> int:
         return f"{x:g}" if x is not None else "-"
 
     print(f"{'deck':52} {'slides':>6} {'figure slides':>13} {'rows':>5} {'rows/slide':>10} {'most':>5} "
-          f"{'table pt':>8} {'notes pt':>8} {'labels pt':>9}")
+          f"{'table pt':>8} {'notes pt':>8} {'labels pt':>9} {'Result':>6}")
     for name, d in out:
         if isinstance(d, str):
             print(f"{name[:52]:52} refused: {d[:120]}")
@@ -137,7 +140,7 @@ def main() -> int:
         per = str(d["full"]) if d["full"] is not None else f"all {d['rows']}" if d["rows"] else "-"
         figure = sum(len(v) for v in d["sections"].values())
         print(f"{name[:52]:52} {d['slides']:>6} {figure:>13} {d['rows']:>5} {per:>10} {d['most']:>5} "
-              f"{pt(d['table_pt']):>8} {pt(d['note_pt']):>8} {pt(d['label_pt']):>9}")
+              f"{pt(d['table_pt']):>8} {pt(d['note_pt']):>8} {pt(d['label_pt']):>9} {d['combined']:>6}")
     return 0
 
 
