@@ -12,7 +12,8 @@ frozen: a painter cannot move a figure, change its text or its marks.
           cells   str, or BoundCell: a figure with its shown text, letters, notes and Location
 
 Sizes and positions are in points from the unit's top left corner, whatever the format's own unit.
-``Document.text()`` is the plan in text form, for golden tests and for reading a layout by eye.
+``Document.text()`` is the plan in text form (alt texts and speaker notes included), for golden
+tests and for reading a layout by eye.
 """
 from __future__ import annotations
 
@@ -223,7 +224,7 @@ class Unit:
     number: int
     title: str
     blocks: tuple[Block, ...]
-    layout: str = "content"  # the template layout a slide uses ("title", "content")
+    layout: str = ""  # the template layout a slide uses ("title", "content"); a page has none
     title_pt: float = 0.0
     speaker_notes: str = ""
     width: float = 0.0  # this unit's size where it differs from the document's (0: the document's)
@@ -254,10 +255,16 @@ class Document:
         out = [f"{self.format} {_pt(self.width)} x {_pt(self.height)} pt, {len(self.units)} {self.units and self.units[0].kind or 'unit'}s"]
         for unit in self.units:
             size = f" {_pt(unit.width)} x {_pt(unit.height)} pt" if unit.width else ""
-            out.append(f"\n{unit.kind} {unit.number}{size} [{unit.layout}]" + (f" {_pt(unit.title_pt)} pt" if unit.title_pt else "")
+            layout = f" [{unit.layout}]" if unit.layout else ""
+            out.append(f"\n{unit.kind} {unit.number}{size}{layout}" + (f" {_pt(unit.title_pt)} pt" if unit.title_pt else "")
                        + f": {unit.title}")
             for block in unit.blocks:
                 out.extend("  " + line for line in _block_text(block))
+                if block.alt_text:
+                    out.append(f"    alt text: {block.alt_text}")
+            if unit.speaker_notes:
+                out.extend(("  speaker notes: " if i == 0 else "    ") + line if line else ""
+                           for i, line in enumerate(unit.speaker_notes.split("\n")))
         return "\n".join(out) + "\n"
 
 
