@@ -784,6 +784,33 @@ def test_metrics_fall_back_to_a_wider_font_when_the_theme_font_is_missing():
     assert lay.Metrics("DejaVu Sans Mono").width("iiii", 10) > dejavu.width("iiii", 10)  # metrics, not a guess
 
 
+@pytest.mark.parametrize("word, pieces", [
+    ("SYS-422GS-NBRT-LCC", ["SYS-422GS-", "NBRT-", "LCC"]),
+    ("GB300-NVL72_GB300-288GB", ["GB300-", "NVL72_GB300-288GB"]),  # never before a digit: "-288GB" stays whole
+    ("H100-80GB", ["H100-80GB"]), ("-5", ["-5"]), ("a--b", ["a--", "b"]), ("end-", ["end-"]), ("", [""]),
+])
+def test_a_word_breaks_after_its_hyphens_but_never_before_a_digit(word, pieces):
+    assert lay._breakable(word) == pieces
+
+
+def test_columns_that_do_not_fit_whole_words_break_them_after_hyphens_and_only_then():
+    """Six columns whose whole words are wider than the slide fit once words break after their
+    hyphens (as LibreOffice and PowerPoint break them); a table whose whole words fit keeps them whole."""
+    m = lay.Metrics("DejaVu Sans")
+    headers = ["Rank", "Submitter", "System", "Accelerators", "Availability", "Throughput"]
+    row = ["3 (tie 3-11)", "Supermicro", "SYS-422GS-NBRT-LCC (8x B200-SXM-180GB, TensorRT)", "48 (6 nodes x 8)",
+           "available", "169,197 tok/s ±5.4% [a]"]
+    pad = 2 * lay.CELL_PAD_X
+    whole = sum(max(m.em(c)[1], m.em(h, bold=True)[1]) * 11 + pad for c, h in zip(row[:5], headers)) + \
+        max(m.em(row[5])[0], m.em(headers[5], bold=True)[1]) * 11 + pad  # the narrowest table of whole words
+    width = whole - 20
+    plan = lay.plan_table(m, width, 400, headers, [row] * 3, nowrap=[5], ladder=((11, 9),))
+    assert not plan.forced and plan.widths[2] < m.longest_word(row[2], 11) + 2 * lay.CELL_PAD_X
+    assert m.wrap(row[2], 11, plan.widths[2] - 2 * lay.CELL_PAD_X)[0].endswith("-")  # broken where it was measured
+    roomy = lay.plan_table(m, 900, 400, headers, [row] * 3, nowrap=[5], ladder=((11, 9),))
+    assert roomy.widths[2] >= m.longest_word(row[2], 11) + 2 * lay.CELL_PAD_X
+
+
 # -- LibreOffice -------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
