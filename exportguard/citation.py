@@ -99,7 +99,7 @@ class Shared:
     latency_definitions: str = ""  # own runs: the one tool definition of TTFT and TPOT of every row
     load_kind: str = ""  # own runs: the one load kind of every row ('closed loop, 8 requests in flight')
     shown: frozenset = frozenset()  # the table's columns: what every row shows in its own cells, its note need not
-    availability: str = ""  # the one availability category of every MLPerf row ('' when they differ)
+    availability: str = ""  # the sentence on the one availability category of every MLPerf row ('' when they differ)
 
     @classmethod
     def of(cls, results: Iterable[Result], shown: Iterable[str] = ()) -> "Shared":
@@ -128,7 +128,7 @@ class Shared:
                    any(r.conditions.identity.result_id_state == RESULT_ID_PENDING for r in results if not r.own),
                    definitions.pop() if len(definitions) == 1 else "",
                    kinds.pop() if len(kinds) == 1 else "", shown,
-                   availability.pop() if len(availability) == 1 and not own else "")
+                   availability_words(availability.pop(), len(results)) if len(availability) == 1 and not own else "")
 
     def covers_source(self, result: Result) -> bool:
         """The table note gives this row's source and retrieval date: the row need not."""
@@ -245,7 +245,7 @@ def table_note(sample: Result, slack: Slack, shared: Shared = Shared()) -> Table
     # a difference in availability shows in its column (guard._MUST_SHOW); one category, where no column
     # shows it, is said once
     if shared.availability and "availability" not in shared.shown:
-        extra.append(every_availability_words(shared.availability))
+        extra.append(shared.availability)
     if shared.corrections:
         extra.append(_sentence(f"corrected in every row: {'; '.join(shared.corrections)}"))
     if shared.pending:
@@ -257,13 +257,14 @@ def table_note(sample: Result, slack: Slack, shared: Shared = Shared()) -> Table
                      shape, load, band, shared)
 
 
-# MLPerf's availability categories, as a sentence about every row of a table
-_EVERY_AVAILABILITY = {"available": "Every system available.", "preview": "Every system in preview (not yet available).",
-                       "rdi": "Every system research, development or internal (RDI)."}
+# MLPerf's availability categories, as a sentence about the systems of a table
+_AVAILABILITY = {"available": "is available", "preview": "is in preview (not yet available)",
+                 "rdi": "is research, development or internal (RDI)", "n/a": "has no stated availability category"}
 
 
-def every_availability_words(category: str) -> str:
-    return _EVERY_AVAILABILITY.get(category, f"Availability of every system: {category}.")
+def availability_words(category: str, systems: int) -> str:
+    """'Every system is available.' ('The system is ...' for one): a category that no column shows."""
+    return f"{'Every' if systems > 1 else 'The'} system {_AVAILABILITY.get(category, f'is {category}')}."
 
 
 def _sentence(part: str) -> str:

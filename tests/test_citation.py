@@ -156,14 +156,16 @@ def test_one_availability_no_column_shows_is_stated_once_by_the_table_note(v51_s
     r = available[2]  # a preview system among them, as other rounds have
     preview = [dataclasses.replace(r, conditions=dataclasses.replace(
         r.conditions, identity=dataclasses.replace(r.conditions.identity, availability="preview")))]
-    sentence = "Every system available."
+    sentence = "Every system is available."
     lean = lean_table(_bound(cohort, available[:3]))
     assert "availability" not in [c.key for c in lean.columns] and sentence in lean.table_note.text
     assert "Every system" not in _bound(cohort, available[:3]).table_note.text  # its column shows it
     mixed = lean_table(_bound(cohort, available[:2] + preview[:1]))
     assert "availability" in [c.key for c in mixed.columns] and "Every system" not in mixed.table_note.text
     everyone = lean_table(_bound(cohort, preview + [dataclasses.replace(preview[0], value=preview[0].value * 0.9)]))
-    assert "Every system in preview (not yet available)." in everyone.table_note.text
+    assert "Every system is in preview (not yet available)." in everyone.table_note.text
+    from exportguard.citation import Shared
+    assert Shared.of(available[:1]).availability == "The system is available."  # a headline's one system
 
 
 def test_a_headline_and_its_table_note_give_every_citation_field_together(v51_store):
