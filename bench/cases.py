@@ -130,7 +130,7 @@ def _store_xlsxwriter(work: Path, data) -> None:
 
 
 # PPTX: tables of 10 rows, each row a throughput and a per-accelerator figure (20 figures a table)
-_PPTX_COLUMNS = ("submitter", "system", "accelerators", "availability", "result_id", "throughput", "per_accelerator")
+_PPTX_COLUMNS = ("submitter", "system", "accelerators", "throughput", "per_accelerator")
 
 
 def _pptx_input(work: Path, n: int):

@@ -592,6 +592,35 @@ def test_a_template_without_a_usable_layout_is_a_clear_error(deck_report, templa
     assert list(target.parent.iterdir()) == []
 
 
+def test_asked_for_columns_whose_words_do_not_fit_whole_break_them_and_stay_columns(v51_store, tmp_path):
+    """Five columns asked for, two of them figures, over the whole llama2-70b-99 Offline cohort: the
+    system names (GB200-NVL72_GB200-186GB_aarch64x4_TRT) and submitters (Supermicro_MangoBoost) do
+    not fit whole, nor broken after their hyphens, beside the two figure columns. Their words break
+    anywhere, as a renderer breaks a word wider than its cell, and every slide keeps the columns
+    asked for at 11 / 9 pt, within its bounds (they used to be merged into one "Result" cell)."""
+    from exportguard.layout.bounds import Floors, problems
+    from exportguard.render.pptx_plan import plan_deck
+    from exportguard.render.pptx_template import open_template
+
+    spec = parse_spec('''
+title = "Per accelerator"
+[[section]]
+kind = "table"
+title = "llama2-70b-99 Offline, per accelerator"
+filters = { round = "v5.1", division = "closed", model = "llama2-70b", track = "99", scenario = "Offline" }
+columns = ["submitter", "system", "accelerators", "throughput", "per_accelerator"]
+''', name="per-accelerator.toml")
+    report = build_report(v51_store, spec)
+    document = plan_deck(report, open_template(None))
+    tables = [b for u in document.units for b in u.blocks if getattr(b, "headers", None) and b.name != "Sources"]
+    assert tables and all(list(t.headers) == ["Submitter", "System", "Accelerators", "Throughput",
+                                               "Per accelerator (derived)"] for t in tables), {t.headers for t in tables}
+    assert sum(len(t.rows) for t in tables) == 47 and min(t.body_pt for t in tables) >= 11
+    assert problems(document, Floors(11, 9, 10)) == []
+    [deck] = export(report, [tmp_path / "per-accelerator.pptx"])
+    assert deck.exists()
+
+
 def test_a_table_too_wide_for_the_slide_is_refused_with_the_way_out(v51_store, templates, tmp_path):
     """Twelve columns asked for, three of them figures, on a 4:3 slide: not one row with its notes
     fits at 11 / 9 pt, and columns asked for are never merged into one cell. The deck is refused in

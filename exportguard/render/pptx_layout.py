@@ -55,6 +55,7 @@ MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth draw
 # export stay columns at 11 pt on 16:9, but their rows grow taller than the combined "Result" cell's:
 # the v5.1 closed deck took 166 slides instead of 157.)
 LONG_WORD_SHARE = 0.3
+BROKEN_WORD_SHARE = 0.2  # where whole words do not fit: no piece of a word claims more (renderers break it anywhere)
 # (category and data label size, notes size) for a chart: never under 10 pt labels and 9 pt notes; bars that
 # do not fit move to a continuation slide instead
 CHART_LADDER = ((12, 10), (11, 10), (11, 9), (10, 9))
@@ -385,7 +386,8 @@ class _Cell:
 
 def plan_table(m: Metrics, width: float, height: float, headers: Sequence[str], rows: Sequence[Sequence[str]],
                nowrap: Iterable[int] = (), row_notes: Sequence[Sequence[str]] | None = None,
-               fixed_notes: Sequence[str] = (), ladder: Sequence[tuple[float, float]] = TABLE_LADDER) -> TablePlan:
+               fixed_notes: Sequence[str] = (), ladder: Sequence[tuple[float, float]] = TABLE_LADDER,
+               squeeze: bool = False) -> TablePlan:
     """Column widths, row heights and rows per slide for a table ``width`` wide that may take
     ``height`` on each slide, its footer rows included: ``fixed_notes`` (table note, legend) on every
     slide, and the notes of the rows the slide shows (``row_notes``: per row, the note texts its
@@ -394,6 +396,10 @@ def plan_table(m: Metrics, width: float, height: float, headers: Sequence[str], 
     Every step of ``ladder`` is tried; the one needing the fewest slides wins (the larger on a tie),
     and its rows are spread evenly over that many slides. If no step fits a column set, the smallest
     is used and figure columns keep their width (the table may then be wider than ``width``).
+    With ``squeeze`` (columns a user asked for, which are never combined), a column set that fits
+    no step with its words whole, or broken after their hyphens, is tried once more at the smallest
+    step with its text columns' words broken anywhere (as renderers break a word wider than its cell;
+    headers keep their words): the plan is not forced where its rows then fit.
     """
     nowrap = set(nowrap)
     row_notes = row_notes or [[] for _ in rows]
@@ -410,19 +416,31 @@ def plan_table(m: Metrics, width: float, height: float, headers: Sequence[str], 
             break
     if smallest is not None and (best is None or len(smallest.pages) < len(best.pages)):
         best = smallest
+    if best is None and squeeze:
+        plan = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, *ladder[-1], squeeze=True)
+        if plan is not None and _drawable(plan, width, nowrap, len(headers)):
+            best = plan
     if best is None:  # not even the smallest step fits the columns: squeeze text columns, and go down to
         # 7 pt if the figures alone are wider than the slide
         for body, note in [ladder[-1]] + [step for step in FORCED_STEPS if step[0] < ladder[-1][0]]:
             best = _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note, force=True)
-            if sum(best.widths[c] for c in nowrap) + MIN_TEXT_COLUMN * (len(headers) - len(nowrap)) <= width:
+            if _drawable(best, width, nowrap, len(headers)):
                 break
         best.forced = True
     best.pages = _balance(best, row_notes, fixed_notes, height)
     return best
 
 
-def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note, force=False):
-    widths = _column_widths(m, width, headers, rows, nowrap, body, force)
+def _drawable(plan: TablePlan, width: float, nowrap, ncols: int) -> bool:
+    """The figure columns, beside text columns no narrower than is worth drawing, fit ``width``."""
+    return sum(plan.widths[c] for c in nowrap) + MIN_TEXT_COLUMN * (ncols - len(nowrap)) <= width
+
+
+def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, body, note, force=False,
+               squeeze=False):
+    """One step of the ladder. ``force``: text columns squeezed and rows placed even where they do
+    not fit; ``squeeze``: text columns squeezed, but None where a row does not fit."""
+    widths = _column_widths(m, width, headers, rows, nowrap, body, force or squeeze)
     if widths is None:
         return None
     lh = m.line_height(body)
@@ -477,7 +495,7 @@ def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=
             cap = width * LONG_WORD_SHARE  # a very long word breaks rather than eats the table
             mins.append(max(min(word, cap), min(head_word, cap)) + pad)
             nats.append(max(widest, head_full, min(word, cap)) + pad)
-            broken.append(max(min(piece, cap), min(head_word, cap)) + pad)
+            broken.append(max(min(piece, width * BROKEN_WORD_SHARE), min(head_word, cap)) + pad)
     if sum(mins) > width >= sum(broken):
         mins = broken  # whole words do not fit: words break after their hyphens, as renderers break them
     fixed = sum(mins[c] for c in nowrap)

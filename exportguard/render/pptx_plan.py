@@ -248,8 +248,9 @@ class _Planner:
             rows_text = [[slide_text(c.text(marks_words([widest] * len(c.notes))), figure=True)
                           if isinstance(c, BoundFigure) else c for c in view.cells(row, r)]
                          for r, row in enumerate(table.rows)]
+            # columns asked for are never combined: their words break anywhere before the table is refused
             plan = lay.plan_table(self.m, width, height, view.headers, rows_text, view.figure_cols, row_notes, fixed,
-                                  ladder=ladder)
+                                  ladder=ladder, squeeze=not table.defaults)
             if not plan.forced:
                 break
         if plan.forced and combine:
