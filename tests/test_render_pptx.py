@@ -592,6 +592,22 @@ def test_a_template_without_a_usable_layout_is_a_clear_error(deck_report, templa
     assert list(target.parent.iterdir()) == []
 
 
+def test_a_squeezed_table_breaks_its_longest_words_and_keeps_short_columns_whole():
+    """Where words must break anywhere, one ceiling comes down on the widest columns: a result ID or
+    a count keeps its width (a split "5.1-" / "0028" was drawn before), the long system names give."""
+    assert lay._ceiling({0: 65, 1: 300, 2: 250}, {0: 54, 1: 60, 2: 60}, 465) == pytest.approx({0: 65, 1: 200, 2: 200})
+    assert lay._ceiling({0: 65, 1: 300}, {0: 54, 1: 60}, 500) == {0: 65, 1: 300}  # room enough: as wanted
+    assert lay._ceiling({0: 65, 1: 300}, {0: 54, 1: 60}, 50) == pytest.approx({0: 54, 1: 60})  # floors hold
+    m = lay.Metrics("DejaVu Sans")
+    headers = ["Submitter", "System", "Result ID", "Throughput"]
+    row = ["Supermicro_MangoBoost", "GB200-NVL72_GB200-186GB_aarch64x4_TRT", "5.1-0028", "169,197 tok/s ±5.4% [a]"]
+    plan = lay.plan_table(m, 380, 400, headers, [row] * 2, nowrap=[3], ladder=((11, 9),), squeeze=True)
+    assert not plan.forced
+    assert plan.widths[2] >= m.width("5.1-0028", 11) + 2 * lay.CELL_PAD_X
+    assert m.lines("5.1-0028", 11, plan.widths[2] - 2 * lay.CELL_PAD_X) == 1
+    assert plan.widths[1] < m.width("NVL72_GB200-186GB_aarch64x4_TRT", 11)  # the system name breaks
+
+
 def test_asked_for_columns_whose_words_do_not_fit_whole_break_them_and_stay_columns(v51_store, tmp_path):
     """Five columns asked for, two of them figures, over the whole llama2-70b-99 Offline cohort: the
     system names (GB200-NVL72_GB200-186GB_aarch64x4_TRT) and submitters (Supermicro_MangoBoost) do

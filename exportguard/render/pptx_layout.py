@@ -502,17 +502,14 @@ def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=
     if sum(mins) > width:
         if not force:
             return None
-        # the smallest step and still too narrow: text columns give up unbroken words, down to their
-        # header's longest word; figures keep their width
+        # the smallest step and still too narrow: the text columns with the longest words give them up
+        # first (one ceiling for all, lowered until they fit), down to their header's longest word, so
+        # that a short column (a result ID, a count) keeps its words whole; figures keep their width
         free = [c for c in range(len(headers)) if c not in nowrap]
         floors = {c: min(mins[c], max(m.longest_word(headers[c], size, bold=True) + pad, 30.0)) for c in free}
-        room = width - fixed
-        give = sum(mins[c] - floors[c] for c in free)
-        short = sum(mins[c] for c in free) - room
         widths = list(mins)
-        for c in free:
-            cut = short * (mins[c] - floors[c]) / give if give > 0 else short / len(free)
-            widths[c] = max(mins[c] - cut, 24.0)
+        for c, w in _ceiling({c: mins[c] for c in free}, floors, width - fixed).items():
+            widths[c] = max(w, 24.0)
         return widths
     extra = width - sum(mins)
     want = [n - mn for n, mn in zip(nats, mins)]
@@ -534,6 +531,21 @@ def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=
         widths[c] += give
         left -= give
     return widths
+
+
+def _ceiling(wants: dict, floors: dict, room: float) -> dict:
+    """Widths no wider than one ceiling, each at least its floor, that together fill ``room``: the
+    ceiling is lowered from the widest want until they fit (where even the floors do not, the floors)."""
+    def total(cap):
+        return sum(min(w, max(cap, floors[c])) for c, w in wants.items())
+
+    if total(max(wants.values(), default=0.0)) <= room:
+        return dict(wants)
+    lo, hi = 0.0, max(wants.values())
+    for _ in range(50):  # bisection on the ceiling: total() is monotone in it
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if total(mid) <= room else (lo, mid)
+    return {c: min(w, max(lo, floors[c])) for c, w in wants.items()}
 
 
 def fill_pages(heights, row_notes, note_h, height: float, base: float, caps=None, force: bool = False):
