@@ -56,6 +56,7 @@ MIN_TEXT_COLUMN = 54.0  # pt: a text column narrower than this is not worth draw
 # the v5.1 closed deck took 166 slides instead of 157.)
 LONG_WORD_SHARE = 0.3
 BROKEN_WORD_SHARE = 0.2  # where whole words do not fit: no piece of a word claims more (renderers break it anywhere)
+SQUEEZE_FLOOR = 90.0  # pt: a column whose words break anywhere is no narrower (else the table is refused)
 # (category and data label size, notes size) for a chart: never under 10 pt labels and 9 pt notes; bars that
 # do not fit move to a continuation slide instead
 CHART_LADDER = ((12, 10), (11, 10), (11, 9), (10, 9))
@@ -440,7 +441,8 @@ def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, 
                squeeze=False):
     """One step of the ladder. ``force``: text columns squeezed and rows placed even where they do
     not fit; ``squeeze``: text columns squeezed, but None where a row does not fit."""
-    widths = _column_widths(m, width, headers, rows, nowrap, body, force or squeeze)
+    widths = _column_widths(m, width, headers, rows, nowrap, body, force or squeeze,
+                            squeeze_floor=SQUEEZE_FLOOR if squeeze and not force else 0.0)
     if widths is None:
         return None
     lh = m.line_height(body)
@@ -478,7 +480,10 @@ def _plan_step(m, width, height, headers, rows, nowrap, row_notes, fixed_notes, 
     return plan
 
 
-def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=False) -> list[float] | None:
+def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=False,
+                   squeeze_floor: float = 0.0) -> list[float] | None:
+    """``squeeze_floor``: where text columns are squeezed, none narrower than this (or its whole
+    words), else None."""
     pad = 2 * CELL_PAD_X
     mins, nats, broken = [], [], []
     for c, head in enumerate(headers):
@@ -506,10 +511,13 @@ def _column_widths(m: Metrics, width: float, headers, rows, nowrap, size, force=
         # first (one ceiling for all, lowered until they fit), down to their header's longest word, so
         # that a short column (a result ID, a count) keeps its words whole; figures keep their width
         free = [c for c in range(len(headers)) if c not in nowrap]
-        floors = {c: min(mins[c], max(m.longest_word(headers[c], size, bold=True) + pad, 30.0)) for c in free}
+        floors = {c: min(mins[c], max(m.longest_word(headers[c], size, bold=True) + pad, 30.0, squeeze_floor))
+                  for c in free}
         widths = list(mins)
         for c, w in _ceiling({c: mins[c] for c in free}, floors, width - fixed).items():
             widths[c] = max(w, 24.0)
+        if squeeze_floor and sum(widths) > width + 0.01:
+            return None
         return widths
     extra = width - sum(mins)
     want = [n - mn for n, mn in zip(nats, mins)]
