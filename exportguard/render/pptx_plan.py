@@ -448,9 +448,10 @@ class _Planner:
                 if best is None or score > best[0]:
                     best = (score, panels, widths, headed, left, right)
         _, panels, widths, headed, left, right = best
-        for (table, view, plan, _), width in zip(panels, (widths[0], widths[1], widths[1])):
+        for k, (table, view, plan, _) in enumerate(panels):  # every own table, however many, on the right
             if plan.forced and not table.defaults:
-                raise self._refusal(title, table, view, plan, width, BESIDE_LADDERS[1][-1], "panel beside the other")
+                raise self._refusal(title, table, view, plan, widths[k > 0], BESIDE_LADDERS[1][-1],
+                                    "panel beside the other")
         heading_h *= headed
         room -= heading_h
         count = max(len(left), len(right))
