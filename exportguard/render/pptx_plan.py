@@ -22,6 +22,7 @@ The Sources slides' "Slide" column is read from the placements planned before th
 from __future__ import annotations
 
 import dataclasses
+import math
 import datetime as dt
 from typing import Sequence
 
@@ -432,6 +433,11 @@ class _Planner:
                 right = _stack([p for page in right for p in page] + [(None, 0, 0, shape_h[1])], room, gap)
             else:
                 left[-1].append((None, 0, 0, shape_h[0]))
+            if len(right) > len(left) and all(k is None for k, *_ in right[-1]):
+                # the last slide would hold the shape panel alone: the MLPerf rows spread over every slide
+                spread = _spread(plan, table, shared, len(right), room)
+                if spread is not None:
+                    left = [[(0, a, b, h)] for a, b, h in spread]
             return left, right
 
         best = None
@@ -708,6 +714,24 @@ def _page_height(plan: lay.TablePlan, table: BoundTable, start: int, stop: int, 
     notes = dict.fromkeys(slide_text(note.text, limit=NOTE_LIMIT) for row in table.rows[start:stop]
                           for cell in row if isinstance(cell, BoundFigure) for note in cell.notes)
     return plan.page_height(start, stop, shared + list(notes))
+
+
+def _spread(plan: lay.TablePlan, table: BoundTable, shared: list[str], count: int,
+            room: float) -> list[tuple[int, int, float]] | None:
+    """A planned table's rows spread evenly over ``count`` slides, as (start, stop, height) per
+    slide; None where it has fewer rows than slides or a slice does not fit ``room``."""
+    n = len(table.rows)
+    if n < count:
+        return None
+    out, start = [], 0
+    for i in range(count):
+        stop = start + math.ceil((n - start) / (count - i))
+        h = _page_height(plan, table, start, stop, shared)
+        if h > room:
+            return None
+        out.append((start, stop, h))
+        start = stop
+    return out
 
 
 def _stack(pieces: list[tuple], height: float, gap: float) -> list[list[tuple]]:
