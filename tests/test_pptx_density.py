@@ -104,6 +104,21 @@ def test_no_shape_leaves_the_slide_or_overlaps_another(decks):
                 boxes.append((shape.name, box))
 
 
+def test_a_bar_label_names_its_system_in_full(decks):
+    """The category label is where a chart names the system under test (no row note repeats it): on
+    the 4:3 template the longest v5.1 name takes five lines rather than being cut with an ellipsis."""
+    seen = set()
+    for name, path in decks.items():
+        for slide in Presentation(path).slides:
+            for shape in slide.shapes:
+                if shape.has_chart:
+                    labels = [" ".join(c.split("\n")) for c in shape.chart.plots[0].categories]
+                    assert not any("…" in c for c in labels), (name, labels)
+                    seen.update(labels)
+    mango = "MangoBoost Heterogeneous Cluster (4x8x MI300X-192GB, 2x8x MI325X-256GB, LLMBoost)"
+    assert sum(mango in c for c in seen) >= 1, seen
+
+
 def test_a_chart_slide_title_does_not_repeat_the_shape_its_caption_states(decks):
     for slide in _section_slides(decks["executive"], "Top 8 systems, llama2-70b-99 Offline"):
         title = slide.shapes.title.text_frame.text

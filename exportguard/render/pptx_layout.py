@@ -618,18 +618,14 @@ class ChartPlan:
     note_columns: int = 1  # columns of the notes box under the chart
 
 
-def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: float, max_lines: int = 3) -> list[str]:
+def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: float) -> list[str]:
     """A bar's category label, each part (rank and submitter, system, other columns) wrapped to
-    ``width``; beyond ``max_lines`` the last line ends with an ellipsis (the notes name it in full)."""
+    ``width``, every line kept: the label is where the chart names the system under test (the
+    citation rules), and no note repeats it, so it is never cut short (the bar's band grows)."""
     lines: list[str] = []
     for part in parts:
         if part:
             lines += m.wrap(part, size, width)
-    if len(lines) > max_lines:
-        last = lines[max_lines - 1]
-        while last and m.width(last + " …", size) > width:
-            last = last[:-1]
-        lines = lines[: max_lines - 1] + [last.rstrip() + " …"]
     return lines
 
 
