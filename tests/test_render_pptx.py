@@ -963,3 +963,24 @@ def test_libreoffice_renders_hostile_names_without_figure_like_text(hostile, ren
     for n, page in enumerate(_pages(pdf), 1):
         for line in page.splitlines():
             assert not _figure_like_outside(line, figures), (n, line)
+
+
+@pytest.mark.parametrize("width_in", [None, 10])
+def test_hostile_names_keep_every_slide_within_its_bounds(hostile, tmp_path, width_in):
+    """Long names wrap in full in tables and chart labels (never cut with an ellipsis): the plan still
+    puts every block on its slide, none over another, at the floors, on 16:9 and on a 4:3 template."""
+    from exportguard.layout.bounds import Floors, problems
+    from exportguard.render.pptx_plan import plan_deck
+    from exportguard.render.pptx_template import build_default, open_template
+
+    report, _ = hostile
+    source = None
+    if width_in:
+        source = tmp_path / "corp-4x3.pptx"
+        source.write_bytes(build_default(width_in=width_in, font="DejaVu Serif"))
+    deck = plan_deck(report, open_template(source))
+    assert problems(deck, Floors()) == []
+    bars = [b for u in deck.units for blk in u.blocks if hasattr(blk, "bars") for b in blk.bars]
+    labels = [" ".join(b.category) for b in bars]
+    assert bars and any("more characters cut]" in t for t in labels)  # the long name: cut only by its limit
+    assert not any("…" in re.sub(r"… \[[\d,]+ more characters cut\]", "", t) for t in labels), labels
