@@ -583,6 +583,17 @@ def fill_pages(heights, row_notes, note_h, height: float, base: float, caps=None
     return pages
 
 
+def even_split(n: int, k: int) -> list[tuple[int, int]]:
+    """``n`` rows (or bars) over ``k`` slides as evenly as they go, the larger shares first:
+    (start, stop) per slide."""
+    bounds, start = [], 0
+    for i in range(k):
+        stop = start + math.ceil((n - start) / (k - i))
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
 def _greedy(plan: TablePlan, row_notes, fixed_notes, height, cap, force=False):
     """Rows per slide, filling each slide while header + rows + footer rows fit ``height``."""
     if not plan.row_h:
@@ -596,12 +607,8 @@ def _balance(plan: TablePlan, row_notes, fixed_notes, height) -> list[tuple[int,
     pages = plan.pages
     if len(pages) <= 1:
         return pages
-    n, k = len(plan.row_h), len(pages)
-    caps = []
-    remaining = n
-    for i in range(k):
-        caps.append(math.ceil(remaining / (k - i)))
-        remaining -= caps[-1]
+    k = len(pages)
+    caps = [stop - start for start, stop in even_split(len(plan.row_h), k)]
     even = _greedy(plan, row_notes, fixed_notes, height, cap=caps)
     return even if even is not None and len(even) == k else pages
 
@@ -687,12 +694,7 @@ def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_part
                          [chart_category_lines(m, p, label_pt, cat_w - 2 * CELL_PAD_X) for p in cat_parts], cat_w,
                          columns)
     if len(best.pages) > 1:  # spread the bars evenly
-        n, k = len(cat_parts), len(best.pages)
-        bounds, start = [], 0
-        for i in range(k):
-            size = math.ceil((n - start) / (k - i))
-            bounds.append((start, start + size))
-            start += size
+        bounds = even_split(len(cat_parts), len(best.pages))
         if all(_chart_page_fits(m, best, b, title_h, row_notes, fixed_notes, notes_width, height) for b in bounds):
             best.pages = bounds
     return best

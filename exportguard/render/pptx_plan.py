@@ -22,7 +22,6 @@ The Sources slides' "Slide" column is read from the placements planned before th
 from __future__ import annotations
 
 import dataclasses
-import math
 import datetime as dt
 from typing import Sequence
 
@@ -720,18 +719,10 @@ def _spread(plan: lay.TablePlan, table: BoundTable, shared: list[str], count: in
             room: float) -> list[tuple[int, int, float]] | None:
     """A planned table's rows spread evenly over ``count`` slides, as (start, stop, height) per
     slide; None where it has fewer rows than slides or a slice does not fit ``room``."""
-    n = len(table.rows)
-    if n < count:
+    if len(table.rows) < count:
         return None
-    out, start = [], 0
-    for i in range(count):
-        stop = start + math.ceil((n - start) / (count - i))
-        h = _page_height(plan, table, start, stop, shared)
-        if h > room:
-            return None
-        out.append((start, stop, h))
-        start = stop
-    return out
+    out = [(a, b, _page_height(plan, table, a, b, shared)) for a, b in lay.even_split(len(table.rows), count)]
+    return out if all(h <= room for *_, h in out) else None
 
 
 def _stack(pieces: list[tuple], height: float, gap: float) -> list[list[tuple]]:
