@@ -342,16 +342,35 @@ def own_row_note(result: Result, shared: Shared = Shared()) -> Note:
     return Note(text, citation=Citation.of(result), detail=detail if detail != text else "")
 
 
-def _unshown_scale(c, cells: frozenset, scale: str) -> list[str]:
+def _unshown_scale(c, cells: frozenset, scale: str, system: str = "") -> list[str]:
     """Of a row's scale, what its cells leave out: the accelerator's name beside an Accelerators
-    column, the count and nodes beside an Accelerator column, all of it beside neither."""
+    column (unless the system's name, shown beside it, gives it), the count and nodes beside an
+    Accelerator column, all of it beside neither."""
     if {"accelerator", "accelerators"} <= cells:
         return []
     if "accelerators" in cells:
+        if "system" in cells and names_accelerator(system, c.accelerator):
+            return []  # "Dell PowerEdge XE9680L (8x B200-SXM-180GB, TensorRT)" already names it
         return [f"{'accelerators' if '(x' in c.accelerator else 'accelerator'}: {c.accelerator}"]
     if "accelerator" in cells:
         return [f"{c.accelerators_total} accelerators on {c.nodes} node{'s' if c.nodes != 1 else ''}"]
     return [scale]
+
+
+def names_accelerator(system: str, accelerator: str) -> bool:
+    """Whether a system's name gives its accelerator's model whole: the accelerator's words from the
+    first that holds a digit on (the vendor and brand words before it left out), compared without
+    case, spaces or punctuation. 'NVIDIA B200-SXM-180GB' is named by 'NVIDIA DGX B200 (8x
+    B200-SXM-180GB, TensorRT)'; 'AMD Instinct MI300X 192GB HBM3' is not by '(8x MI300X-192GB)'."""
+    words = accelerator.split()
+    while words and not any(ch.isdigit() for ch in words[0]):
+        words = words[1:]
+    model = _squeezed(" ".join(words))
+    return len(model) >= 4 and model in _squeezed(system)
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.lower())
 
 
 def row_note(result: Result, shared: Shared = Shared()) -> Note:
@@ -381,7 +400,7 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     # a name opens a note as written; our own words, where the row's cells give the name, with a capital
     cells = shared.shown
     shown = [who, shown_id] if not {"submitter", "system"} <= cells else [shown_id[:1].upper() + shown_id[1:]]
-    shown += _unshown_scale(c, cells, scale)
+    shown += _unshown_scale(c, cells, scale, i.system_name)
     shown += [] if "tokens_per_sample" in cells else [citation.tokens_per_sample]
     if citation.load:
         detail.append(citation.load)

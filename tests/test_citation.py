@@ -12,7 +12,7 @@ import pytest
 
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND, UNVERIFIED_SENTENCE
 from exportguard.check.evaluate import CITATION, fields_in, own_fields_in
-from exportguard.citation import OWN_FIELDS, Shared, row_note
+from exportguard.citation import OWN_FIELDS, Shared, names_accelerator, row_note
 from exportguard.guard import DEFAULT_COLUMNS, bind_table, default_columns, kpi, validate
 from exportguard.ingest import ingest_path
 from exportguard.report import Report, TableSection
@@ -212,7 +212,7 @@ def test_a_retrieval_date_wrapped_onto_the_next_line_still_counts():
 
 @pytest.mark.parametrize("columns, has, lacks", [
     (("submitter", "system", "accelerator", "accelerators", "throughput"), [], ["accelerator", " x ", " node"]),
-    (("submitter", "system", "accelerators", "throughput"), ["ccelerator"], [" x ", " node"]),
+    (("submitter", "system", "accelerators", "throughput"), [], [" x ", " node"]),
     (("submitter", "system", "accelerator", "throughput"), [" accelerators on ", " node"], [" x "]),
     (("submitter", "system", "throughput"), [" x ", " node"], []),
 ])
@@ -223,12 +223,28 @@ def test_a_row_note_gives_the_part_of_its_scale_its_cells_do_not_show(v51_store,
                and r.conditions.configuration.nodes == 1]
     table = bind_table(results, title="t", slack=cohort.slack, columns=columns)
     assert len(results) >= 10
+    seen = set()
     for fig in _figures(table):
         c = fig.result.conditions.configuration
         [note] = fig.notes
         assert all(w in note.text for w in has) and not any(w in note.text for w in lacks), (columns, note.text)
         if "accelerators" in columns and "accelerator" not in columns:
-            assert c.accelerator in note.text
+            # the accelerator is named once: by the system's name where it gives the model, else by the note
+            named = names_accelerator(fig.result.conditions.identity.system_name, c.accelerator)
+            assert (c.accelerator in note.text) != named, (note.text, fig.result.conditions.identity.system_name)
         if "accelerator" in columns and "accelerators" not in columns:
             assert f"{c.accelerators_total} accelerators on {c.nodes} node" in note.text
         assert f"{c.accelerators_total} x {c.accelerator} on {c.nodes} node" in note.detail  # the whole of it stays
+        seen.add("ccelerator" in note.text)
+    if columns == ("submitter", "system", "accelerators", "throughput"):
+        assert seen == {True, False}  # the cohort has systems whose names give their accelerator and some that do not
+
+
+def test_a_system_name_gives_its_accelerator_only_with_the_whole_model():
+    assert names_accelerator("NVIDIA DGX B200 (8x B200-SXM-180GB, TensorRT)", "NVIDIA B200-SXM-180GB")
+    assert names_accelerator("Dell PowerEdge XE9680 (8xH200-SXM-141GB, TensorRT)", "NVIDIA H200-SXM-141GB")
+    assert not names_accelerator("Dell PowerEdge XE9680 (8x MI300X-192GB)", "AMD Instinct MI300X 192GB HBM3")
+    assert not names_accelerator("G894-SD1", "NVIDIA B200-SXM-180GB")
+    assert not names_accelerator("NVIDIA DGX B200", "NVIDIA B200-SXM-180GB")  # the memory is part of the model
+    assert not names_accelerator("B200 box", "NVIDIA")  # no model words at all
+    assert not names_accelerator("anything", "none (CPU only)")

@@ -229,7 +229,7 @@ def test_no_colour_or_shading_states_a_tie(decks):
                     assert not any(v.startswith("accent") for v in fills), (name, fills)
             for text in _slide_texts(slide):
                 assert "shaded alike" not in text and "one colour per tie" not in text
-    assert charts >= 4
+    assert charts >= 2  # the Top N chart of each deck, on one slide each
 
 
 def test_a_table_whose_asked_columns_cannot_fit_a_slide_is_refused_not_drawn_off_it(v51_store, tmp_path):

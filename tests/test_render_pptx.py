@@ -875,6 +875,22 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
+def _unbroken(text: str) -> str:
+    """Squashed, and without hyphens: pdftotext joins a line that ends on a hyphen to the next one
+    and drops the hyphen ("Result 5.1-" / "0028" reads "5.10028"), where the slide shows both."""
+    return _squash(text).replace("-", "")
+
+
+def _box_text(pdf: Path, page: int, shape) -> str:
+    """The text pdftotext reads inside one shape's box on one page (points: the slide's EMU / 12,700)."""
+    if shape is None:
+        return ""
+    x, y, w, h = (round(v / 12700) for v in (shape.left, shape.top, shape.width, shape.height))
+    args = ["pdftotext", "-f", str(page), "-l", str(page), "-x", str(x), "-y", str(y), "-W", str(w), "-H", str(h),
+            str(pdf), "-"]
+    return subprocess.run(args, capture_output=True, text=True, check=True, timeout=60).stdout
+
+
 def _words(pdf: Path) -> list[tuple[int, float, float, list]]:
     """Per page: (page, width, height, [(xmin, ymin, xmax, ymax, word), ...])."""
     html = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], capture_output=True, check=True,
@@ -896,6 +912,8 @@ def _check_rendered(path: Path, pdf: Path) -> None:
     # -layout mode interleaves line by line
     read = _pages(pdf, layout=False)
     assert len(pages) == len(prs.slides) == len(read)
+    # and the notes box alone, read in its order: uncropped, a chart's bar labels can fall between its columns
+    boxed = [_box_text(pdf, n, _shape(slide, "Notes")) for n, slide in enumerate(prs.slides, 1)]
     for entry in manifest["figures"]:
         slide = int(entry["location"].split(",")[0].split()[1])
         page = pages[slide - 1]
@@ -905,7 +923,7 @@ def _check_rendered(path: Path, pdf: Path) -> None:
             shown = pptx_mod.slide_text(note, limit=pptx_mod.NOTE_LIMIT)  # as the slide shows it (escaped)
             if any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in shown):
                 continue  # pdftotext writes right-to-left runs in its own order
-            assert _squash(f"[{m}] {shown}") in _squash(page) or _squash(f"[{m}] {shown}") in _squash(read[slide - 1]), \
+            assert any(_unbroken(f"[{m}] {shown}") in _unbroken(text) for text in (page, read[slide - 1], boxed[slide - 1])), \
                 f"{path.name} slide {slide}: note [{m}] not on the page"
     emu = 12700
     for (n, width, height, words), slide in zip(_words(pdf), prs.slides):

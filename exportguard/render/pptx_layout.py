@@ -60,6 +60,7 @@ SQUEEZE_FLOOR = 90.0  # pt: a column whose words break anywhere is no narrower (
 # (category and data label size, notes size) for a chart: never under 10 pt labels and 9 pt notes; bars that
 # do not fit move to a continuation slide instead
 CHART_LADDER = ((12, 10), (11, 10), (11, 9), (10, 9))
+CATEGORY_SHARES = (0.4, 0.5)  # of a chart's width, the room its category labels may take (plan_chart)
 NOTE_COLUMN_MIN = 800.0  # pt: a notes box at least this wide sets its notes in two columns (a 16:9 slide, not 4:3)
 NOTE_COLUMN_GAP = 18.0  # pt between the two columns
 NOTE_PREFIX = "[zz] "  # notes are measured with the widest mark a slide can have in practice
@@ -626,14 +627,19 @@ class ChartPlan:
 
 
 def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: float) -> list[str]:
-    """A bar's category label, each part (rank and submitter, system, other columns) wrapped to
-    ``width``, every line kept: the label is where the chart names the system under test (the
-    citation rules), and no note repeats it, so it is never cut short (the bar's band grows)."""
-    lines: list[str] = []
-    for part in parts:
+    """A bar's category label (``parts``: rank words and submitter, system, the other columns that
+    differ between bars), broken into lines ``width`` wide, every line kept: the label is where the
+    chart names the system under test (the citation rules), and no note repeats it, so it is never cut
+    short (the bar's band grows). Stacked, the system has lines of its own under the other parts; run on
+    ("3 (tie 3-11) · Lenovo · ThinkSystem SR680a V3 (8x B200-SXM-180GB, TensorRT) · Accelerators: 8"),
+    the parts share lines: whichever takes fewer lines, stacked on a tie."""
+    head, system, tail = (list(parts) + ["", "", ""])[:3]
+    stacked: list[str] = []
+    for part in (" · ".join(p for p in (head, tail) if p), system):
         if part:
-            lines += m.wrap(part, size, width)
-    return lines
+            stacked += m.wrap(part, size, width)
+    run_on = m.wrap(" · ".join(p for p in (head, system, tail) if p), size, width)
+    return run_on if len(run_on) < len(stacked) else stacked
 
 
 def note_columns(width: float) -> int:
@@ -651,42 +657,45 @@ def _band(lines: int, lh: float) -> float:
     return max(max(lines, 1) * lh + 3, lh * 1.5)
 
 
+def chart_note_paras(shared: Sequence[str], marked: Sequence[str], legend: str) -> list[str]:
+    """The paragraphs of a chart slide's notes box: what the chart shares (table note and statements,
+    run on), its bars' notes ("[a] ...", "[b] ...") run on in one paragraph, as under a table, and the
+    trademark legend last. Every paragraph ends its last line part-empty: fewer paragraphs, fewer lines."""
+    return [*shared, *([" ".join(marked)] if marked else []), legend]
+
+
 def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_parts: Sequence[Sequence[str]],
-               labels: Sequence[str], row_notes: Sequence[Sequence[str]], fixed_notes: Sequence[str],
+               labels: Sequence[str], row_notes: Sequence[Sequence[str]], shared: Sequence[str], legend: str,
                notes_width: float, ladder=CHART_LADDER) -> ChartPlan:
     """Bars per chart slide and font sizes: each slide holds a chart (title ``title_h`` tall, then
-    one band per bar, tall enough for its category label and data label) above a notes box of the
-    fixed notes and those of its bars (in two columns where the box is wide: note_columns); together
-    at most ``height``."""
+    one band per bar, tall enough for its category label and data label) above a notes box
+    (chart_note_paras: ``shared``, the notes of its bars, the ``legend``; in two columns where the box
+    is wide: note_columns); together at most ``height``. Each step of ``ladder`` is tried with the
+    category labels in each share of CATEGORY_SHARES of the width (a wider label column puts a label
+    on fewer lines, the bars keep the rest); the fewest slides win, then the larger type, then the
+    narrower label column."""
     best = None
     columns = note_columns(notes_width)
     for label_pt, note_pt in ladder:
-        cat_w = min(width * 0.4, max(m.width(" ".join(p for p in parts if p), label_pt) for parts in cat_parts)
-                    + 2 * CELL_PAD_X) if cat_parts else width * 0.2
-        cat_w = max(cat_w, width * 0.18)
-        cat_lines = [chart_category_lines(m, parts, label_pt, cat_w - 2 * CELL_PAD_X) for parts in cat_parts]
         label_w = max((m.width(t, label_pt) for t in labels), default=0.0)
-        plot_w = width - cat_w - 2 * CELL_PAD_X
-        if label_w + 2 * CELL_PAD_X > plot_w * 0.62:
-            continue  # the labels would squeeze the bars
-        lh = m.line_height(label_pt)
-        bands = [_band(len(lines), lh) for lines in cat_lines]
-        nlh = m.line_height(note_pt)
-        inner = _column_width(notes_width, columns)
-        note_h = {}
-        for t in list(fixed_notes) + [t for notes in row_notes for t in notes]:
-            if t not in note_h:
-                prefix = "" if t in fixed_notes else NOTE_PREFIX
-                # in two columns each note takes half its height, and the box one line more (notes_box_height)
-                note_h[t] = (m.lines(prefix + t, note_pt, inner) * nlh + note_pt * 0.25) / columns
-        fixed = sum(note_h[t] for t in fixed_notes) + 2 * CELL_PAD_Y + (nlh + note_pt * 0.25) * (columns - 1)
-        # every chart slide holds the chart title, plot padding, the notes box and a gap
-        pages = fill_pages(bands, row_notes, note_h, height, title_h + 16 + fixed + 8)
-        if pages is None:
-            continue
-        plan = ChartPlan(label_pt, note_pt, pages, cat_lines, cat_w, columns)
-        if best is None or len(pages) < len(best.pages):
-            best = plan
+        longest = max((m.width(" · ".join(p for p in parts if p), label_pt) for parts in cat_parts), default=0.0)
+        tried = set()
+        for share in CATEGORY_SHARES:
+            cat_w = max(min(width * share, longest + 2 * CELL_PAD_X), width * 0.18)
+            if cat_w in tried:
+                continue  # every label fits one line at a narrower share already
+            tried.add(cat_w)
+            plot_w = width - cat_w - 2 * CELL_PAD_X
+            if label_w + 2 * CELL_PAD_X > plot_w * 0.62:
+                continue  # the labels would squeeze the bars
+            cat_lines = [chart_category_lines(m, parts, label_pt, cat_w - 2 * CELL_PAD_X) for parts in cat_parts]
+            plan = ChartPlan(label_pt, note_pt, [], cat_lines, cat_w, columns)
+            pages = _fill_charts(m, plan, title_h, row_notes, shared, legend, notes_width, height)
+            if pages is None:
+                continue
+            plan.pages = pages
+            if best is None or len(pages) < len(best.pages):
+                best = plan
     if best is None:  # nothing fits: the smallest step, one bar per slide
         label_pt, note_pt = ladder[-1]
         cat_w = width * 0.3
@@ -695,31 +704,45 @@ def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_part
                          columns)
     if len(best.pages) > 1:  # spread the bars evenly
         bounds = even_split(len(cat_parts), len(best.pages))
-        if all(_chart_page_fits(m, best, b, title_h, row_notes, fixed_notes, notes_width, height) for b in bounds):
+        if all(_chart_page_fits(m, best, b, title_h, row_notes, shared, legend, notes_width, height)
+               for b in bounds):
             best.pages = bounds
     return best
 
 
-def _chart_page_fits(m, plan: ChartPlan, bounds, title_h, row_notes, fixed_notes, notes_width, height) -> bool:
+def _fill_charts(m, plan: ChartPlan, title_h, row_notes, shared, legend, notes_width, height):
+    """Bars per slide, each slide taking bars while its chart and notes fit; None where a bar fits nowhere."""
+    pages, start, n = [], 0, len(plan.cat_lines)
+    while start < n:
+        stop = start
+        while stop < n and _chart_page_fits(m, plan, (start, stop + 1), title_h, row_notes, shared, legend,
+                                            notes_width, height):
+            stop += 1
+        if stop == start:
+            return None
+        pages.append((start, stop))
+        start = stop
+    return pages
+
+
+def _chart_page_fits(m, plan: ChartPlan, bounds, title_h, row_notes, shared, legend, notes_width, height) -> bool:
     start, stop = bounds
     lh = m.line_height(plan.label_pt)
     bars = sum(_band(len(plan.cat_lines[i]), lh) for i in range(start, stop))
-    notes = list(fixed_notes) + list(dict.fromkeys(t for i in range(start, stop) for t in row_notes[i]))
-    return title_h + 16 + bars + notes_box_height(m, notes, plan.note_pt, notes_width, len(fixed_notes),
-                                                  plan.note_columns) + 8 <= height
+    # measured with the widest mark a slide can have in practice
+    marked = [NOTE_PREFIX + t for t in dict.fromkeys(t for i in range(start, stop) for t in row_notes[i])]
+    paras = chart_note_paras(shared, marked, legend)
+    notes_h = notes_box_height(m, paras, plan.note_pt, notes_width, plan.note_columns)
+    return title_h + 16 + bars + notes_h + 8 <= height
 
 
-def notes_box_height(m: Metrics, notes: Sequence[str], size: float, width: float, n_fixed: int = 0,
-                     columns: int = 1) -> float:
-    """The height of a notes box holding ``notes``, set in ``columns`` columns. Text flows from one
-    column into the next line by line, so two columns need half the lines plus at most one line
-    (and its paragraph spacing) that does not split evenly."""
+def notes_box_height(m: Metrics, notes: Sequence[str], size: float, width: float, columns: int = 1) -> float:
+    """The height of a notes box holding ``notes`` (as drawn, marks included), set in ``columns``
+    columns. Text flows from one column into the next line by line, so two columns need half the
+    lines plus at most one line (and its paragraph spacing) that does not split evenly."""
     inner = _column_width(width, columns)
     lh = m.line_height(size)
-    total = 0.0
-    for i, t in enumerate(notes):
-        prefix = "" if i < n_fixed else NOTE_PREFIX
-        total += m.lines(prefix + t, size, inner) * lh + size * 0.25
+    total = sum(m.lines(t, size, inner) * lh + size * 0.25 for t in notes)
     return 2 * CELL_PAD_Y + total / columns + (lh + size * 0.25) * (columns - 1)
 
 

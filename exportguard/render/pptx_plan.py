@@ -198,10 +198,15 @@ class _Planner:
                     *self._plan_table(table, title, [*shared, self.legend], self.body.width, self.body.height,
                                       combine=combine))
 
-        table, table_note, said, shared, view, plan = planned(section.table, combine=False)
-        lean = lean_table(table) if plan.forced else None
-        if lean is not None:  # the default columns do not fit: the lean ones, each row's note saying the rest
-            table, table_note, said, shared, view, plan = planned(lean, combine=True)
+        whole = planned(section.table, combine=False)
+        table, table_note, said, shared, view, plan = whole
+        lean = lean_table(table) if table.defaults else None
+        if lean is not None:
+            # the default columns where they fit in fewer slides than the lean ones (each row's note saying
+            # the rest), which are used where the default ones do not fit
+            slim = planned(lean, combine=True)
+            if plan.forced or (not slim[-1].forced and len(slim[-1].pages) < len(plan.pages)):
+                table, table_note, said, shared, view, plan = slim
         elif plan.forced and table.defaults:
             table, table_note, said, shared, view, plan = planned(table, combine=True)
         if plan.forced:
@@ -329,15 +334,15 @@ class _Planner:
         table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
         if constant:
             table_note = "Every bar: " + "; ".join(constant) + ". " + table_note
-        shared = [table_note, *_statements(table, shows_rank)]
-        fixed = [*shared, self.legend]
+        shared = _run_on(table_note, _statements(table, shows_rank))
         slack = table.slack
         band = slack.band_fraction if slack.estimable else None
         frame_w = self.body.width
         title_lines = self.m.wrap(_chart_title(table, figs[0], header, derived), CHART_TITLE_PT,
                                   frame_w * CHART_TITLE_SHARE, bold=True)
         title_h = len(title_lines) * self.m.line_height(CHART_TITLE_PT, bold=True) + 10
-        plan = lay.plan_chart(self.m, frame_w, self.body.height, title_h, cat_parts, labels, row_notes, fixed, frame_w)
+        plan = lay.plan_chart(self.m, frame_w, self.body.height, title_h, cat_parts, labels, row_notes, shared,
+                              self.legend, frame_w)
         plot_w = lay.plot_box(frame_w, self.body.height, title_h, plan.cat_width).width
         axis_max = lay.axis_maximum(self.m, plot_w, [f.magnitude for f in figs], band, labels, plan.label_pt)
         series = f"{header}, {slide_text(figs[0].unit_text, figure=True)} {band_words(slack)}"
@@ -352,8 +357,8 @@ class _Planner:
                                      len(pages), len(rows), what=f": {header}" if chart_no else "")
             s = self._slide(page_title)
             notes = self._note_lines(lettering)
-            note_paras = shared + notes + [self.legend]
-            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, len(shared), plan.note_columns)
+            note_paras = lay.chart_note_paras(shared, notes, self.legend)
+            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, plan.note_columns)
             frame = Box(self.body.left, self.body.top, frame_w, self.body.height - notes_h - 6)
             shown = [slide_text(lettering.text(f), figure=True) for f in sub]
             geom = lay.chart_geometry(frame.width, frame.height, title_h, plan.cat_width, [f.magnitude for f in sub],
@@ -794,9 +799,10 @@ def _chart_title(table: BoundTable, fig: BoundFigure, header: str, derived: bool
 
 def _category_parts(table: BoundTable, col: int, rows: Sequence[int], shows_rank: bool = True
                     ) -> tuple[list[list[str]], list[str]]:
-    """Per bar, its category label in parts (rank words and submitter; system; the other columns that
-    differ between bars), and the columns whose value is the same for every bar (said once). The rank
-    words are the table's (BoundTable.ranks), left out where ``shows_rank`` is False."""
+    """Per bar, its category label in three parts (rank words and submitter; system; the other columns
+    that differ between bars, each '' where there is none: pptx_layout.chart_category_lines sets them),
+    and the columns whose value is the same for every bar (said once). The rank words are the table's
+    (BoundTable.ranks), left out where ``shows_rank`` is False."""
     cols = table.columns
     keys = [c.key for c in cols]
     text_cols = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived")]
@@ -812,7 +818,7 @@ def _category_parts(table: BoundTable, col: int, rows: Sequence[int], shows_rank
         system = slide_text(row[keys.index("system")], limit=NAME_LIMIT) if "system" in keys else ""
         rest = "; ".join(f"{slide_text(cols[i].header, limit=NAME_LIMIT)}: {slide_text(row[i], limit=NAME_LIMIT)}"
                          for i in varying)
-        parts.append([p for p in (" · ".join(x for x in (first, rest) if x), system) if p])
+        parts.append([first, system, rest])
     said = [f"{slide_text(cols[i].header, limit=NAME_LIMIT)}: {slide_text(table.rows[rows[0]][i], limit=NAME_LIMIT)}"
             for i in constant]
     return parts, said
