@@ -17,7 +17,7 @@ from .caveat import UNVERIFIED_SENTENCE
 from .model import RESULT_ID_OFFICIAL, RESULT_ID_PENDING, UNKNOWN, CohortKey, Result, Slack
 from .wording import (band_words, load_words, number, own_latency_words, own_load_words, own_run_load_words,
                       own_shape_words, own_tool_words, row_latency_words, row_load_words, shape_words, slack_words,
-                      tps_words)
+                      tps_note_words, tps_words)
 
 SUITE_NAMES = {"datacenter": "MLPerf® Inference: Datacenter", "edge": "MLPerf® Inference: Edge"}
 
@@ -91,7 +91,6 @@ class Shared:
 
     repository: str = ""  # the results repository every row's source lies in ('' when they differ)
     retrieved_on: str = ""  # the one retrieval date of every row ('' when they differ or no repository)
-    submitter_folders: bool = False  # every row's source is <repository>/<division>/<submitter>/...
     row_load: str | None = None  # every row's own load words, when they are one ('' for Offline)
     corrections: tuple[str, ...] = ()  # corrections made to every row alike
     unverified: bool = False  # some row is unverified: the table note gives the sentence once
@@ -121,7 +120,6 @@ class Shared:
         kinds = {own_load_kind(r) for r in results} if own else set()
         availability = {r.conditions.identity.availability for r in results if not r.own}
         return cls(repository, dates.pop() if repository and len(dates) == 1 else "",
-                   bool(repository) and all(_in_submitter_folder(r, repository) for r in results),
                    loads.pop() if len(loads) == 1 and all(not r.own for r in results) else None,
                    tuple(common),
                    any(r.conditions.identity.verified != "verified" for r in results if not r.own),
@@ -168,11 +166,6 @@ def repository_words(repository: str) -> str:
     m = _GITHUB_TREE.match(repository)
     text = m.group("repo") if m else repository
     return re.sub(r"^https?://", "", text)
-
-
-def _in_submitter_folder(result: Result, repository: str) -> bool:
-    i = result.conditions.identity
-    return result.conditions.provenance.source_url.startswith(f"{repository}/{i.division}/{i.submitter}/")
 
 
 def suite_name(result: Result) -> str:
@@ -239,9 +232,8 @@ def table_note(sample: Result, slack: Slack, shared: Shared = Shared()) -> Table
     # one repository and one date: said first, so that a page that wraps the note (PDF) keeps 'retrieved'
     # and its date on the note's first line, where a reader of the page text finds them together
     if shared.retrieved_on:
-        layout = (f" (each result in {sample.conditions.identity.division}/<submitter>/results/)"
-                  if shared.submitter_folders else "")
-        first.append(f"Sources retrieved {shared.retrieved_on} from {repository_words(shared.repository)}{layout}.")
+        # (each row's results folder is in its note's detail: the speaker notes, the cell comment, the manifest)
+        first.append(f"Sources retrieved {shared.retrieved_on} from {repository_words(shared.repository)}.")
     # a difference in availability shows in its column (guard._MUST_SHOW); one category, where no column
     # shows it, is said once
     if shared.availability and "availability" not in shared.shown:
@@ -401,7 +393,7 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
     cells = shared.shown
     shown = [who, shown_id] if not {"submitter", "system"} <= cells else [shown_id[:1].upper() + shown_id[1:]]
     shown += _unshown_scale(c, cells, scale, i.system_name)
-    shown += [] if "tokens_per_sample" in cells else [citation.tokens_per_sample]
+    shown += [] if "tokens_per_sample" in cells else [tps_note_words(result.conditions.shape)]
     if citation.load:
         detail.append(citation.load)
         # a target rate the row's own column shows is left to it; its measured latencies stay

@@ -10,7 +10,7 @@ import math
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from .model import (NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON, OWN_TRACE,
-                    TPS_DERIVED, TPS_OWN, Result, Shape, Slack)
+                    TPS_ACCURACY_LOG, TPS_DERIVED, TPS_OWN, TPS_SUMMARY, Result, Shape, Slack)
 from .reference import model_references
 
 UNIT_SHORT = {"tokens/s": "tok/s", "samples/s": "samples/s", "queries/s": "queries/s"}
@@ -133,9 +133,8 @@ def band_edge_words(edge: float, unit_text: str, slack: Slack, low: bool, marks:
 
 # The one statement of what a tie is and how a rank reads. The caveat, the "How to read" texts of
 # the shipped specs, the README and docs/ quote it word for word (a test holds them to it).
-TIE_RULE = ("Two figures of one cohort are tied when the higher lies no more than the cohort's shape slack above "
-            "the lower, and a rank such as \"3 (tie 2-5)\" names every rank its figure is tied with (here 2 to 5; "
-            "ranks 2 and 5 need not be tied with each other).")
+TIE_RULE = ("Two figures of one cohort are tied when the higher lies at most the cohort's shape slack above the "
+            "lower; \"3 (tie 2-5)\" is tied with each of ranks 2 to 5, which need not be tied with each other.")
 NOT_RANKED = "not ranked"
 
 
@@ -197,8 +196,8 @@ def scale_range_words(results) -> str:
 def mixed_scale_words(results, per_accelerator_shown: bool = False) -> str:
     """What a comparison across scales says on its slide, page or sheet (rule EG020)."""
     per = "by the per accelerator column (derived)" if per_accelerator_shown else "per accelerator (derived)"
-    return (f"Different scales: {scale_range_words(results)}. A total throughput reflects the size of a system "
-            f"as well as its hardware: compare systems of one scale, or {per}.")
+    return (f"Different scales: {scale_range_words(results)}; a total throughput reflects a system's size as well "
+            f"as its hardware, so compare one scale, or {per}.")
 
 
 def marks_words(letters) -> str:
@@ -235,6 +234,15 @@ def tps_words(shape: Shape) -> str:
     if shape.tokens_per_sample_basis == TPS_OWN:
         return f"mean {number(shape.tokens_per_sample, 1)} output tokens per request (measured)"
     return tps_cell(shape, " tokens/sample")
+
+
+def tps_note_words(shape: Shape) -> str:
+    """A row note's tokens per sample: '300.9 tokens/sample' where MLCommons published it as measured
+    (its accuracy log or summary table, which the note's detail names), else with its basis as
+    tps_words gives it, so that a derived or user-stated value is never read as a published one."""
+    if shape.tokens_per_sample is not None and shape.tokens_per_sample_basis in (TPS_ACCURACY_LOG, TPS_SUMMARY):
+        return f"{shape.tokens_per_sample:.1f} tokens/sample"
+    return tps_words(shape)
 
 
 def tps_cell(shape: Shape, unit: str = "") -> str:
