@@ -154,26 +154,48 @@ def _figure_slides(path: Path) -> list:
             if any((sh.has_table and sh.name != "Sources") or sh.has_chart for sh in s.shapes)]
 
 
-# Issue 16 item 3: a Top N section's figures on one slide. Met for the 16:9 top-10 table at the floors
-# (11 pt table text, 9 pt notes, a 397 pt body): the row notes leave to the row's cells what they show
-# (citation.row_note), and are run on in one footer row after the table note and its statements
-# (pptx_layout.TablePlan.run_in_h). Not met (strict: each fails once its target is, so that its marker
-# goes). Measured by the planner at the floors, in the 397 pt body both templates leave under the title:
-# - 16:9 top-10 chart: ten bars of two-line 10 pt category labels 282 pt under a 46 pt caption, and their
-#   notes at 9 pt in two columns 230 pt (2,272 characters: table note 547, scales notice 200, tie rule 247,
-#   trademark legend 237, ten row notes 1,041): 582 pt. Even beside the chart in one column the notes
-#   alone need 428-536 pt.
-# - 4:3 top-8 chart: 8 bars 312 pt, caption 46 pt, notes in one 648 pt column 250 pt: 632 pt.
-# - 4:3 top-8 table: its six columns leave the system names ~150 pt, where they wrap to 3-5 lines.
+# Issue 16 item 3: a Top N section's figures on one slide. Met on 16:9 at the floors (11 pt table text,
+# 10 pt chart labels, 9 pt notes, a 397 pt body): the top-10 table, its row notes run on in one footer row
+# after the table note and its statements (pptx_layout.TablePlan.run_in_h); the top-10 chart, its notes
+# run on in two columns and its labels in a 444 pt column (at the floors 368 of 397 pt: caption 34, bars
+# 189, notes 121; drawn at 11 / 10 pt). Not met on 4:3 (strict: each fails once its target is, so that
+# its marker goes), measured by the planner at the floors in the 397 pt body the 4:3 templates leave:
+# - top-8 chart: caption 46 (three lines in a 648 pt frame), 8 bars of two- and three-line labels 228,
+#   notes in one column 144 to 154 (a 849-character shared paragraph of six or seven lines, the row notes
+#   four, the trademark legend two): 442 pt in Calibri (Carlito), 452 pt in this DejaVu Serif template.
+# - top-8 table at 11 pt: header 18, rows 262 (the system names wrap to two or three lines in 229 pt),
+#   table note and statements 69, legend 26, row notes 53: 428 pt in Calibri; in DejaVu Serif the system
+#   names have 157 pt and wrap to three to five lines: 596 pt.
 def _unmet(name, why):
     return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"issue 16 item 3, not met: {why}"))
 
 
 @pytest.mark.parametrize("name", ["top10-chart", "top10-table",
-                                  _unmet("top8-chart-4x3", "bars and notes need 632 of 397 pt"),
-                                  _unmet("top8-table-4x3", "six columns in 648 pt wrap system names to 3-5 lines")])
+                                  _unmet("top8-chart-4x3", "bars and notes need 452 of 397 pt"),
+                                  _unmet("top8-table-4x3", "six columns in 648 pt wrap system names to 3-5 lines: 596 of 397 pt")])
 def test_a_top_n_section_takes_one_slide(decks, name):
+    if name == "top10-chart":
+        _theme_font_measured()  # its ten bars and notes fit one slide by a few points, measured in Calibri's metrics
     assert len(_figure_slides(decks[name])) == 1
+
+
+def _theme_font_measured() -> None:
+    """The default template's theme font, Calibri, is measured with its own metrics or its metric twin's
+    (Carlito, Debian's fonts-crosextra-carlito, which .ci/run installs); without either the planner
+    measures with the wider fallback and plans more slides, which is safe but not what PowerPoint draws."""
+    from exportguard.render.pptx_layout import font_file
+    from tests.conftest import IN_CI
+
+    found = font_file("Calibri") or ""
+    if any(name in found.lower() for name in ("calibri", "carlito")):
+        return
+    if IN_CI:
+        pytest.fail("CI=true but neither Calibri nor Carlito is installed (fonts-crosextra-carlito)")
+    pytest.skip("Calibri or its metric twin Carlito (fonts-crosextra-carlito) is needed to measure this deck")
+
+
+def test_the_theme_font_is_measured_with_its_own_metrics():
+    _theme_font_measured()
 
 
 def test_an_ad_hoc_cohort_deck_keeps_real_columns_with_their_rest_in_the_notes(v51_store):

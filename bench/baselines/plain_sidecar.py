@@ -47,7 +47,7 @@ class Table:
         self.load = "Offline: every query issued at once and drained (closed-loop), no latency bound; runs of at least 600 s"
         self.table_note = (
             f"Sources retrieved {first.conditions.provenance.retrieved_on} from "
-            f"{repo.replace('https://', '').replace('/tree/main', '')} (each result in {i.division}/<submitter>/results/). "
+            f"{repo.replace('https://', '').replace('/tree/main', '')}. "
             f"MLPerf® Inference: Datacenter {i.round}, {i.division.capitalize()} division; benchmark {b.benchmark}, "
             f"{b.scenario} scenario. Shape: {self.shape}. Load: {self.load}. Band {self.pct}: half the cohort's shape "
             f"slack of {slack.fraction * 100:.1f}% (tokens per sample {slack.tps_min:.1f} to {slack.tps_max:.1f} over "
@@ -55,8 +55,8 @@ class Table:
         totals = [r.conditions.configuration.accelerators_total for r in self.rows]
         nodes = [r.conditions.configuration.nodes for r in self.rows]
         self.notice = (f"Different scales: systems of {min(totals):,} to {max(totals):,} accelerators in "
-                       f"{min(nodes):,} to {max(nodes):,} nodes. A total throughput reflects the size of a system as "
-                       "well as its hardware: compare systems of one scale, or per accelerator (derived).")
+                       f"{min(nodes):,} to {max(nodes):,} nodes; a total throughput reflects a system's size as well "
+                       "as its hardware, so compare one scale, or per accelerator (derived).")
         self.warning = (f"{self.notice} For one scale: --accelerator-count N (list, cohorts, export) or "
                         "accelerator_count = N in a spec's filters; per accelerator: --derived per_accelerator or "
                         "derived = [\"per_accelerator\"] in the section.")
