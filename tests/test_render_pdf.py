@@ -176,8 +176,8 @@ def full(v51_store, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def long_table(v51_store, tmp_path_factory):
-    results = replicated(v51_store, 40)
-    table = bind_table(results, title="40 replicated results", slack=v51_store.cohort_slack(results[0].cohort_key))
+    results = replicated(v51_store, 60)
+    table = bind_table(results, title="60 replicated results", slack=v51_store.cohort_slack(results[0].cohort_key))
     report = Report("A table over many pages", "tests", (TableSection(table.title, table),), SHORT, FULL,
                     TRADEMARK_LEGEND)
     [path] = export(report, [tmp_path_factory.mktemp("pdf_long") / "long.pdf"])
@@ -347,7 +347,7 @@ def test_a_long_table_repeats_header_conditions_and_notes_on_every_page(long_tab
             assert "Table 1 continues on the next page" in page
         if n != table_pages[0]:
             assert "Table 1 (continued)" in page
-    assert rows_seen == 40
+    assert rows_seen == 60
     qpdf_check(path)
 
 

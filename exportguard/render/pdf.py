@@ -690,7 +690,9 @@ class PdfRenderer:
             self.pager.add(intro, intro_h, gap=4.0)
             columns = [runs[:1], runs[1:]]
             right_x = left_w + lay.PAIR_GUTTER
-            rest = self.pager.add_pair(columns, gap=4.0, keep_below=shape_h + 8.0, one_page=True, right_x=right_x)
+            # below the panels: the shape panel as Pager.add_run places it (its "continues" line's room included)
+            rest = self.pager.add_pair(columns, gap=4.0, keep_below=shape_h + shape.tail_h + 8.0, one_page=True,
+                                       right_x=right_x)
             self.pager.add_run(shape.run(f"table {shape_number}", make_shape), gap=8.0)
             if all(p[0] < len(col) for col, p in zip(columns, rest)):  # both panels go on side by side
                 self.pager.new_page()

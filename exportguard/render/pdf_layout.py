@@ -863,9 +863,18 @@ class TableLayout:
             return ""
         return sentence(f"{self.label}. {self.first_caption}" if self.first_caption else self.label)
 
+    def run_in(self, continued: bool) -> str:
+        """The caption where it is the table's label alone ("Table 3."): it then stands at the start
+        of the shared conditions' first line instead of on a line of its own."""
+        text = self.caption(continued)
+        return text if text and self.shared and text == sentence(self.label) else ""
+
+    def _label_indent(self, label: str) -> float:
+        return self.cap.width(label) + self.shared_m.width(" ") if label else 0.0
+
     def caption_lines(self, continued: bool, width: float) -> list[str]:
         text = self.caption(continued)
-        return self.cap.wrap(text, width) if text else []
+        return self.cap.wrap(text, width) if text and not self.run_in(continued) else []
 
     def continues_line(self, start: int) -> str:
         """What a share that starts at row ``start`` says under its rows when the table goes on overleaf."""
@@ -873,14 +882,20 @@ class TableLayout:
         return (f"{self.label} continues on the next page, with its header"
                 f"{' and the notes of its figures' if has_figures else ''} repeated there.")
 
-    def shared_lines(self, width: float) -> list[str]:
-        return self.shared_m.wrap(self.shared, width) if self.shared else []
+    def shared_lines(self, width: float, continued: bool = True) -> list[str]:
+        """The shared conditions' lines; on a share whose caption runs in, the first line leaves the
+        caption its room."""
+        if not self.shared:
+            return []
+        return self.shared_m.wrap(self.shared, width, self._label_indent(self.run_in(continued)))
 
     def head_height(self, continued: bool, geometry: Geometry) -> float:
         width = self.width
         captions = self.caption_lines(continued, width)
-        return (len(captions) * CAPTION.leading + (3.0 if captions else 0.0) +
-                len(self.shared_lines(width)) * SHARED.leading + (4.0 if self.shared else 0.0) + self.head_h)
+        shared = self.shared_lines(width, continued)
+        first = max(SHARED.leading, CAPTION.leading) - SHARED.leading if self.run_in(continued) else 0.0
+        return (len(captions) * CAPTION.leading + (3.0 if captions else 0.0) + first +
+                len(shared) * SHARED.leading + (4.0 if self.shared else 0.0) + self.head_h)
 
     def figures_of(self, r: int) -> list[BoundFigure]:
         return [c for c in self.rows[r] if isinstance(c, BoundFigure)]
@@ -908,9 +923,11 @@ class TableLayout:
         if y_caption:
             y -= 3.0
         y_shared = []
+        label = self.run_in(share.continued)
         if self.shared:
-            for line in self.shared_lines(width):
-                y -= SHARED.leading
+            for k, line in enumerate(self.shared_lines(width, share.continued)):
+                lead = max(SHARED.leading, CAPTION.leading) if label and k == 0 else SHARED.leading
+                y -= lead
                 y_shared.append((y + (SHARED.leading - SHARED.size) * 0.5, line))
             y -= 4.0
         head_top = y
@@ -940,11 +957,14 @@ class TableLayout:
         t.font(CAPTION.font, CAPTION.size)
         for ty, line in y_caption:
             t.text(0, ty, line)
+        if label and y_shared:  # the label run in, on the shared conditions' first baseline
+            t.text(0, y_shared[0][0], label)
         if y_shared:
             t.colour(GREY)
             t.font(SHARED.font, SHARED.size)
-            for ty, line in y_shared:
-                t.text(0, ty, line)
+            indent = self._label_indent(label)
+            for k, (ty, line) in enumerate(y_shared):
+                t.text(indent if k == 0 else 0, ty, line)
             t.colour(INK)
         t.font(HEAD.font, HEAD.size)
         lift = (CELL.leading - CELL.size) * 0.5 + 0.6

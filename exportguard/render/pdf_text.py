@@ -182,27 +182,29 @@ class Measure:
             w = self._words[word] = sum(map(self._em.__getitem__, word)) * self.size * 0.001
         return w
 
-    def wrap(self, text: str, width: float) -> list[str]:
+    def wrap(self, text: str, width: float, indent: float = 0.0) -> list[str]:
         """Greedy line breaking at spaces (runs of white space count as one; line ends in the
         text break lines); a word wider than the line is broken between characters. Every line
-        returned fits ``width``. Works on the running sum of the characters' advance widths, so a
-        line costs one bisection and one rfind, whatever its number of words."""
+        returned fits ``width``, the first ``width - indent`` (a run-in label stands before it).
+        Works on the running sum of the characters' advance widths, so a line costs one bisection
+        and one rfind, whatever its number of words."""
         if "\n" in text:
             out: list[str] = []
-            for para in text.split("\n"):
-                out.extend(self.wrap(para, width) or [""])
+            for k, para in enumerate(text.split("\n")):
+                out.extend(self.wrap(para, width, indent if k == 0 else 0.0) or [""])
             return out
         text = " ".join(text.split())
         if not text:
             return []
         cum = list(accumulate(map(self._em.__getitem__, text)))  # thousandths of an em
         limit = width / (self.size * 0.001) + 1e-6
-        if cum[-1] <= limit:
+        first = max(width - indent, 0.0) / (self.size * 0.001) + 1e-6
+        if cum[-1] <= first:
             return [text]
         lines, start, n = [], 0, len(text)
         while start < n:
             base = cum[start - 1] if start else 0
-            end = bisect_right(cum, base + limit, start)  # text[start:end] fits
+            end = bisect_right(cum, base + (limit if lines else first), start)  # text[start:end] fits
             if end >= n:
                 lines.append(text[start:])
                 break
