@@ -661,8 +661,7 @@ class PdfRenderer:
             # the heading keeps with it the intro, the first row of each panel and the whole shape
             # panel; where even an empty page cannot hold that with its notes, the panels are stacked
             head = max(t.head_height(False, geometry) + t.heights[0] + t.tail_h for t in layouts[:2])
-            pair_keep = (intro.wrap(geometry.frame_w, 1e6)[1] + 4.0 + head + 8.0 +
-                         shape.head_height(False, geometry) + sum(shape.heights))
+            pair_keep = intro.wrap(geometry.frame_w, 1e6)[1] + 4.0 + head + 8.0 + _placed_height(shape, geometry)
             pair_figures = layouts[0].figures_of(0) + layouts[1].figures_of(0)
             need = pair_keep + self.notebook.block(list(dict.fromkeys(x for f in pair_figures for x in f.notes)),
                                                    geometry.frame_w)
@@ -671,7 +670,7 @@ class PdfRenderer:
         if widths is None:
             geometry = _fit_together(layouts + [shape], self.geometry)
         intro_h = intro.wrap(geometry.frame_w, 1e6)[1]
-        shape_h = shape.head_height(False, geometry) + sum(shape.heights)
+        shape_h = _placed_height(shape, geometry)
         figures = [f for _, t, _ in panels for _, _, f in t.figures()]
         notes_h = self.notebook.block(list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w)
 
@@ -690,9 +689,7 @@ class PdfRenderer:
             self.pager.add(intro, intro_h, gap=4.0)
             columns = [runs[:1], runs[1:]]
             right_x = left_w + lay.PAIR_GUTTER
-            # below the panels: the shape panel as Pager.add_run places it (its "continues" line's room included)
-            rest = self.pager.add_pair(columns, gap=4.0, keep_below=shape_h + shape.tail_h + 8.0, one_page=True,
-                                       right_x=right_x)
+            rest = self.pager.add_pair(columns, gap=4.0, keep_below=shape_h + 8.0, one_page=True, right_x=right_x)
             self.pager.add_run(shape.run(f"table {shape_number}", make_shape), gap=8.0)
             if all(p[0] < len(col) for col, p in zip(columns, rest)):  # both panels go on side by side
                 self.pager.new_page()
@@ -711,8 +708,7 @@ class PdfRenderer:
                                        start=i0 if k == k0 else 0)
             return
         # stacked: the heading keeps the whole section with it when it fits on one page with its notes
-        whole = intro_h + 4.0 + sum(layout.head_height(False, geometry) + sum(layout.heights) + layout.tail_h + 8.0
-                                    for layout in layouts) + shape_h
+        whole = intro_h + 4.0 + sum(_placed_height(layout, geometry) + 8.0 for layout in layouts) + shape_h
         fits = whole + notes_h + HEADING.leading * 2 + lay.SECTION_GAP <= geometry.frame_h - lay.SAFETY
         first_layout = layouts[0]
         keep = whole if fits else intro_h + 4.0 + first_layout.head_height(False, geometry) + first_layout.heights[0] + first_layout.tail_h
@@ -993,6 +989,12 @@ def _pair_height(left: TableLayout, right: Sequence[TableLayout], options, left_
         t.fit(options, width=room - left_w)
     tall = [t.head_height(False, options[0][0]) + sum(t.heights) for t in (left, *right)]
     return max(tall[0], sum(tall[1:]) + lay.STACK_GAP * (len(right) - 1))
+
+
+def _placed_height(layout: TableLayout, geometry: Geometry) -> float:
+    """A whole table's height as Pager.add_run places it on one page: its head, every row, and the room
+    it keeps for a "continues" line (a keep smaller than this lets the table split over two pages)."""
+    return layout.head_height(False, geometry) + sum(layout.heights) + layout.tail_h
 
 
 def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:

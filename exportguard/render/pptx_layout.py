@@ -633,7 +633,7 @@ def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: f
     short (the bar's band grows). Stacked, the system has lines of its own under the other parts; run on
     ("3 (tie 3-11) · Lenovo · ThinkSystem SR680a V3 (8x B200-SXM-180GB, TensorRT) · Accelerators: 8"),
     the parts share lines: whichever takes fewer lines, stacked on a tie."""
-    head, system, tail = (list(parts) + ["", "", ""])[:3]
+    head, system, tail = parts
     stacked: list[str] = []
     for part in (" · ".join(p for p in (head, tail) if p), system):
         if part:

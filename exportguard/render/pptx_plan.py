@@ -198,8 +198,7 @@ class _Planner:
                     *self._plan_table(table, title, [*shared, self.legend], self.body.width, self.body.height,
                                       combine=combine))
 
-        whole = planned(section.table, combine=False)
-        table, table_note, said, shared, view, plan = whole
+        table, table_note, said, shared, view, plan = planned(section.table, combine=False)
         lean = lean_table(table) if table.defaults else None
         if lean is not None:
             # the default columns where they fit in fewer slides than the lean ones (each row's note saying
