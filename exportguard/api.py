@@ -12,18 +12,21 @@ The internal modules stay free to change; only the names in ``exportguard.__all_
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from .api_args import (ArgumentError, callback_arg, date_arg, flag_arg, memory_arg, path_arg, paths_arg, round_arg,
+                       seconds_arg, store_arg, text_arg, texts_arg)
 from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .clock import resolve as export_clock
-from .errors import ExportguardError, SourceError, StoreError
+from .errors import SourceError, StoreError
 from .guard import DEFAULT_COLUMNS, GuardError, PriceTable, bind_table, default_columns, validate
 from .ingest import IngestReport, ingest_path
-from .ingest.own_system import NOT_DESCRIBED, SystemDescription, load_system
+from .ingest.own_system import NOT_DESCRIBED, SystemDescription, load_system, system_values
 from .model import AVAILABILITIES, DIVISIONS, OWN_LOAD_KINDS, SCENARIOS, UNITS, VERIFIED, Cohort
 from .report import BoundFigure, Report, TableSection
 from .rules import WARNING, Finding, rule
@@ -33,11 +36,6 @@ from .textviews import showing_words
 
 RECORDS_ARE = ("data for analysis, not for publication: a figure's value is only what its row says beside it "
                "(unit, band, conditions, citation); publish through export(), which binds every figure")
-
-
-class ArgumentError(ExportguardError, ValueError):
-    """A call's arguments are wrong (an unknown filter, a value outside its choices, no target): the
-    message names the argument and what it may be."""
 
 
 # -- filters: the command line's names and semantics ------------------------------------------
@@ -77,6 +75,7 @@ def normalize_filters(filters: Mapping[str, Any]) -> dict[str, Any]:
         else:
             if not all(isinstance(v, str) for v in values):
                 raise ArgumentError(f"{key}={value!r}: a text or a list of texts")
+            values = tuple(text_arg(key, v, optional=False) for v in values)  # no lone surrogate, no NUL
             if name in CHOICES:
                 values = tuple(_choice(name, v) for v in values)
         out[name] = values
@@ -110,32 +109,44 @@ def open_store(url: str | None = None, *, create: bool = True, wait_s: float = D
     A writer waits up to ``wait_s`` seconds for another one and tells ``tell`` that it waits. Use it
     as a context manager (``with open_store(...) as store:``) or call ``store.close()``.
     Raises StoreError (a bad URL, not an exportguard store, a newer schema)."""
+    if isinstance(url, Path):  # a path to an SQLite file is a URL's most common misspelling
+        raise ArgumentError(f"url={str(url)!r}: a store URL (sqlite:///{url} or postgresql://host/db), not a path")
+    text_arg("url", url)
+    flag_arg("create", create)
+    seconds_arg("wait_s", wait_s)
+    callback_arg("tell", tell)
     return _open_store(url, create=create, wait_s=wait_s, tell=tell)
 
 
 # -- ingest ---------------------------------------------------------------------------------
 
-_SYSTEM_FIELDS = tuple(f.name for f in fields(SystemDescription))
+_SYSTEM_FIELDS = tuple(f.name for f in fields(SystemDescription) if f.name != "source")
 
 
 def describe_system(system: SystemDescription | str | Path | Mapping[str, Any] | None = None,
                     **stated: Any) -> SystemDescription:
     """What own load-test files do not record: a SystemDescription, a TOML file's (docs/own-traffic.md),
-    or a mapping of its fields; ``stated`` fields (those not None) take precedence."""
+    or a mapping of its fields; ``stated`` fields (those not None) take precedence. A mapping and
+    ``stated`` are checked key by key as the TOML file is (own_system.system_values: the same
+    messages; a file's name the file and line, a mapping's ``system=``, a stated field's its name)."""
     if system is None:
         base = NOT_DESCRIBED
     elif isinstance(system, SystemDescription):
-        base = system
-    elif isinstance(system, (str, Path)):
-        base = load_system(system)
+        stated_in = {f: getattr(system, f) for f in _SYSTEM_FIELDS}  # built by hand: checked as a mapping
+        base = replace(system, **_system_fields(stated_in, lambda key: f"system=, field {key!r}"))
+    elif isinstance(system, (str, os.PathLike)):
+        base = load_system(path_arg("system", system))
     elif isinstance(system, Mapping):
-        base, stated = NOT_DESCRIBED, {**system, **{k: v for k, v in stated.items() if v is not None}}
+        base = NOT_DESCRIBED.merged(**_system_fields(system, lambda key: f"system=, key {key!r}"))
     else:
-        raise ArgumentError(f"system={system!r}: a TOML file, a mapping of {', '.join(_SYSTEM_FIELDS)}, or None")
-    unknown = sorted(set(stated) - set(_SYSTEM_FIELDS))
-    if unknown:
-        raise ArgumentError(f"unknown system field(s) {', '.join(unknown)}; known: {', '.join(_SYSTEM_FIELDS)}")
-    return base.merged(**stated)
+        raise ArgumentError(f"system={system!r}: a TOML file, a mapping of {', '.join(_SYSTEM_FIELDS)}, "
+                            "a SystemDescription, or None")
+    return base.merged(**_system_fields(stated, lambda key: f"the stated {key}"))
+
+
+def _system_fields(given: Mapping[str, Any], where: Callable[[str], str]) -> dict[str, Any]:
+    """The TOML file's check, with ArgumentError saying where the bad field was given."""
+    return system_values(given, lambda key, message: ArgumentError(f"{where(key)}: {message}"))
 
 
 def ingest_sources(store: Store, *paths: str | Path, retrieved: str | None = None, round: str | None = None,
@@ -154,10 +165,14 @@ def ingest_sources(store: Store, *paths: str | Path, retrieved: str | None = Non
 
     Raises SourceError (a path that is no source) or StoreError; the exception's ``ingested`` holds
     the reports of the sources stored before it."""
+    store_arg(store)
     if not paths:
         raise ArgumentError("give at least one path to ingest")
-    if retrieved is not None:
-        check_date(retrieved)
+    paths_arg("paths", paths)
+    retrieved = date_arg("retrieved", retrieved)
+    round_arg("round", round)
+    callback_arg("on_start", on_start)
+    callback_arg("on_report", on_report)
     system = describe_system(system) if system is not None else None
     reports: list[IngestReport] = []
     for path in paths:
@@ -170,7 +185,7 @@ def ingest_sources(store: Store, *paths: str | Path, retrieved: str | None = Non
             e.ingested = tuple(reports)
             raise
         except StoreError as e:
-            err = StoreError(f"{path}: not ingested: {e}{before}")
+            err = StoreError(_not_ingested(store, path, e) + before)
             err.ingested = tuple(reports)
             raise err from None
         report.seconds = time.perf_counter() - started
@@ -178,6 +193,21 @@ def ingest_sources(store: Store, *paths: str | Path, retrieved: str | None = Non
         if on_report:
             on_report(report)
     return reports
+
+
+def _not_ingested(store: Store, path: str | Path, err: StoreError) -> str:
+    """Why ``path`` was not ingested, in one line; a connection the server ended or lost (a backend
+    terminated, a restart, the network) in the words of what it leaves."""
+    from .ingest import lost_connection
+
+    why = lost_connection(err)
+    if not why:
+        return f"{path}: not ingested: {err}"
+    database = "database" if store.is_sqlite else "PostgreSQL"
+    left = ("as its commit was sent: the store could not be asked again, so it may have been stored; ingest it "
+            "again to be sure (a source already stored adds nothing)" if getattr(err, "in_doubt", False)
+            else "and the source could not be written: nothing of it was stored")
+    return f"{path}: not ingested: the {database} connection to {store.display_url} was lost ({why}) {left}"
 
 
 # -- what a notebook shows -------------------------------------------------------------------
@@ -278,6 +308,7 @@ def select(store: Store, **filters: Any) -> Selection:
     availability, verified, unit, mlperf (True/False), and a spec's benchmark, tool, system_id,
     suite. A value or a list of alternatives; any case. Raises ArgumentError for an unknown filter
     or value."""
+    store_arg(store)
     given = normalize_filters(filters)
     with store.reading():  # the cohorts and the words for an empty selection from one snapshot
         found = store.cohorts(**given)
@@ -322,18 +353,22 @@ def report_spec(spec: str | Path | Mapping[str, Any] | ReportSpec | None = None,
                 **filters: Any) -> ReportSpec:
     """The spec a report is built from: a TOML file (docs/README), the same as a dict, or, without one,
     the filters as one table (as ``exportguard export`` without --spec). Raises SpecError, ArgumentError."""
+    flag_arg("split_by_cohort", split_by_cohort)
+    text_arg("title", title)
+    if isinstance(columns, str):
+        columns = [c.strip() for c in text_arg("columns", columns).split(",")]
+    columns = texts_arg("columns", columns) if columns is not None else None
+    derived = texts_arg("derived", derived)  # one text is one derived column, as ignore= is one rule
     if spec is not None:
         if normalize_filters(filters) or columns or title or split_by_cohort or derived:
             raise ArgumentError("give either a spec or filters/columns/title/split_by_cohort/derived, not both")
         if isinstance(spec, ReportSpec):
             return spec
-        if isinstance(spec, (str, Path)):
-            return load_spec(spec)
+        if isinstance(spec, (str, os.PathLike)):
+            return load_spec(path_arg("spec", spec))
         if isinstance(spec, Mapping):
             return spec_from_data(_listed(spec), name="<spec dict>")
         raise ArgumentError(f"spec={type(spec).__name__}: a TOML file's path, a dict, or None")
-    if isinstance(columns, str):
-        columns = [c.strip() for c in columns.split(",")]
     cols = tuple(columns) if columns else DEFAULT_COLUMNS
     return spec_from_filters(normalize_filters(filters), split_by_cohort,
                              cols + tuple(d for d in derived if d not in cols), title or "")
@@ -361,12 +396,15 @@ def build_report(store: Store, spec: str | Path | Mapping[str, Any] | ReportSpec
     Raises GuardError, whose ``findings`` name each refusal's rule ID, where it is and the way out
     (a selection of several cohorts, nothing selected, an unknown column ...); SpecError for a bad
     spec; ArgumentError for a bad argument."""
+    store_arg(store)
+    if not (prices is None or isinstance(prices, PriceTable)):
+        prices = path_arg("prices", prices)  # a price table's TOML file
     resolved = report_spec(spec, split_by_cohort=split_by_cohort, columns=columns, derived=derived, title=title,
                            **filters)
     from .spec import build_report as _build
 
     table = prices if isinstance(prices, PriceTable) or prices is None else load_prices(prices)
-    price_file = prices if isinstance(prices, (str, Path)) else (
+    price_file = prices if isinstance(prices, Path) else (
         resolved.base_dir / resolved.prices if resolved.prices else None)
     report = _build(store, resolved, table)
     inputs = {"store": store.path, "spec": _spec_file(resolved), "price table": price_file}
@@ -383,9 +421,21 @@ def export(report: BoundReport | Report, *targets: str | Path, text_cells: bool 
     the manifests beside CSV and Markdown files). ``text_cells``: XLSX figure cells hold the bound
     text; ``force``: replace read-only outputs; ``template``: a PPTX's .pptx/.potx.
 
+    Options are checked against the targets' formats (each renderer's OPTIONS): one that no target
+    takes (a page_size for a .md alone, a misspelt name) raises ArgumentError naming the options.
+
     Raises GuardError (with the findings), ExportWriteError (nothing was replaced), ExportguardError."""
     from .render import export as _export
 
+    # only what the caller gave counts: a spec's paper settings (filled in below) never refuse a .md
+    given = {k: v for k, v in {**options, "text_cells": text_cells or None, "template": template}.items()
+             if v is not None}
+    flag_arg("text_cells", text_cells)
+    flag_arg("force", force)
+    for name, value in given.items():
+        _check_option_value(name, value)
+    seconds_arg("wait_s", wait_s)
+    callback_arg("tell", tell)
     if isinstance(report, BoundReport):
         bound, inputs = report.report, dict(report.inputs)
         targets = targets or report.targets
@@ -398,8 +448,52 @@ def export(report: BoundReport | Report, *targets: str | Path, text_cells: bool 
         raise ArgumentError(f"export() takes a report from build_report(), not {type(report).__name__}")
     if not targets:
         raise ArgumentError("no output: give a target file (or outputs.targets in the spec)")
+    _check_options(paths_arg("targets", targets), given)
     return _export(bound, targets, text_cells=text_cells, force=force, template=template, inputs=inputs,
                    wait_s=wait_s, tell=tell, **options)
+
+
+COMMON_OPTIONS = ("clock",)  # render.export's own: the instant every target states, whatever the formats
+
+
+def _check_options(targets: Sequence[Path], given: Mapping[str, Any]) -> None:
+    """Refuse an option that no target's format takes (render/*.py OPTIONS, the one list of each):
+    a misspelt name, or a PDF's page_size for a Markdown file alone, would be ignored without a word."""
+    from .render import FORMATS, renderer_for
+
+    taken = {Path(t).suffix.lower(): renderer_for(Path(t)).OPTIONS for t in targets
+             if Path(t).suffix.lower() in FORMATS}  # an unknown format: render.export says so
+    for name, value in given.items():
+        if name in COMMON_OPTIONS or any(name in names for names in taken.values()):
+            continue
+        takers = [suffix for suffix, names in _all_options().items() if name in names]
+        what = (f"an option of {' and '.join(takers)} targets" if takers else
+                f"not an export option; the options: {_options_words(_all_options())}")
+        raise ArgumentError(f"{name}={value!r}: no target of this export takes it ({_options_words(taken)}); "
+                            f"{name} is {what}")
+
+
+def _all_options() -> dict[str, tuple[str, ...]]:
+    from .render import FORMATS, renderer_for
+
+    return {suffix: renderer_for(Path(f"x{suffix}")).OPTIONS for suffix in FORMATS}
+
+
+def _options_words(by_format: Mapping[str, Sequence[str]]) -> str:
+    return "; ".join(f"{suffix}: {', '.join(names) or 'none'}" for suffix, names in by_format.items())
+
+
+def _check_option_value(name: str, value: Any) -> None:
+    """The values of the options a renderer takes from export() (text_cells and template are checked
+    as export's own arguments)."""
+    if name == "template":
+        path_arg(name, value)
+    elif name in ("page_size", "orientation"):
+        from .render.pdf_layout import ORIENTATIONS, PAGE_SIZES
+
+        choices = tuple(PAGE_SIZES) if name == "page_size" else ORIENTATIONS
+        if not isinstance(value, str) or value.lower() not in choices:
+            raise ArgumentError(f"{name}={value!r}: one of {', '.join(choices)} (any case), for a .pdf target")
 
 
 # -- check ----------------------------------------------------------------------------------
@@ -461,12 +555,21 @@ def check_documents(*paths: str | Path, ignore: Iterable[str] = (), timeout: flo
     """Check PPTX, XLSX, PDF, CSV and Markdown files (or folders of them), by anyone, for figures
     without their binding and citation gaps, and exportguard artifacts for edits since export; each
     file in a worker process bounded by ``timeout`` seconds (default 120) and ``max_memory`` MB
-    (default 2048). ``ignore``: rule IDs or names whose findings to drop."""
+    (default 2048; at least 64). ``ignore``: the rule IDs or names whose findings to drop, as a list,
+    tuple or set; one text alone is one rule (``ignore="EG001"``, or "EG001,EG002" as --ignore takes)."""
     from .check.engine import check
     from .check.safety import DEFAULT_LIMITS
 
     if not paths:
         raise ArgumentError("give at least one file or folder to check")
-    ignored = rule_ids(ignore)
+    paths_arg("paths", paths)
+    rules = texts_arg("ignore", ignore)
+    try:
+        ignored = rule_ids(rules)
+    except ArgumentError as e:  # rule_ids speaks for --ignore too: name the argument here
+        raise ArgumentError(f"ignore={ignore!r}: {e}") from None
+    seconds_arg("timeout", timeout, positive=True, optional=True)  # 0 s would answer "not inspected" for all
+    memory_arg("max_memory", max_memory)
+    callback_arg("progress", progress)
     limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout, max_memory_mb=max_memory)
     return CheckResult(tuple(check(paths, limits=limits, ignore=ignored, progress=progress)))

@@ -80,12 +80,26 @@ def _raise_terminated(_signum, _frame):
     raise _Terminated()
 
 
+def _quiet_driver_logs() -> None:
+    """The database drivers' log records (psycopg's "error ignored terminating <Pipeline>" when a
+    server ends the connection, SQLAlchemy's pool "Exception during reset" with a traceback) would
+    reach stderr through logging's last resort, beside the one line in which the command reports
+    that same fault. A handler that drops them keeps the command's line the whole report."""
+    import logging
+
+    for name in ("psycopg", "sqlalchemy"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
+
+
 class _Guarded(click.Group):
     """The commands' one safety net: an OSError or a database error that no command turned into a
     message ends in one line, as do SIGINT and SIGTERM (what the interrupted command leaves is in
     ``ctx.obj["on_stop"]``), never in a traceback."""
 
     def invoke(self, ctx):
+        _quiet_driver_logs()
         try:
             previous = signal.signal(signal.SIGTERM, _raise_terminated)
         except ValueError:  # not the main thread: leave signals alone
@@ -109,6 +123,14 @@ class _Guarded(click.Group):
             where = f"{e.filename}: " if e.filename else ""
             raise click.ClickException(_safe(f"{where}{os_cause(e)}")) from None
         except Exception as e:
+            from .api_args import ArgumentError
+            from .errors import ExportguardError
+
+            if isinstance(e, ExportguardError):  # e.g. an API ArgumentError from an option click let through
+                failed = click.ClickException(_safe(e))
+                if isinstance(e, ArgumentError):
+                    failed.exit_code = 2  # a usage error, as click's own (check: 1 means findings)
+                raise failed from None
             sa = sys.modules.get("sqlalchemy")
             if sa is None or not isinstance(e, sa.exc.SQLAlchemyError):
                 raise
@@ -132,16 +154,36 @@ def main(ctx, db):
     ctx.ensure_object(dict).setdefault("db", db)
 
 
-def _open(ctx, create: bool = False, wait_s: float = WAIT_DEFAULT_S):
+def _open(ctx, create: bool = False, wait_s: float = WAIT_DEFAULT_S, upgrade: bool = False):
     """The store; only the commands that write it may create it (a mistyped --db for a read is an
-    error, not a new empty store)."""
+    error, not a new empty store). A store of an older schema is upgraded first only where the user
+    opted in (``upgrade``: --upgrade, or EXPORTGUARD_AUTO_UPGRADE=1); else the error says how."""
     from .api import open_store
     from .errors import StoreError
+    from .store import StoreOutdated
 
     try:
+        try:
+            return open_store(ctx.obj["db"], create=create, wait_s=wait_s, tell=_tell)
+        except StoreOutdated:
+            if not (upgrade or _auto_upgrade()):
+                raise
+        _upgrade_store(ctx, wait_s)
         return open_store(ctx.obj["db"], create=create, wait_s=wait_s, tell=_tell)
     except StoreError as e:
         raise click.ClickException(_safe(e)) from None
+
+
+def _auto_upgrade() -> bool:
+    import os
+
+    return os.environ.get("EXPORTGUARD_AUTO_UPGRADE", "").strip().lower() in ("1", "true", "yes")
+
+
+upgrade_option = click.option(
+    "--upgrade", is_flag=True,
+    help="Upgrade a store of an older exportguard first (as `exportguard store upgrade`); env "
+         "EXPORTGUARD_AUTO_UPGRADE=1 does the same. Without it such a store is refused, saying so.")
 
 
 # What own load-test files do not record, stated on the command line (over a --system description).
@@ -178,14 +220,15 @@ def _tell(text: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the per-source reports as JSON.")
 @system_options
 @wait_option
+@upgrade_option
 @click.pass_context
-def ingest(ctx, paths, retrieved, round_, as_json, system_file, own_model, wait_s, **stated):
+def ingest(ctx, paths, retrieved, round_, as_json, system_file, own_model, wait_s, upgrade, **stated):
     """Ingest MLCommons submission trees, summary_results.json tables, exportguard CSV files and the
     result files of load-test tools (vLLM, SGLang, GenAI-Perf, AIPerf, guidellm, llmperf) as own runs.
 
     Exit status: 0 when every source has rows in the store, 1 when one stored nothing (said on stderr)."""
     system = _system(system_file, model=own_model, **stated)
-    reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json, system=system, wait_s=wait_s)
+    reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json, system=system, wait_s=wait_s, upgrade=upgrade)
     if as_json:
         _echo_json([_report_dict(r) for r in reports])
     empty = [(r.source.path, r.nothing_stored()) for r in reports if r.nothing_stored()]
@@ -197,24 +240,24 @@ def ingest(ctx, paths, retrieved, round_, as_json, system_file, own_model, wait_
 
 def _system(path, **stated):
     """The system description of own runs: the file's, with the options given on top."""
-    from .api import describe_system
+    from .api import ArgumentError, describe_system
     from .errors import SourceError
 
     try:
         return describe_system(path, **stated)
-    except SourceError as e:
+    except (SourceError, ArgumentError) as e:  # the file's, or an option's ('--measured-by ""')
         raise click.ClickException(_safe(e)) from None
 
 
-def _ingest(ctx, paths, retrieved, round_, quiet=False, system=None, wait_s=WAIT_DEFAULT_S):
+def _ingest(ctx, paths, retrieved, round_, quiet=False, system=None, wait_s=WAIT_DEFAULT_S, upgrade=False):
     """api.ingest_sources, with a progress line per source on a terminal, each report printed as it
     comes, and what a stop would leave kept up to date."""
-    from .api import ingest_sources
+    from .api import ArgumentError, ingest_sources
     from .errors import SourceError, StoreError
 
     if retrieved:
         _check_date(retrieved)
-    store = _open(ctx, create=True, wait_s=wait_s)
+    store = _open(ctx, create=True, wait_s=wait_s, upgrade=upgrade)
     shown = []  # the progress line of the source being ingested, if any
     done = 0
 
@@ -237,7 +280,7 @@ def _ingest(ctx, paths, retrieved, round_, quiet=False, system=None, wait_s=WAIT
         try:
             return ingest_sources(store, *paths, retrieved=retrieved, round=round_, system=system, on_start=start,
                                   on_report=stored)
-        except (SourceError, StoreError) as e:
+        except (SourceError, StoreError, ArgumentError) as e:  # ArgumentError: --round that is no round
             raise click.ClickException(_safe(e)) from None
         finally:
             while shown:
@@ -487,9 +530,10 @@ def _demo_own_run(ctx, data) -> None:
 @click.option("--orientation", type=click.Choice(["portrait", "landscape"], case_sensitive=False), default=None,
               help="PDF: one orientation for every page (default: portrait unless the tables need landscape).")
 @wait_option
+@upgrade_option
 @click.pass_context
 def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, template,
-           page_size, orientation, wait_s, **kwargs):
+           page_size, orientation, wait_s, upgrade, **kwargs):
     """Export bound figures to XLSX, PPTX, PDF, CSV or Markdown: from a spec, or from the filters."""
     from dataclasses import replace
 
@@ -511,7 +555,7 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
         if not targets:
             raise click.UsageError("no output: give --to FILE (or outputs.targets in the spec)")
         price_table = load_prices(prices) if prices else None  # read (and refused) before the store is opened
-        with _open(ctx) as store:
+        with _open(ctx, wait_s=wait_s, upgrade=upgrade) as store:
             report = build_report(store, spec, prices=price_table)
         if prices:
             report = replace(report, inputs={**report.inputs, "price table": prices})
@@ -529,6 +573,96 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
     for warning in report.warnings:
         _say(f"warning: {warning}", err=True)
     click.echo(f"{figures} figures in {len(report.report.sections)} sections, each bound to its conditions")
+
+
+@main.command("recover")
+@click.argument("folders", nargs=-1, type=click.Path(exists=True, file_okay=False))
+@wait_option
+def recover(folders, wait_s):
+    """Finish or undo every export to FOLDERS (default: the current folder) that a crash or a kill
+    interrupted, and remove every export's leftovers there; prints what it did. Every command that
+    writes to a folder does the same first."""
+    from pathlib import Path
+
+    from .errors import ExportguardError
+    from .render.commit import recover as recover_folders
+
+    places = [Path(f) for f in folders] or [Path.cwd()]
+    try:
+        done = recover_folders(places, tell=lambda line: _say(line), wait_s=wait_s)  # what it did: its output
+    except ExportguardError as e:
+        raise click.ClickException(_safe(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"{e.filename or places[0]}: {e.strerror or e}") from None
+    if not done:
+        click.echo("nothing to recover in " + ", ".join(str(p) for p in places))
+
+
+@main.group("store")
+def store_group():
+    """The store itself: what it holds and its schema version (info), and upgrades of a store that
+    an older exportguard made (upgrade)."""
+
+
+@store_group.command("info")
+@db_option
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def store_info(ctx, as_json):
+    """The store's URL (no password, no query), engine, schema version and counts of results, own
+    runs, sources, quarantined rows and ingest runs. Reads a store of any older version as it is."""
+    from dataclasses import asdict
+
+    from .errors import StoreError
+    from .store import SCHEMA_VERSION, open_store
+    from .store_info import info
+
+    try:
+        with open_store(ctx.obj["db"], create=False, outdated_ok=True) as store:
+            found = info(store)
+    except StoreError as e:
+        raise click.ClickException(_safe(e)) from None
+    if as_json:
+        _echo_json(asdict(found) | {"tool_schema_version": SCHEMA_VERSION})
+        return
+    _say(f"store:          {found.url} ({found.engine})")
+    needs = "" if found.version == SCHEMA_VERSION else \
+        f" (this exportguard uses {SCHEMA_VERSION}: run `exportguard store upgrade`)"
+    _say(f"schema version: {found.version}{needs}")
+    c = found.counts
+    for label, n in (("results", c.results), ("own runs", c.own_runs), ("sources", c.sources),
+                     ("quarantined", c.quarantines), ("ingest runs", c.ingest_runs)):
+        _say(f"{label + ':':<16}{n:,}")
+
+
+@store_group.command("upgrade")
+@db_option
+@wait_option
+@click.pass_context
+def store_upgrade(ctx, wait_s):
+    """Upgrade the store to this exportguard's schema, keeping every row: one transaction per schema
+    version (a stop leaves it at the version before or after a step, never between); on PostgreSQL
+    under a lock that concurrent commands wait for; on SQLite with a copy of the file kept beside it
+    (named) until the upgrade commits. Prints the versions and counts before and after."""
+    _upgrade_store(ctx, wait_s, always_say=True)
+
+
+def _upgrade_store(ctx, wait_s: float, always_say: bool = False) -> None:
+    from .errors import StoreError
+    from .migrations.runner import upgrade
+
+    try:
+        done = upgrade(ctx.obj["db"], wait_s=wait_s, tell=_tell)
+    except StoreError as e:
+        raise click.ClickException(_safe(e)) from None
+    if not done.steps:
+        if always_say:
+            _say(f"{done.url}: schema version {done.after} already, nothing to upgrade "
+                 f"({done.counts_after.line()})")
+        return
+    _say(f"{done.url}: upgraded from schema version {done.before} to {done.after}", err=not always_say)
+    _say(f"  before: {done.counts_before.line()}", err=not always_say)
+    _say(f"  after:  {done.counts_after.line()}", err=not always_say)
 
 
 @main.command("check")
@@ -571,7 +705,14 @@ def check(paths, out_format, output, ignore, list_rules, timeout, max_memory, qu
     if output:
         from pathlib import Path
 
-        Path(output).write_text(text, encoding="utf-8")
+        from .render.commit import write_file
+
+        try:
+            write_file(Path(output), text.encode("utf-8"), tell=_tell)
+        except OSError as e:
+            raise click.ClickException(f"{output}: could not be written: {e.strerror or e}") from None
+        except Exception as e:  # ExportWriteError: its message says what was kept
+            raise click.ClickException(_safe(e)) from None
     else:
         click.echo(text, nl=False)
     sys.exit(result.exit_code)

@@ -11,7 +11,6 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 import functools
-import tempfile
 from array import array
 from typing import Iterator, Protocol
 
@@ -20,6 +19,7 @@ from .clock import Clock, resolve as resolve_clock
 from .memo import ByIdentity
 from .model import CohortKey, Conditions, fields_of
 from .report import BoundFigure, Report
+from .scratch import spooled_file
 from .wording import band_words, marks_words
 
 SCHEMA = "exportguard-manifest/3"
@@ -27,6 +27,9 @@ SCHEMA = "exportguard-manifest/3"
 # (top-level "conditions", "cohort_keys") and each entry refers to it. Both verify alike.
 SCHEMAS = ("exportguard-manifest/2", SCHEMA)
 SIGNING_KEY_ENV = "EXPORTGUARD_SIGNING_KEY"
+# The export run that wrote the artifact: {"run": 32 hex digits, "members": [the files written with
+# it, relative to its folder]} (docs/manifest.md); absent from manifests written before run ids.
+EXPORT_KEY = "export"
 
 
 _SHOWN_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False), made once
@@ -161,7 +164,7 @@ class Spool(Sequence):
     tables of per-result condition parts). Reading an item parses it back from its text."""
 
     def __init__(self):
-        self._spool = tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+b")
+        self._spool = spooled_file(1 << 20)
         self._offsets = array("q")  # 8 bytes an item, not a Python int each
         self._batch: list[bytes] = []
         self._at = self._size = 0
@@ -340,6 +343,8 @@ class Builder:
             "generated_at": resolve_clock(clock).iso(),
             "caveat_short": report.caveat_short,
             "warnings": [{"rule": w.rule_id, "location": w.location, "message": w.message} for w in report.warnings],
+            **({EXPORT_KEY: {"run": report.export.run, "members": list(report.export.members)}}
+               if report.export is not None else {}),
             "figures": self.figures,
             "conditions": self.shared.conditions,  # each distinct condition part once; entries refer to them
             "cohort_keys": self.shared.cohort_keys,

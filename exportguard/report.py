@@ -258,6 +258,16 @@ Section = Union[TableSection, ChartSection, KpiSection, TextSection, BesideSecti
 
 
 @dataclass(frozen=True)
+class ExportRun:
+    """The export run that wrote an artifact: its id (32 hex digits, as in render/commit.py's file
+    names) and every file that run wrote, each as a path relative to the artifact's own folder. The
+    manifest records both, so the checker can tell a set whose members come from different runs."""
+
+    run: str
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Report:
     title: str
     audience: str
@@ -268,6 +278,7 @@ class Report:
     warnings: tuple = ()  # Findings of warning severity, recorded in the manifest
     spec_name: str = ""
     generated_on: str = ""
+    export: ExportRun | None = None  # set by the export, per artifact (render/__init__.py)
 
     def figures(self) -> Iterator[tuple[int, BoundFigure]]:
         for i, s in enumerate(self.sections):

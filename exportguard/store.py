@@ -24,32 +24,18 @@ from sqlalchemy import event
 
 from .errors import StoreError
 from .signals import held
+from .store_vocabulary import broken_rule
 from .model import (
-    ARRIVAL_PROCESSES,
-    AVAILABILITIES,
-    DIVISIONS,
-    LOAD_BASES,
-    LOAD_CSV,
     LOAD_RUN_LOG,
-    LOAD_TOOL,
     NO_OWN_RUN,
     ORIGINS,
-    OWN_LOAD_KINDS,
-    OWN_SOURCE_KINDS,
     RESULT_ID_OFFICIAL,
-    RESULT_ID_STATES,
-    SCENARIOS,
-    SOURCE_KINDS,
-    SUITES,
     TPS_ACCURACY_LOG,
-    TPS_BASES,
     TPS_CSV,
     TPS_DERIVED,
     TPS_OWN,
     TPS_NOT_REPORTED,
     TPS_SUMMARY,
-    UNITS,
-    VERIFIED,
     Benchmark,
     Cohort,
     CohortKey,
@@ -70,14 +56,12 @@ from .model import (
 
 # 2: user-supplied rows and MLCommons publications never share a natural key
 # 3: own load-test runs (origin 'own'): one row per run, their load, measured shape and tool
-SCHEMA_VERSION = 3
+# 4: vocabularies (source kinds, units, scenarios, bases, ...) checked on write (store_vocabulary.py),
+#    not listed in CHECK constraints: a new importer or scenario is no schema change
+# Each version has its migration from the one before in exportguard/migrations/versions/.
+SCHEMA_VERSION = 4
 _ADVISORY_LOCK_ID = 0x6578_706F  # "expo": serialises exportguard writers on one PostgreSQL database
 DEFAULT_WAIT_S = 300.0  # how long a writer waits for another one (--wait): queued ingests of real sources fit
-
-
-def _in(column: str, allowed) -> str:
-    quoted = ", ".join("'" + a.replace("'", "''") + "'" for a in allowed)
-    return f"{column} IN ({quoted})"
 
 
 metadata = sa.MetaData()
@@ -177,31 +161,18 @@ results_table = sa.Table(
                         "run_id", name="results_natural_key"),
     sa.Index("own_run_once", "run_id", unique=True, sqlite_where=sa.text("origin = 'own'"),
              postgresql_where=sa.text("origin = 'own'")),
-    sa.CheckConstraint(_in("origin", ORIGINS), name="origin_known"),
-    sa.CheckConstraint("(origin = 'mlcommons') = (source_kind IN ('mlperf_tree', 'mlperf_summary'))",
-                       name="origin_matches_source"),
+    # Vocabularies (origins, source kinds, units, scenarios, divisions, bases, ...) are checked on write
+    # (store_vocabulary.py), not here: a new importer or scenario must not be a schema change. What
+    # follows are the invariants that no new word changes.
     sa.CheckConstraint("(origin = 'own') = (NOT mlperf)", name="own_is_not_mlperf"),
-    sa.CheckConstraint(f"origin = 'own' OR source_kind NOT IN ({', '.join(repr(k) for k in OWN_SOURCE_KINDS)})",
-                       name="tool_files_are_own"),
     sa.CheckConstraint("origin = 'mlcommons' OR verified = 'unverified'", name="user_rows_unverified"),
     sa.CheckConstraint("value > 0", name="value_positive"),
-    sa.CheckConstraint(_in("unit", UNITS), name="unit_known"),
-    # An own run is never named with an MLPerf scenario: its scenario column holds its load's kind.
-    sa.CheckConstraint(f"(mlperf AND {_in('scenario', SCENARIOS)}) OR (NOT mlperf AND {_in('scenario', OWN_LOAD_KINDS)})",
-                       name="scenario_known"),
-    sa.CheckConstraint(_in("division", DIVISIONS), name="division_known"),
-    sa.CheckConstraint(_in("availability", AVAILABILITIES), name="availability_known"),
-    sa.CheckConstraint(_in("suite", SUITES), name="suite_known"),
-    sa.CheckConstraint(_in("verified", VERIFIED), name="verified_known"),
-    sa.CheckConstraint(_in("source_kind", SOURCE_KINDS), name="source_kind_known"),
-    sa.CheckConstraint(_in("result_id_state", RESULT_ID_STATES), name="result_id_state_known"),
     sa.CheckConstraint("(result_id_state = 'official') = (result_id <> '')", name="result_id_matches_state"),
     sa.CheckConstraint("result_id_state <> 'official' OR verified = 'verified'", name="official_is_verified"),
     sa.CheckConstraint("mlperf OR (division = 'n/a' AND result_id_state = 'none' AND verified = 'unverified')",
                        name="non_mlperf_has_no_mlperf_identity"),
     sa.CheckConstraint("NOT mlperf OR (round LIKE 'v%' AND division <> 'n/a' AND result_id_state <> 'none')",
                        name="mlperf_has_round_and_division"),
-    sa.CheckConstraint(_in("tokens_per_sample_basis", TPS_BASES), name="tps_basis_known"),
     sa.CheckConstraint(f"(tokens_per_sample_basis = '{TPS_NOT_REPORTED}') = (tokens_per_sample IS NULL)",
                        name="tps_matches_basis"),
     sa.CheckConstraint("tokens_per_sample IS NULL OR tokens_per_sample > 0", name="tps_positive"),
@@ -209,9 +180,8 @@ results_table = sa.Table(
                        "IS NULL)", name="max_tokens_positive"),
     sa.CheckConstraint("dataset <> '' AND ((mlperf AND dataset_samples > 0) OR (NOT mlperf AND dataset_samples IS NULL))",
                        name="dataset_named"),
-    sa.CheckConstraint(f"(mlperf AND {_in('arrival_process', ARRIVAL_PROCESSES)}) OR (NOT mlperf AND "
-                       "arrival_process = scenario)", name="arrival_known"),
-    sa.CheckConstraint(_in("load_basis", LOAD_BASES), name="load_basis_known"),
+    # An own run's arrival process is its load's kind (which arrival processes MLPerf has: on write).
+    sa.CheckConstraint("mlperf OR arrival_process = scenario", name="own_arrival_is_its_load"),
     sa.CheckConstraint("NOT mlperf OR scenario = 'Offline' OR (ttft_bound_ms IS NOT NULL AND tpot_bound_ms IS NOT NULL"
                        " AND ttft_bound_ms > 0 AND tpot_bound_ms > 0)",
                        name="latency_bounds_outside_offline"),
@@ -225,13 +195,11 @@ results_table = sa.Table(
     sa.CheckConstraint("NOT mlperf OR (accelerators_per_node IS NOT NULL AND nodes IS NOT NULL AND "
                        "accelerators_total IS NOT NULL)", name="mlperf_counts_known"),
     # An own run: its tool, its ID, its measured shape (mean output tokens as tokens per sample, and
-    # mean input tokens), its load basis; an MLPerf row has none of these.
-    sa.CheckConstraint(f"(NOT mlperf AND tool <> '' AND tool_version <> '' AND run_id <> '' AND run_date <> '' AND "
-                       f"cohort <> '' AND shape_class <> '' AND duration_basis <> '' AND latency_definitions <> '' AND server_settings <> '' "
-                       f"AND tokens_per_sample_basis = '{TPS_OWN}' AND mean_input_tokens IS NOT NULL AND mean_input_tokens > 0 AND "
-                       f"load_basis IN ('{LOAD_TOOL}', '{LOAD_CSV}')) OR "
-                       f"(mlperf AND tool = '' AND run_id = '' AND cohort = '' AND mean_input_tokens IS NULL AND "
-                       f"tokens_per_sample_basis <> '{TPS_OWN}' AND load_basis <> '{LOAD_TOOL}')",
+    # mean input tokens); an MLPerf row has none of these. (Their bases: on write, own_run_bases.)
+    sa.CheckConstraint("(NOT mlperf AND tool <> '' AND tool_version <> '' AND run_id <> '' AND run_date <> '' AND "
+                       "cohort <> '' AND shape_class <> '' AND duration_basis <> '' AND latency_definitions <> '' AND "
+                       "server_settings <> '' AND mean_input_tokens IS NOT NULL AND mean_input_tokens > 0) OR "
+                       "(mlperf AND tool = '' AND run_id = '' AND cohort = '' AND mean_input_tokens IS NULL)",
                        name="own_run_complete"),
     sa.CheckConstraint("(concurrency IS NULL OR concurrency > 0) AND (burstiness IS NULL OR burstiness > 0) AND "
                        "(requests IS NULL OR requests > 0) AND (failed_requests IS NULL OR failed_requests >= 0) AND "
@@ -412,6 +380,41 @@ class Store:
             raise StoreError(f"{self.display_url}: could not be written: {_cause(e, self.url)}; the write was "
                              "rolled back, nothing of it was stored") from None
 
+    @contextmanager
+    def migrating(self) -> Iterator[sa.Connection]:
+        """A connection for the schema migrations (exportguard/migrations), each step of which is one
+        ``conn.begin()`` transaction under the store's write lock. On PostgreSQL the connection holds
+        the writers' advisory lock for the whole migration (session-scoped), so that concurrent
+        commands, upgrades included, wait for this one migrator. On SQLite each step takes the write
+        lock (BEGIN IMMEDIATE), with foreign keys off for the connection: a step rebuilds a table
+        that others reference (SQLite's documented way), which it checks before committing."""
+        if self.read_only:
+            raise StoreError(f"the store at {self.display_url} is read-only (the file or its folder cannot be "
+                             "written): upgrading it needs write access")
+        policy = _WritePolicy(self.wait_s, self.tell, self.display_url)
+        try:
+            with self.engine.connect() as conn:
+                self._refuse_another_file(conn, "write")
+                if self.is_sqlite:
+                    raw = conn.connection.driver_connection
+                    raw.execute("PRAGMA foreign_keys = OFF")  # outside a transaction, or it does nothing
+                    try:
+                        yield conn.execution_options(exportguard_write=policy)
+                    finally:
+                        raw.execute("PRAGMA foreign_keys = ON")
+                    return
+                _pg_session_lock(conn, policy)
+                try:
+                    yield conn
+                finally:
+                    if conn.in_transaction():
+                        conn.rollback()
+                    conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _ADVISORY_LOCK_ID})
+                    conn.commit()
+        except _FAULTS as e:
+            raise StoreError(f"{self.display_url}: could not be upgraded: {_cause(e, self.url)}; the step under way "
+                             "was rolled back") from None
+
     def _refuse_another_file(self, conn: sa.Connection, doing: str) -> None:
         """An SQLite file deleted or replaced at its path after this store opened it: writing on
         would land in a file nobody can find again, reading on would show what is no longer there."""
@@ -442,7 +445,7 @@ class Store:
         is "enriched", recorded in result_sources.
         """
         row = _result_to_row(result)
-        _check_text(row)
+        _check_row(row)
         if result.origin == "own":
             elsewhere = _own_run_stored_apart(conn, result)
             if elsewhere:
@@ -481,7 +484,7 @@ class Store:
         for i, r in enumerate(results):
             row = _result_to_row(r)
             try:
-                _check_text(row)
+                _check_row(row)
             except REFUSALS as e:
                 outcomes[i] = e
             rows.append(row)
@@ -720,6 +723,15 @@ def _source_row(pk: int, result: Result, role: str) -> dict:
 _TEXT_LIMITS = tuple((c.name, c.type.length) for c in results_table.columns if getattr(c.type, "length", None))
 
 
+def _check_row(row: Mapping) -> None:
+    """What the store checks on write besides the database's constraints: text that both backends
+    hold alike, and the vocabularies (store_vocabulary.py), refused as a constraint would be."""
+    _check_text(row)
+    broken = broken_rule(row)
+    if broken:
+        raise sa.exc.IntegrityError(f"results {broken}", None, ValueError(f"CHECK constraint failed: {broken}"))
+
+
 def _check_text(row: Mapping) -> None:
     """Refuse what one backend would store and the other would not (NUL bytes, over-long values), so
     that SQLite and PostgreSQL stores hold the same rows."""
@@ -884,9 +896,13 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def open_store(url: str | None = None, *, create: bool = True, wait_s: float = DEFAULT_WAIT_S,
-               tell: Callable[[str], None] | None = None) -> Store:
+               tell: Callable[[str], None] | None = None, outdated_ok: bool = False) -> Store:
     """Open the store at ``url`` (default: see ``default_url``), creating it on first use when
     ``create``; without it (the read commands) a missing store is an error and nothing is made.
+
+    A store of an older schema version is StoreOutdated (saying how to upgrade it), unless
+    ``outdated_ok`` (for the migrations and ``store info``, which read it as it is); one of a newer
+    version is refused.
 
     A file or database that is not an exportguard store is refused, never extended. An SQLite file
     that cannot be written is opened read-only, with its write-ahead log. A writer waits up to
@@ -911,13 +927,13 @@ def open_store(url: str | None = None, *, create: bool = True, wait_s: float = D
         raise StoreError(f"unsupported database {backend!r} in {shown}: use sqlite:/// or postgresql://")
     store = Store(engine, url, read_only, path=path, wait_s=wait_s, tell=tell)
     try:
-        _ensure_schema(store, create)
+        _ensure_schema(store, create, outdated_ok)
     except StoreError:
         engine.dispose()
         raise
     except sa.exc.DBAPIError as e:
         engine.dispose()
-        raise StoreError(f"cannot open the store at {shown}: {_scrub(str(e.orig), url)}") from None
+        raise StoreError(f"cannot open the store at {shown}: {_cause(e, url)}") from None  # one line
     return store
 
 
@@ -1072,6 +1088,31 @@ def _pg_write_lock(conn, policy: _WritePolicy) -> None:
     raise StoreError(_still_busy(policy))
 
 
+def _pg_session_lock(conn, policy: _WritePolicy) -> None:
+    """The writers' advisory lock held by a session (a migrator's, across its transactions); waits
+    as a writer does, then refuses in one line."""
+    key = {"k": _ADVISORY_LOCK_ID}
+    try:
+        if conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), key).scalar():
+            return
+        if policy.wait_s > 0:
+            policy.tell(_waiting(policy))
+            conn.execute(sa.text(f"SET lock_timeout = {max(1, int(policy.wait_s * 1000))}"))
+            try:
+                conn.execute(sa.text("SELECT pg_advisory_lock(:k)"), key)
+                return
+            except sa.exc.OperationalError as e:
+                conn.rollback()
+                if getattr(e.orig, "sqlstate", None) != "55P03":  # lock_not_available
+                    raise
+        raise StoreError(_still_busy(policy))
+    finally:
+        if conn.in_transaction():
+            conn.commit()  # a session lock outlives the transaction that took it
+        conn.execute(sa.text("SET lock_timeout = DEFAULT"))
+        conn.commit()
+
+
 def _waiting(policy: _WritePolicy) -> str:
     return (f"waiting for another writer of {policy.shown} (another exportguard ingest?) to finish: up to "
             f"{policy.wait_s:g} s (--wait SECONDS to change)")
@@ -1102,12 +1143,12 @@ def _wal(cur, patience_s: float = DEFAULT_WAIT_S) -> None:
             time.sleep(0.02)
 
 
-def _ensure_schema(store: Store, create: bool) -> None:
+def _ensure_schema(store: Store, create: bool, outdated_ok: bool = False) -> None:
     """Check the schema without taking the write lock; create it (under the lock) only when the
     database holds no table at all."""
     with store.engine.connect() as conn:
-        state = _schema_state(store, conn)
-    if state == "ours":
+        state = _schema_state(store, conn, outdated_ok)
+    if state in ("ours", "outdated"):
         return
     if not create:
         raise StoreError(f"no exportguard store at {store.display_url}: the database holds no exportguard tables. "
@@ -1116,20 +1157,60 @@ def _ensure_schema(store: Store, create: bool) -> None:
         if _schema_state(store, conn) == "ours":  # another process created it meanwhile
             return
         metadata.create_all(conn)
-        conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+        conn.execute(meta_table.insert(), [{"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                                           {"key": "exportguard_version", "value": tool_version()}])
 
 
-def _schema_state(store: Store, conn) -> str:
-    """'ours' (a store of this schema version) or 'empty'; anything else is refused."""
+class StoreOutdated(StoreError):
+    """A store of an older schema version: ``exportguard store upgrade`` migrates it."""
+
+    def __init__(self, message: str, found: int):
+        super().__init__(message)
+        self.found = found
+
+
+def tool_version() -> str:
+    """This exportguard's release, X.Y (what a store records, to name it to an older exportguard)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return ".".join(version("exportguard").split(".")[:2])
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def schema_version(conn) -> int | None:
+    """The schema version a store records (None: none recorded, or not a number)."""
+    found = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
+    try:
+        return int(found)
+    except (TypeError, ValueError):
+        return None
+
+
+def _schema_state(store: Store, conn, outdated_ok: bool = False) -> str:
+    """'ours' (a store of this schema version), 'outdated' (an older one, where ``outdated_ok``) or
+    'empty'; anything else is refused."""
     tables = set(sa.inspect(conn).get_table_names())
     if meta_table.name in tables:
-        found = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
-        if found != str(SCHEMA_VERSION):
-            raise StoreError(
-                f"the store at {store.display_url} has schema version {found}; this exportguard uses version "
-                f"{SCHEMA_VERSION}. Export what you need with the exportguard that made it, or point "
-                "--db / EXPORTGUARD_DB at a new store.")
-        return "ours"
+        found = schema_version(conn)
+        if found == SCHEMA_VERSION:
+            return "ours"
+        if found is not None and found < SCHEMA_VERSION:
+            if outdated_ok:
+                return "outdated"
+            raise StoreOutdated(
+                f"the store at {store.display_url} has schema version {found}, older than this exportguard's "
+                f"{SCHEMA_VERSION}: upgrade it, keeping every row, with `exportguard store upgrade` (same --db), or "
+                "give ingest/export --upgrade (or set EXPORTGUARD_AUTO_UPGRADE=1)", found)
+        made = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "exportguard_version")).scalar()
+        by = f"made by a newer exportguard {made}" if made else "made by a newer exportguard"
+        if found is None:
+            raise StoreError(f"the store at {store.display_url} records no readable schema version; this exportguard "
+                             f"uses version {SCHEMA_VERSION}. Point --db / EXPORTGUARD_DB at an exportguard store")
+        raise StoreError(
+            f"the store at {store.display_url} has schema version {found}, {by}; this exportguard "
+            f"({tool_version()}) uses version {SCHEMA_VERSION}: use that exportguard or a newer one with it")
     if tables:
         listed = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
         raise StoreError(f"{store.display_url} is not an exportguard store (it holds other tables: {listed}); "

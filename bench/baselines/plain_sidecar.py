@@ -98,6 +98,16 @@ class Table:
                 f"{head}{scale}; {c.framework}. {tps}.{corrected} Source {p.source_url}, retrieved {p.retrieved_on}.")
 
 
+def _run_id(when: dt.datetime, members: list[str], table: Table) -> str:
+    """The export run id for a fixed clock, as exportguard works it out (render.run_id): the instant,
+    the title, the files' names and each figure shown."""
+    sha = hashlib.sha256(json.dumps([when.replace(microsecond=0).isoformat(), "Results", members]).encode())
+    for r in table.rows:
+        i = r.conditions.identity
+        sha.update(f"{r.value!r}|tok/s|{i.result_id}|{i.submitter}|{i.system_name}\n".encode("utf-8", "surrogatepass"))
+    return sha.hexdigest()[:32]
+
+
 def write_manifest(path, table: Table, fmt: str, placed) -> None:
     """The manifest beside the file: ``placed`` is (location, result, shown text, shown value, mark,
     note, detail) per figure; each condition part is stated once and referred to by position."""
@@ -128,7 +138,10 @@ def write_manifest(path, table: Table, fmt: str, placed) -> None:
         entries.append(entry)
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     when = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc) if epoch else dt.datetime.now(dt.timezone.utc)
-    rest = {"caveat_short": SHORT, "cohort_keys": [dataclasses.asdict(table.cohort)], "conditions": conditions,
+    name = os.path.basename(path)
+    members = [name[:-len(".manifest.json")], name]  # the file and this manifest: one export run
+    rest = {"export": {"members": members, "run": _run_id(when, members, table) if epoch else os.urandom(16).hex()},
+            "caveat_short": SHORT, "cohort_keys": [dataclasses.asdict(table.cohort)], "conditions": conditions,
             "format": fmt, "generated_at": when.replace(microsecond=0).isoformat(), "schema": "exportguard-manifest/3",
             "title": "Results", "tool": f"exportguard {__import__('exportguard').__version__}",
             "warnings": [{"location": f"section 1 ({len(table.rows):,} results, llama2-70b-99 Offline)",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 
-from ..errors import SourceError
+from ..errors import SourceError, StoreError
 from ..model import OWN_SOURCE_KINDS, Result
 from ..store import Store
 
@@ -155,11 +155,14 @@ def tree_system_names(store: Store) -> dict[tuple[str, str, str, str], str]:
     return names
 
 
+ROUND_ARGUMENT = re.compile(r"v?([0-9]+\.[0-9]+)", re.IGNORECASE)  # what a caller may name a tree's round
+
+
 def _round_argument(round: str | None) -> str | None:
     """The round a caller names for a tree, as the store spells it ("5.1" and "v5.1" both give "v5.1")."""
     if round is None:
         return None
-    m = re.fullmatch(r"v?([0-9]+\.[0-9]+)", str(round).strip(), re.IGNORECASE)
+    m = ROUND_ARGUMENT.fullmatch(str(round).strip())
     if not m:
         raise SourceError("bad_round", f"the round {round!r} is not a round like v5.1")
     return "v" + m.group(1)
@@ -179,6 +182,53 @@ BATCH = 500  # results stored together (Store.put_results)
 
 def _write(store: Store, source: Source, items: Iterable[Item], progress) -> IngestReport:
     report = IngestReport(source)
+    committing = []  # set once every row is written: a fault from here on may have come after the commit
+    try:
+        return _write_rows(store, source, items, progress, report, committing)
+    except StoreError as err:
+        if not (committing and lost_connection(err)):
+            raise  # a fault before the commit: the transaction was rolled back, as the error says
+        landed = _landed(store, source) if report.recorded else False
+        if landed:
+            return report  # the server committed before the connection went: the report is the truth
+        if landed is None:
+            err.in_doubt = True  # asked again, the server did not answer: the caller must not say "nothing"
+        raise
+
+
+def _landed(store: Store, source: Source) -> bool | None:
+    """Whether this very run (its source and start time) is in the store; None if that cannot be read."""
+    try:
+        return any((r["source_path"], r["source_sha256"], r["started_at"]) ==
+                   (source.path, source.sha256, source.ingested_at) for r in store.ingest_runs())
+    except StoreError:
+        return None
+
+
+# SQLSTATE classes of a connection that is gone: 08 connection exception, 57P operator intervention
+# (57P01 admin_shutdown: pg_terminate_backend; 57P02 crash_shutdown; 57P03 cannot_connect_now)
+_CONNECTION_GONE = ("08", "57P")
+
+
+def lost_connection(err: BaseException) -> str:
+    """The driver's words when ``err`` (a StoreError of the store's) came from a connection that the
+    server ended or lost; "" for any other fault. SQLAlchemy marks such a connection invalidated,
+    but only once the driver has seen the socket close: the server's own notice (57P01) may come
+    first, so its SQLSTATE counts too. The store raises its StoreError while handling the driver's
+    error, which stays its context."""
+    seen, hops = err.__context__, 0
+    while seen is not None and hops < 8:
+        orig = getattr(seen, "orig", None)
+        if getattr(seen, "connection_invalidated", False) or (
+                getattr(orig, "sqlstate", None) or "").startswith(_CONNECTION_GONE):
+            words = str(orig or seen).strip().splitlines()
+            return words[0] if words else type(seen).__name__
+        seen, hops = seen.__context__, hops + 1
+    return ""
+
+
+def _write_rows(store: Store, source: Source, items: Iterable[Item], progress, report: IngestReport,
+                committing: list) -> IngestReport:
     with store.writing() as conn:
         for chunk in _chunks(items, BATCH):
             chunk = [_note_warnings(report, item) for item in chunk]
@@ -207,6 +257,7 @@ def _write(store: Store, source: Source, items: Iterable[Item], progress) -> Ing
                 retrieved_on=source.retrieved_on, started_at=source.ingested_at, rows_read=report.rows_read,
                 added=report.added, enriched=report.enriched, unchanged=report.unchanged, changed=report.changed,
                 quarantined=report.quarantined, skipped=report.skipped)
+        committing.append(True)
     return report
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any, Callable, Mapping
 
 from ..errors import SourceError
 from ..model import UNKNOWN
@@ -71,22 +72,51 @@ def load_system(path: str | Path) -> SystemDescription:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SourceError("bad_system_description", f"not TOML: {e}", shown) from None
-    known = {f.name for f in fields(SystemDescription)} - {"source"}
+
+    def bad(key: str, message: str) -> SourceError:
+        return SourceError("bad_system_description", message, f"{shown}, line {_line_of(text, key)}, key {key!r}")
+
+    return SystemDescription(**system_values(data, bad), source=shown)
+
+
+KNOWN = tuple(sorted(f.name for f in fields(SystemDescription) if f.name != "source"))
+
+
+def system_values(data: Mapping[Any, Any], bad: Callable[[str, str], Exception]) -> dict[str, Any]:
+    """The stated fields of a system description, checked key by key (texts stripped); the first bad
+    one raises ``bad(key, message)``. The one check of the --system TOML and of the API's
+    ``system=`` mapping, so that both say the same; only where it is differs (the file and line,
+    or ``system=``). None is "not stated" (a mapping's way of leaving a field out)."""
     values = {}
     for key, value in data.items():
-        where = f"{shown}, line {_line_of(text, key)}, key {key!r}"
-        if key not in known:
-            raise SourceError("bad_system_description", f"unknown key; known: {', '.join(sorted(known))}", where)
-        if key in _COUNTS:
-            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if key == "nodes" else 0):
-                raise SourceError("bad_system_description", f"{key} must be a whole number "
-                                  f"{'1' if key == 'nodes' else '0'} or more, not {value!r}", where)
-        elif not isinstance(value, str) or not value.strip():
-            raise SourceError("bad_system_description", f"{key} must be a non-empty text", where)
-        else:
-            value = value.strip()
-        values[key] = value
-    return SystemDescription(**values, source=shown)
+        if value is None and key in KNOWN:
+            continue
+        problem = _field_problem(key, value)
+        if problem:
+            raise bad(key, problem)
+        values[key] = value.strip() if isinstance(value, str) else value
+    return values
+
+
+def _field_problem(key: Any, value: Any) -> str:
+    """What is wrong with one stated field, in words; "" when nothing is."""
+    if key not in KNOWN:
+        return f"unknown key; known: {', '.join(KNOWN)}"
+    if key in _COUNTS:
+        least = 1 if key == "nodes" else 0
+        # bool is an int to Python, and 8.5 accelerators would divide every per-accelerator figure
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            return f"{key} must be a whole number {least} or more, not {value!r}"
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        return f"{key} must be a non-empty text, not {value!r}"
+    if "\x00" in value:  # the store refuses it in every text column
+        return f"{key} must be a text without NUL characters, not {value!r}"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (from a mapping; TOML is decoded UTF-8)
+        return f"{key} must be valid text, not {value!r} (it holds a lone surrogate)"
+    return ""
 
 
 def _line_of(text: str, key: str) -> str:

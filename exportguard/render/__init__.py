@@ -8,7 +8,9 @@ its temporary files are removed (after a kill: by the next export to its targets
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -19,8 +21,8 @@ from ..errors import ExportguardError, os_cause as cause
 from ..guard import refuse_on_errors, validate
 from ..manifest import write as write_manifest
 from ..embedding import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
-from ..report import Report
-from .commit import Commit, ExportWriteError, is_ours, write_failure
+from ..report import ExportRun, Report
+from .commit import Commit, ExportWriteError, is_ours, new_run, write_failure
 
 FORMATS = {".csv": "csv_out", ".md": "markdown", ".xlsx": "xlsx", ".pptx": "pptx", ".pdf": "pdf"}
 # The section kinds every renderer draws; a renderer that draws more lists them in SECTION_KINDS.
@@ -103,6 +105,21 @@ def _existing_ancestor(folder: Path) -> Path:
     return folder
 
 
+def run_id(report: Report, finals: Sequence[Path], clock: Clock) -> str:
+    """The id of one export run (in its file names and every artifact's manifest): unguessable for an
+    export at the current time; for a clock the caller fixed (SOURCE_DATE_EPOCH, a test), worked out
+    from that instant, the files' names and the figures shown, so the same export gives the same
+    bytes and different figures a different id (the checker's mixed-set finding still sees them)."""
+    if clock.source == "now":
+        return new_run()
+    digest = hashlib.sha256(json.dumps([clock.iso(), report.title, [Path(f).name for f in finals]]).encode())
+    for _, figure in report.figures():
+        ident = figure.result.conditions.identity
+        digest.update(f"{figure.magnitude!r}|{figure.unit_text}|{ident.result_id}|{ident.submitter}|"
+                      f"{ident.system_name}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:32]
+
+
 NOTHING_REPLACED = "Nothing was replaced: every target is as it was before, and no partial file is left"
 
 
@@ -127,15 +144,18 @@ def export(report: Report, targets: Sequence[str | Path], *, force: bool = False
     finals = outputs_of(targets, modules)
     check_targets(finals, force, {**(inputs or {}), "template": options.get("template")})
     failure = None
+    run = run_id(report, finals, clock)
     try:
-        with Commit(finals, wait_s=wait_s, tell=tell) as commit:
+        with Commit(finals, wait_s=wait_s, tell=tell, run=run) as commit:
             doing = targets[0]
             try:
                 for target, module in zip(targets, modules):
                     doing = target
                     part = commit.stage(target)
+                    members = tuple(Path(os.path.relpath(f, target.parent)).as_posix() for f in finals)
                     with commit.scratch(target):
-                        manifest = module.render(report, part, clock=clock, **options)
+                        manifest = module.render(replace(report, export=ExportRun(run, members)), part,
+                                                 clock=clock, **options)
                     if not getattr(module, "EMBEDS_MANIFEST", True):
                         doing = target.with_name(target.name + SIDECAR_SUFFIX)
                         with open(commit.stage(doing), "w", encoding="utf-8") as f:

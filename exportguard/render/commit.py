@@ -1,25 +1,39 @@
-"""An export's files go into place all together or not at all, and a crash cannot change that.
+"""An export's files go into place all together or not at all, and a crash cannot change that;
+nothing anyone plants in an export folder can turn an export against its user.
 
-The protocol (``Commit``), for the files of one export:
+The protocol (``Commit``), for the files of one export run (``run``: 32 hex digits, also in every
+artifact's manifest):
 
 1. Lock each target's folder (``flock`` on the folder: a second export there waits, up to a bound).
-   Undo any export to these targets that a crash interrupted, and sweep its leftovers.
-2. Render each target to a hidden ``.part`` beside it (a renderer's scratch files go to a
-   ``.scratch`` folder beside it too), then fsync it.
-3. Hard-link each existing target to a ``.bak`` (the target itself stays where it is), write a
-   ``.journal`` beside every target after the first naming the commit record, fsync the folders.
-4. Write the commit record (``.commit``, beside the first target): every part, target and backup.
-   From now until it is deleted, an interruption is undone.
+   Finish or undo every export to that folder that a crash interrupted, whatever its targets, and
+   sweep the leftovers of any target (``recover_folder``).
+2. Render each target to a hidden ``.part`` beside it (a renderer's temporary files go to a
+   ``.scratch`` folder beside it, handed down through exportguard/scratch.py), then fsync it.
+3. Hard-link each existing target to a ``.bak`` (the target itself stays where it is); in every
+   other folder of the export, write a ``.journal`` naming the commit record; fsync the folders.
+4. Write the commit record (``.commit``, beside the first target, owner-only): the run and every
+   target. From now until it is deleted, an interruption is finished or undone.
 5. ``os.replace`` each part over its target: at every instant a target is the previous file or the
    new one, never absent.
 6. Fsync the folders and delete the commit record: the export has happened. Then the backups and
    journals go.
 
-Undo, in this process (an error, SIGINT, SIGTERM) or in the next export to any of the targets
-(after SIGKILL or a power cut), reads the commit record: a part still there was not moved, so it is
-deleted; a part gone was moved, so the backup goes back over its target (or the new target, which
-had no predecessor, is deleted). Each step can be interrupted and run again. Without a readable
-commit record nothing was moved, and the leftovers are only swept.
+Every name an export keeps beside a target is ``.<target>~<digest>.<run>.<kind>``: the part and
+the backup of a target are not read from the record but worked out from the target's name and the
+run, so a record can only ever speak of the files its own run made.
+
+A record or journal is untrusted input (a shared folder, /tmp, a CI workspace: anyone who can
+write there can plant one). One is acted on only when it is a regular file owned by this user and
+writable by no one else, of this version, named for the run it states, with targets that are plain
+names in its folder or in a folder that holds this user's journal of the same run pointing back at
+it. Anything else is reported in one line and left alone: never followed, never deleted.
+
+After a kill (``recover_folder``, run by the next export to the folder or ``exportguard recover``),
+a record whose every unmoved part is still there, this user's, is finished: the rest of the parts go
+into place, and the export the user asked for has happened whole. Otherwise (a part gone missing
+or replaced), and always inside the process that fails (an error, SIGINT, SIGTERM), it is undone:
+each moved target gets its backup back (or, new, is deleted). Each step can be interrupted and run
+again. Without a readable record nothing was moved, and the leftovers are only swept.
 """
 from __future__ import annotations
 
@@ -29,18 +43,22 @@ import json
 import os
 import re
 import shutil
-import tempfile
+import stat
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..errors import ExportguardError, os_cause as cause
+from ..scratch import inside
 from ..signals import held
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
 _NAME_BYTES = 96  # of a target's name kept in its leftovers' names: they must fit where the target fits
 _KINDS = ("part", "bak", "scratch", "journal", "commit")
+_RUN = re.compile(r"[0-9a-f]{32}")
+_MAX_RECORD = 1 << 20
 Tell = Callable[[str], None]
 
 
@@ -62,6 +80,11 @@ def write_failure(err: BaseException) -> OSError | None:
     return None
 
 
+def new_run() -> str:
+    """A fresh export run id: 32 hex digits that no one can guess before the export starts."""
+    return os.urandom(16).hex()
+
+
 # -- names of an export's own files beside a target ----------------------------------------------
 
 def _stem(target: Path) -> str:
@@ -74,13 +97,13 @@ def _stem(target: Path) -> str:
     return f".{short}~{hashlib.sha1(os.fsencode(name)).hexdigest()[:8]}"
 
 
-def _leftovers_of(target: Path) -> re.Pattern:
-    # The second form: the .part names of exportguard before this protocol (".NAME.XXXXXXXX.part").
-    return re.compile(rf"{re.escape(_stem(target))}\.[A-Za-z0-9_]+\.(?:{'|'.join(_KINDS)})"
-                      rf"|{re.escape('.' + target.name)}\.[a-z0-9_]{{8}}\.part")
+def own_name(target: Path, run: str, kind: str) -> Path:
+    """The one name the export run ``run`` gives its ``kind`` of file beside ``target``."""
+    return target.parent / f"{_stem(target)}.{run}.{kind}"
 
 
-_OURS = re.compile(rf"\..*~[0-9a-f]{{8}}\.[A-Za-z0-9_]+\.(?:{'|'.join(_KINDS)})")
+# Any export's file (this protocol's, and version 1's with 12 hex digits in place of the run).
+_OURS = re.compile(rf"\..*~[0-9a-f]{{8}}\.([A-Za-z0-9_]+)\.({'|'.join(_KINDS)})")
 
 
 def is_ours(path: str | os.PathLike) -> bool:
@@ -88,106 +111,115 @@ def is_ours(path: str | os.PathLike) -> bool:
     return any(_OURS.fullmatch(part) for part in Path(path).parts)
 
 
-def _new_name(target: Path, kind: str) -> Path:
-    return target.parent / f"{_stem(target)}.{os.urandom(6).hex()}.{kind}"
+def _old_parts(target: Path) -> re.Pattern:
+    """The .part names of exportguard before this protocol (".NAME.XXXXXXXX.part"), swept beside
+    the targets an export names."""
+    return re.compile(rf"{re.escape('.' + target.name)}\.[a-z0-9_]{{8}}\.part")
 
 
 # -- the transaction -----------------------------------------------------------------------------
 
 class Commit:
-    """``with Commit(finals) as c: part = c.stage(final); ...render...; c.commit()``. Leaving the
-    block without ``commit()`` (an exception, a signal turned into one) removes every part and
-    changes no target."""
+    """``with Commit(finals) as c: part = c.stage(final); with c.scratch(final): ...render...;
+    c.commit()``. Leaving the block without ``commit()`` (an exception, a signal turned into one)
+    removes every part and changes no target."""
 
-    def __init__(self, finals: Sequence[Path], *, wait_s: float = 0.0, tell: Tell | None = None):
+    def __init__(self, finals: Sequence[Path], *, wait_s: float = 0.0, tell: Tell | None = None,
+                 run: str | None = None):
         self.finals = [Path(f) for f in finals]
         self.wait_s = wait_s
         self.tell = tell or (lambda _text: None)
+        self.run = run if run is not None else new_run()
+        if not _RUN.fullmatch(self.run):
+            raise ValueError(f"an export run id is 32 hex digits, not {self.run!r}")
         self.parts: dict[Path, Path] = {}
         self.done = False
-        self._record: Path | None = None
-        self._journals: list[Path] = []
-        self._backups: list[Path] = []
+        self._recorded: Recorded | None = None  # once the record is being written
+        self._made: list[Path] = []  # backups and journals, removed once the export is done or undone
         self._locks: list[int] = []
 
     def __enter__(self) -> "Commit":
-        folders = sorted({f.parent for f in self.finals}, key=str)
         try:
-            for folder in folders:
+            for folder in _folders(self.finals):
                 folder.mkdir(parents=True, exist_ok=True)
                 self._locks.append(_lock(folder, self.wait_s, self.tell))
-            for final in self.finals:
-                _recover(final, self.tell)
+            for folder in _folders(self.finals):
+                recover_folder(folder, self.tell, old_targets=[f for f in self.finals if f.parent == folder])
         except BaseException:
             self._unlock()
             raise
         return self
 
     def stage(self, final: Path) -> Path:
-        """A new, empty part beside ``final`` for a renderer to write."""
-        fd, name = tempfile.mkstemp(prefix=f"{_stem(final)}.", suffix=".part", dir=final.parent)
-        os.close(fd)
-        self.parts[final] = Path(name)
-        return self.parts[final]
+        """A new, empty part beside ``final`` for a renderer to write (its mode as any new file's:
+        the umask is the kernel's to apply, never read or changed here)."""
+        part = own_name(final, self.run, "part")
+        os.close(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666))
+        self.parts[final] = part
+        return part
 
     @contextmanager
     def scratch(self, final: Path) -> Iterator[Path]:
-        """Temporary files a renderer makes (tempfile's default folder) go to a folder beside
-        ``final``: removed afterwards, and swept with the target's other leftovers after a kill."""
-        folder = Path(tempfile.mkdtemp(prefix=f"{_stem(final)}.", suffix=".scratch", dir=final.parent))
-        previous = tempfile.tempdir
-        tempfile.tempdir = str(folder)
+        """Temporary files a renderer makes (exportguard/scratch.py) go to a folder beside ``final``
+        for this thread only: removed afterwards, and swept with the folder's leftovers after a kill."""
+        folder = own_name(final, self.run, "scratch")
+        os.mkdir(folder, 0o700)
         try:
-            yield folder
+            with inside(folder):
+                yield folder
         finally:
-            tempfile.tempdir = previous
             shutil.rmtree(folder, ignore_errors=True)
 
     def commit(self) -> None:
         """Steps 2 (fsync) to 6 for every staged part; on failure, raise ExportWriteError naming the
         target and the cause (the undo runs when the ``with`` block ends)."""
-        mode = 0o666 & ~_umask()  # mkstemp makes 0600; an export is a file like any other
         first = self.finals[0]
-        record = _new_name(first, "commit")
-        entries, doing = [], first
-        for final in self.finals:
-            backup = _new_name(final, "bak") if os.path.lexists(final) else None
-            entries.append((self.parts[final], final, backup))
-        self._journals = [_new_name(f, "journal") for f in self.finals[1:]]
-        folders = sorted({f.parent for f in self.finals}, key=str)
+        record = own_name(first, self.run, "commit")
+        others = [f for f in _folders(self.finals) if f != first.parent]
+        journals = [own_name(folder / first.name, self.run, "journal") for folder in others]
+        doing = first
         try:
-            for part, final, backup in entries:
+            for final in self.finals:
                 doing = final
-                os.chmod(part, mode)
-                _fsync(part)
-                if backup is not None:
-                    self._backups.append(backup)
+                _fsync(self.parts[final])
+                if os.path.lexists(final):
+                    backup = own_name(final, self.run, "bak")
+                    self._made.append(backup)
                     _backup(final, backup)
-            for doing, journal in zip(self.finals[1:], self._journals):
+            for folder, journal in zip(others, journals):
+                doing = folder
+                self._made.append(journal)
                 _write_durably(journal, {"exportguard": "export journal", "version": RECORD_VERSION,
-                                         "commit": os.path.relpath(record, journal.parent)})
-            for folder in folders:
+                                         "run": self.run, "record": {"folder": _rel(first.parent, folder),
+                                                                     "name": record.name}})
+            for folder in _folders(self.finals):
                 _fsync_folder(folder)
             doing = first
-            self._record = record
-            _write_durably(record, _record_data(record, entries, self._journals))
+            previous = {f: own_name(f, self.run, "bak") in self._made for f in self.finals}
+            self._recorded = Recorded(record, self.run, tuple(
+                (f, self.parts[f], own_name(f, self.run, "bak") if previous[f] else None) for f in self.finals),
+                tuple(journals))
+            _write_durably(record, {"exportguard": "export commit record", "version": RECORD_VERSION,
+                                    "run": self.run,
+                                    "entries": [{"folder": _rel(f.parent, first.parent), "final": f.name,
+                                                 "previous": previous[f]} for f in self.finals]})
             _fsync_folder(first.parent)
-            for part, final, _ in entries:
+            for final in self.finals:
                 doing = final
-                os.replace(part, final)
-            for folder in folders:
+                os.replace(self.parts[final], final)
+            for folder in _folders(self.finals):
                 _fsync_folder(folder)
             with held():  # the export has happened exactly when the record is gone
                 os.unlink(record)
                 self.done = True
         except OSError as err:
             raise ExportWriteError(f"{doing}: could not be put in place: {cause(err)}") from None
-        for path in self._backups + self._journals:
+        for path in self._made:
             _remove(path)
         try:
             _fsync_folder(first.parent)
         except OSError:
-            pass  # the export is complete; were the deletion lost to a power cut, the next export undoes it
+            pass  # the export is complete; were the deletion lost to a power cut, the next export finishes it
 
     def __exit__(self, exc_type, exc, tb):
         try:
@@ -200,14 +232,14 @@ class Commit:
 
     def _undo(self) -> None:
         try:
-            if self._record is not None and os.path.lexists(self._record):
-                _undo_record(self._record)
-            for path in [*self.parts.values(), *self._backups, *self._journals]:
+            if self._recorded is not None and os.path.lexists(self._recorded.record):
+                self._recorded.undo()
+            for path in [*self.parts.values(), *self._made]:
                 _remove(path)
         except OSError as err:
             raise ExportWriteError(
                 f"the interrupted export could not be undone ({cause(err)}): some targets may be new and others "
-                f"previous; the next export to {self.finals[0]} finishes the undo") from None
+                f"previous; run `exportguard recover {self.finals[0].parent}` to finish the undo") from None
 
     def _unlock(self) -> None:
         while self._locks:
@@ -216,98 +248,336 @@ class Commit:
                 os.close(fd)  # closing the folder releases its flock
 
 
-def recover(finals: Sequence[Path], tell: Tell | None = None, wait_s: float = 0.0) -> None:
-    """Undo an interrupted export to any of ``finals`` and sweep its leftovers (what ``Commit``
-    does first); for callers that want that without exporting."""
-    with Commit(finals, wait_s=wait_s, tell=tell) as c:
-        c.done = True
+def recover(paths: Sequence[Path], tell: Tell | None = None, wait_s: float = 0.0) -> list[str]:
+    """Finish or undo every interrupted export in the folders of ``paths`` (folders, or files whose
+    folders are meant) and sweep their leftovers, under each folder's lock, as every export does
+    first; returns what was done, a line each (also told to ``tell``)."""
+    done: list[str] = []
+
+    def hear(line: str) -> None:
+        done.append(line)
+        if tell:
+            tell(line)
+
+    folders = _folders([Path(p) / "_" if Path(p).is_dir() else Path(p) for p in paths] or [Path.cwd() / "_"])
+    for folder in folders:
+        if not folder.is_dir():
+            continue  # nothing was ever written there
+        fd = _lock(folder, wait_s, hear)
+        try:
+            recover_folder(folder, hear, old_targets=[Path(p) for p in paths if Path(p).parent == folder])
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    return done
 
 
-def _record_data(record: Path, entries, journals: Sequence[Path]) -> dict:
-    rel = lambda p: None if p is None else os.path.relpath(p, record.parent)  # noqa: E731
-    return {"exportguard": "export commit record", "version": RECORD_VERSION,
-            "entries": [{"part": rel(part), "final": rel(final), "backup": rel(backup)}
-                        for part, final, backup in entries],
-            "journals": [rel(j) for j in journals]}
+def write_file(path: Path, data: bytes, tell: Tell | None = None, wait_s: float = 0.0) -> None:
+    """One file (a report the command line writes, such as ``check --output``) put in place whole,
+    by the same protocol as an export: its folder recovered first, the file never half-written."""
+    path = Path(path)
+    with Commit([path], wait_s=wait_s, tell=tell) as c:
+        with open(c.stage(path), "wb") as f:
+            f.write(data)
+        c.commit()
 
 
-def _recover(final: Path, tell: Tell) -> None:
-    """Undo what an interrupted export to ``final`` left in flight, then sweep its leftovers. The
-    caller holds ``final``'s folder; an undo also touches that export's targets in other folders,
-    which is safe unlocked because each of its steps can be repeated by whoever comes next."""
-    pattern = _leftovers_of(final)
-    folder = final.parent
+def _folders(finals: Sequence[Path]) -> list[Path]:
+    return sorted({Path(f).parent for f in finals}, key=str)
+
+
+def _rel(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(path, start)).as_posix()
+
+
+# -- recovery: records read as untrusted input ---------------------------------------------------
+
+class Untrusted(Exception):
+    """A record or journal that is not this user's, or does not hold together: never acted on."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A commit record that passed every check: its run, and each target with its part and backup."""
+
+    record: Path
+    run: str
+    entries: tuple[tuple[Path, Path, Path | None], ...]  # (final, part, backup or None: no previous file)
+    journals: tuple[Path, ...]
+
+    def finishable(self) -> bool:
+        """Whether what is left completes the set: every part not yet moved is still there, a regular
+        file of this user's (the record was written only once every part was on disk)."""
+        return all(_is_mine(part) for _final, part, _b in self.entries if os.path.lexists(part))
+
+    def finish(self) -> list[Path]:
+        moved = []
+        for final, part, _backup in self.entries:
+            if os.path.lexists(part):
+                os.replace(part, final)
+                moved.append(final)
+        self._close()
+        return moved
+
+    def undo(self) -> list[Path]:
+        restored = []
+        for final, part, backup in self.entries:
+            if os.path.lexists(part):
+                continue  # never moved: the target is the previous file
+            if backup is not None:
+                if _is_regular(backup):
+                    with _missing_ok():
+                        os.replace(backup, final)
+                        restored.append(final)
+            else:
+                with _missing_ok():
+                    os.unlink(final)  # it did not exist before this export
+                    restored.append(final)
+        self._close()
+        return restored
+
+    def _close(self) -> None:
+        for folder in _folders([f for f, _p, _b in self.entries]):
+            _fsync_folder(folder)
+        with _missing_ok():
+            os.unlink(self.record)
+        _fsync_folder(self.record.parent)
+        for _final, part, backup in self.entries:
+            for path in (part, backup):
+                if path is not None and _is_regular(path):
+                    _remove(path)
+        for journal in self.journals:
+            _remove(journal)
+
+
+def recover_folder(folder: Path, tell: Tell, old_targets: Sequence[Path] = ()) -> None:
+    """Finish or undo what interrupted exports left in flight in ``folder``, then sweep every export's
+    leftovers there (this user's only). The caller holds ``folder``'s lock; an export's files in
+    other folders are reached only through this user's journals there, and each step can be
+    repeated by whoever comes next."""
     try:
-        names = [n for n in os.listdir(folder) if pattern.fullmatch(n)]
+        names = sorted(os.listdir(folder))
     except OSError:
         return  # a folder that cannot be listed holds nothing we could sweep
-    for name in sorted(names, key=lambda n: not n.endswith(".commit")):
-        path = folder / name
-        if name.endswith(".journal"):
-            data = _read_record(path)
-            record = (folder / data["commit"]) if data and isinstance(data.get("commit"), str) else None
-            if record is not None and os.path.lexists(record):
-                tell(f"undoing an interrupted export to {final} (recorded in {record})")
-                _undo_record(record)
-        elif name.endswith(".commit") and os.path.lexists(path):
-            tell(f"undoing an interrupted export to {final} (recorded in {path})")
-            _undo_record(path)
+    refused: set[str] = set()
+    held_runs: set[str] = set()  # runs of records not acted on: their files here may be all that is left of them
+    for name in names:
+        m = _OURS.fullmatch(name)
+        if not m or m.group(2) not in ("commit", "journal") or not os.path.lexists(folder / name):
+            continue
+        try:
+            recorded = _read_record(folder / name) if m.group(2) == "commit" else _via_journal(folder / name)
+        except Untrusted as why:
+            refused.add(name)
+            held_runs.add(m.group(1))
+            tell(f"ignored {folder / name}: {why}; it was not acted on")
+            continue
+        if recorded is None:
+            continue  # a journal whose export has ended: swept below
+        _settle(recorded, tell)
     swept = 0
-    for name in os.listdir(folder):
-        if pattern.fullmatch(name):
-            path = folder / name
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                _remove(path)
-            swept += 1
-    if swept:
-        tell(f"removed {swept} leftover file(s) of an interrupted export beside {final}")
-
-
-def _undo_record(record: Path) -> None:
-    """Put every target of the recorded export back as it was; idempotent, so a crash during an
-    undo is finished by the next one. An unreadable record was cut short while being written, before
-    any target moved: it is only removed."""
-    data = _read_record(record)
-    base = record.parent
-    entries = []
-    if data:
-        for e in data.get("entries", ()):
-            if isinstance(e, dict) and isinstance(e.get("part"), str) and isinstance(e.get("final"), str):
-                backup = e.get("backup")
-                entries.append((base / e["part"], base / e["final"], base / backup if isinstance(backup, str) else None))
-    for part, final, backup in entries:
-        if os.path.lexists(part):
-            continue  # never moved: the target is the previous file
-        if backup is not None:
-            if os.path.lexists(backup):
-                os.replace(backup, final)
+    old = [_old_parts(t) for t in old_targets]
+    for name in sorted(os.listdir(folder)):
+        m = _OURS.fullmatch(name)
+        if name in refused or (m and m.group(1) in held_runs) or not (m or any(p.fullmatch(name) for p in old)):
+            continue
+        path = folder / name
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if info.st_uid != os.geteuid():
+            refused.add(name)
+            tell(f"ignored {path}: named like an export's file but not yours; it was left alone")
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            shutil.rmtree(path, ignore_errors=True)  # a scratch folder: rmtree never follows its links
         else:
-            with _missing_ok():
-                os.unlink(final)  # it did not exist before this export
-    for folder in sorted({e[1].parent for e in entries}, key=str):
-        _fsync_folder(folder)
-    os.unlink(record)
-    _fsync_folder(base)
-    for part, _final, backup in entries:
-        for path in (part, backup):
-            if path is not None:
-                _remove(path)
-    for journal in (data or {}).get("journals", ()):
-        _remove(base / journal)
+            _remove(path)  # a file or a link: the name goes, never what a link points at
+        swept += 1
+    if swept:
+        tell(f"removed {swept} leftover file(s) of interrupted exports in {folder}")
 
 
-def _read_record(path: Path) -> dict | None:
-    try:
-        with open(path, "rb") as f:
-            data = json.loads(f.read(1 << 20))
-        return data if isinstance(data, dict) and data.get("version") == RECORD_VERSION else None
-    except (OSError, ValueError):
+def _settle(recorded: Recorded, tell: Tell) -> None:
+    short = recorded.run[:12]
+    if recorded.finishable():
+        moved = recorded.finish()
+        tell(f"finished an interrupted export (run {short}) recorded in {recorded.record}: "
+             f"{len(moved)} of its {len(recorded.entries)} file(s) put in place now, the rest were already")
+    else:
+        restored = recorded.undo()
+        tell(f"undid an interrupted export (run {short}) recorded in {recorded.record}: "
+             f"{len(restored)} file(s) put back as they were")
+
+
+def _read_record(path: Path) -> Recorded | None:
+    """The record at ``path``, checked; None for a record cut short while being written (before any
+    target moved: it is only swept). Raises Untrusted for anything not this user's own record."""
+    m = _OURS.fullmatch(path.name)
+    run = m.group(1) if m else ""
+    data = _read_json(path)
+    if data is None:
         return None
+    if data.get("exportguard") == "export commit record" and data.get("version") == 1:
+        return _read_v1(path, data)
+    if data.get("exportguard") != "export commit record" or data.get("version") != RECORD_VERSION:
+        raise Untrusted("not a commit record of this exportguard")
+    if data.get("run") != run or not _RUN.fullmatch(run):
+        raise Untrusted("its run does not match its name")
+    entries = data.get("entries")
+    if not isinstance(entries, list) or not entries:
+        raise Untrusted("it lists no targets")
+    home = path.parent
+    first = _target_name(entries[0])
+    if _entry_folder(home, entries[0]) != home or path.name != own_name(home / first, run, "commit").name:
+        raise Untrusted("its name is not its first target's")
+    found, journals = [], []
+    for entry in entries:
+        final_folder = _entry_folder(home, entry)
+        final = final_folder / _target_name(entry)
+        if final_folder.resolve() != home.resolve():
+            journal = own_name(final_folder.resolve() / first, run, "journal")
+            _check_journal(journal, run, path)
+            journals.append(journal)
+        previous = entry.get("previous")
+        if not isinstance(previous, bool):
+            raise Untrusted("a target without its previous state")
+        found.append((final, own_name(final, run, "part"), own_name(final, run, "bak") if previous else None))
+    return Recorded(path, run, tuple(found), tuple(dict.fromkeys(journals)))
+
+
+def _read_v1(path: Path, data: dict) -> Recorded:
+    """A record of the exportguard before run ids (its part and backup names stated, relative to the
+    record): honoured where every name is a plain name in its folder and of its target's scheme, so
+    that an upgrade finishes what the earlier version left in flight."""
+    entries = data.get("entries")
+    if not isinstance(entries, list) or not entries:
+        raise Untrusted("it lists no targets")
+    found = []
+    for entry in entries:
+        names = [entry.get(k) if isinstance(entry, dict) else None for k in ("final", "part", "backup")]
+        final, part, backup = names
+        if not all(isinstance(n, str) and _plain_name(n) for n in (final, part)) or (
+                backup is not None and not (isinstance(backup, str) and _plain_name(backup))):
+            raise Untrusted("an earlier exportguard's record naming files outside its folder")
+        stem = re.escape(_stem(Path(final)))
+        if not re.fullmatch(rf"{stem}\.[a-z0-9_]+\.part", part) or (
+                backup is not None and not re.fullmatch(rf"{stem}\.[a-z0-9_]+\.bak", backup)):
+            raise Untrusted("an earlier exportguard's record naming files that are not its target's")
+        home = path.parent
+        found.append((home / final, home / part, None if backup is None else home / backup))
+    if not path.name.startswith(_stem(found[0][0]) + "."):
+        raise Untrusted("its name is not its first target's")
+    return Recorded(path, "earlier", tuple(found), ())
+
+
+def _via_journal(path: Path) -> Recorded | None:
+    """The record a journal of this user's points at, if that export is still in flight."""
+    m = _OURS.fullmatch(path.name)
+    run = m.group(1) if m else ""
+    data = _read_json(path)
+    if data is None:
+        return None  # cut short: written before the record, so no target has moved
+    if data.get("exportguard") == "export journal" and data.get("version") == 1:
+        return None  # an earlier exportguard's: its record, beside it, is read on its own
+    if data.get("exportguard") != "export journal" or data.get("version") != RECORD_VERSION:
+        raise Untrusted("not an export journal of this exportguard")
+    if data.get("run") != run or not _RUN.fullmatch(run):
+        raise Untrusted("its run does not match its name")
+    where = data.get("record")
+    if not isinstance(where, dict) or not isinstance(where.get("name"), str):
+        raise Untrusted("it names no commit record")
+    name = where["name"]
+    if not _plain_name(name) or not name.endswith(f".{run}.commit") or not _OURS.fullmatch(name):
+        raise Untrusted("the record it names is not one of its run's")
+    record = _entry_folder(path.parent, where).resolve() / name
+    if not os.path.lexists(record):
+        return None  # that export has ended (the record goes first): the journal is a leftover
+    recorded = _read_record(record)
+    if recorded is None or path.parent.resolve() / path.name not in recorded.journals:
+        raise Untrusted(f"the record it names ({record}) does not name it back")
+    return recorded
+
+
+def _check_journal(journal: Path, run: str, record: Path) -> None:
+    data = _read_json(journal)
+    where = (data or {}).get("record")
+    if (not data or data.get("run") != run or not isinstance(where, dict) or where.get("name") != record.name
+            or not isinstance(where.get("folder"), str)
+            or (journal.parent / where["folder"]).resolve() != record.parent.resolve()):
+        raise Untrusted(f"it names a target in {journal.parent}, where no journal of its run points back at it")
+
+
+def _read_json(path: Path) -> dict | None:
+    """A record's or journal's data, read without following a link, only from a regular file of this
+    user's that no one else may write; None when it is empty or cut short (not JSON)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise Untrusted("it is a symbolic link") from None
+        raise Untrusted(f"it cannot be read ({cause(err)})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Untrusted("it is not a regular file")
+        if info.st_uid != os.geteuid():
+            raise Untrusted("it belongs to another user")
+        if info.st_mode & 0o022:
+            raise Untrusted("others may write it")
+        raw = os.read(fd, _MAX_RECORD + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > _MAX_RECORD:
+        raise Untrusted("it is too large to be a record")
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        raise Untrusted("it is not a record")
+    return data
+
+
+def _entry_folder(home: Path, entry: dict) -> Path:
+    """The folder an entry names, relative to ``home``: never absolute."""
+    rel = entry.get("folder") if isinstance(entry, dict) else None
+    if not isinstance(rel, str) or not rel or "\0" in rel or rel.startswith("/") or "\\" in rel:
+        raise Untrusted("it names a folder that is not relative to its own")
+    return home if rel == "." else home / rel
+
+
+def _target_name(entry) -> str:
+    name = entry.get("final") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or not _plain_name(name) or _OURS.fullmatch(name):
+        raise Untrusted("it names a target that is not a plain file name")
+    return name
+
+
+def _plain_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name and "\\" not in name
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _is_mine(path: Path) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
 
 
 # -- file-system steps ---------------------------------------------------------------------------
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
 
 def _lock(folder: Path, wait_s: float, tell: Tell) -> int:
     """An exclusive flock on ``folder`` (its descriptor, to close when done). Where the file system
@@ -355,8 +625,9 @@ def _backup(final: Path, backup: Path) -> None:
 
 
 def _write_durably(path: Path, data: dict) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     try:
+        os.fchmod(fd, 0o600)  # owner-only whatever the umask: a record is read back only if no one else could write it
         os.write(fd, json.dumps(data).encode("utf-8"))
         os.fsync(fd)
     finally:
@@ -364,7 +635,7 @@ def _write_durably(path: Path, data: dict) -> None:
 
 
 def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
     try:
         os.fsync(fd)
     finally:
@@ -389,7 +660,7 @@ def _remove(path: Path) -> None:
     try:
         os.unlink(path)
     except OSError:
-        pass  # a leftover that stays is swept by the next export to its target
+        pass  # a leftover that stays is swept by the next export to its folder
 
 
 @contextmanager
@@ -398,9 +669,3 @@ def _missing_ok():
         yield
     except FileNotFoundError:
         pass
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -27,6 +27,7 @@ from .walk import Lettering, Walk, walk
 EMBEDS_MANIFEST = False
 ENCODING = "utf-8-sig"
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
+OPTIONS = ()  # what export() passes on to this format: nothing (api.export refuses any)
 
 HEADER = ("section", "table", CSV_FIGURE_HEADER, CSV_VALUE_HEADER, "unit", "band", "band_low", "band_high", "marks", "notes", "rank",
           "rank_from", "rank_to", "notices", "verified", "derived", "submitter", "system", "accelerator",

@@ -21,6 +21,7 @@ from .panels import beside_parts, notes_of
 from .walk import FigureCell, TablePart, Walk, walk
 
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
+OPTIONS = ()  # what export() passes on to this format: nothing (api.export refuses any)
 
 EMBEDS_MANIFEST = False
 

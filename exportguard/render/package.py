@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import io
 import shutil
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import BinaryIO, Callable
 
 from ..clock import Clock
+from ..scratch import temporary_file
 
 CORE = "docProps/core.xml"
 # Packages inside the package (a chart's "Edit Data" workbook, written by XlsxWriter with the time
@@ -36,8 +36,8 @@ _CP = "http://schemas.openxmlformats.org/package/2006/metadata/core-properties"
 
 def save(write: Callable[[BinaryIO], None], path, clock: Clock) -> None:
     """``write(f)`` saves the library's package into ``f``; the normalised package goes to ``path``.
-    The temporary file is in tempfile's folder (during an export: the target's scratch folder)."""
-    with tempfile.TemporaryFile() as raw:
+    The temporary file is in the export's scratch folder (exportguard/scratch.py)."""
+    with temporary_file() as raw:
         write(raw)
         raw.flush()
         raw.seek(0)

@@ -59,11 +59,12 @@ from .pdf_layout import (BODY, CAPTION, GREY, INK, RULE, SMALL, Geometry, Layout
 from .pdf_manifest import MANIFEST_NAME, attach
 from .pdf_plan import Drawn, Planned, bound, chart_block, notes_block, table_block
 from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, markup, register_fonts
-from .reportlab_adapter import document_of
+from .reportlab_adapter import deflate_pages, document_of
 from .walk import Lettering, Walk, walk
 
 EMBEDS_MANIFEST = True
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
+OPTIONS = ("page_size", "orientation")  # what export() passes on to this format (api.export refuses others)
 BESIDE_RULE = "Beside, never one comparison: each panel has its own band rule and notes; compare figures only within a panel."
 
 HEADING = Style(SANS_BOLD, 13.0, 16.5)
@@ -898,14 +899,8 @@ class PdfRenderer:
             canv.showPage()
         attach(document_of(canv), manifest)
         canv.showOutline()
-        from reportlab import rl_config
-
-        a85 = rl_config.useA85
-        rl_config.useA85 = 0  # page streams deflated only: ASCII85 on top makes them bigger and costs seconds
-        try:
-            canv.save()
-        finally:
-            rl_config.useA85 = a85
+        deflate_pages(canv)
+        canv.save()
 
 
 def _even_groups(layout: TableLayout, keys: list[int], rest: list[int], parts: int, cap: float,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import weakref
 from bisect import bisect_right
 from itertools import accumulate
@@ -50,6 +51,7 @@ _FACES = {
 SANS, SANS_BOLD, SANS_OBLIQUE = "EG-Sans", "EG-Sans-Bold", "EG-Sans-Oblique"
 NARROW, NARROW_BOLD, NARROW_OBLIQUE = "EG-Narrow", "EG-Narrow-Bold", "EG-Narrow-Oblique"
 _registered: dict[str, str] = {}
+_registering = threading.Lock()  # exports in several threads: one registers, the others wait for all faces
 
 
 def font_file(name: str) -> Path:
@@ -68,17 +70,20 @@ def font_file(name: str) -> Path:
 
 def register_fonts() -> dict[str, str]:
     """Register (once per process) the faces the briefing embeds; returns name -> file."""
-    if not _registered:
-        for name in _FACES:
-            path = font_file(name)
-            pdfmetrics.registerFont(TTFont(name, str(path)))
-            _registered[name] = str(path)
-        for family in ("EG-Sans", "EG-Narrow"):
-            addMapping(family, 0, 0, family)
-            addMapping(family, 1, 0, f"{family}-Bold")
-            addMapping(family, 0, 1, f"{family}-Oblique")
-            addMapping(family, 1, 1, f"{family}-BoldOblique")
-    return dict(_registered)
+    with _registering:
+        if not _registered:
+            faces = {}
+            for name in _FACES:
+                path = font_file(name)
+                pdfmetrics.registerFont(TTFont(name, str(path)))
+                faces[name] = str(path)
+            for family in ("EG-Sans", "EG-Narrow"):
+                addMapping(family, 0, 0, family)
+                addMapping(family, 1, 0, f"{family}-Bold")
+                addMapping(family, 0, 1, f"{family}-Oblique")
+                addMapping(family, 1, 1, f"{family}-BoldOblique")
+            _registered.update(faces)
+        return dict(_registered)
 
 
 # -- escaping: the one layer every data string goes through ---------------------------------------

@@ -42,6 +42,7 @@ from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NOTE_LIMIT, literal, slide_te
 
 EMBEDS_MANIFEST = True
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
+OPTIONS = ("template",)  # what export() passes on to this format (api.export refuses others)
 
 BAR_COLOUR = MSO_THEME_COLOR.ACCENT_1  # one colour for every bar: a colour shared by chained neighbours would
 # state ties that do not hold pairwise; the rank words in the category labels say which ranks are tied

@@ -54,6 +54,7 @@ from .xlsx_writer import column_letter as get_column_letter
 
 EMBEDS_MANIFEST = True
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
+OPTIONS = ("text_cells",)  # what export() passes on to this format (api.export refuses others)
 MANIFEST_SHEET = XLSX_SHEET
 MANIFEST_CHUNK = 32_000  # characters per cell of the manifest sheet (Excel allows 32,767)
 CELL_MAX = 32_767

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import functools
 import re
-import tempfile
 from dataclasses import dataclass
 from typing import BinaryIO, Iterable, Mapping, Sequence
 
 from ..clock import Clock
+from ..scratch import temporary_file
 from .package import write_parts
 
 # Characters XML 1.0 cannot carry (and the non-characters U+FFFE/U+FFFF, and lone surrogates).
@@ -446,7 +446,7 @@ class WorkbookWriter:
         self._bases: dict[int, int] = {}
 
     def _spool(self) -> BinaryIO:
-        f = tempfile.TemporaryFile(buffering=_SPOOL)  # unnamed: gone with the process, whatever happens
+        f = temporary_file(buffering=_SPOOL)  # unnamed: gone with the process, whatever happens
         self._spooled.append(f)
         return f
 
