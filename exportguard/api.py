@@ -25,14 +25,16 @@ from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .clock import resolve as export_clock
 from .errors import SourceError, StoreError
 from .guard import DEFAULT_COLUMNS, GuardError, PriceTable, bind_table, default_columns, validate
-from .ingest import IngestReport, ingest_path
+from .ingest import IngestReport, ingest_path, not_a_result_file, sources_in
 from .ingest.own_system import NOT_DESCRIBED, SystemDescription, load_system, system_values
 from .model import AVAILABILITIES, DIVISIONS, OWN_LOAD_KINDS, SCENARIOS, UNITS, VERIFIED, Cohort
 from .report import BoundFigure, Report, TableSection
 from .rules import WARNING, Finding, rule
-from .spec import FILTER_KEYS, ReportSpec, load_prices, load_spec, no_match_words, spec_from_data, spec_from_filters
+from .spec import (FILTER_KEYS, ReportSpec, load_prices, load_spec, no_match_words, overriding, spec_from_data,
+                   spec_from_filters)
 from .store import DEFAULT_WAIT_S, Store, open_store as _open_store
 from .textviews import showing_words
+from .wording import selection_words
 
 RECORDS_ARE = ("data for analysis, not for publication: a figure's value is only what its row says beside it "
                "(unit, band, conditions, citation); publish through export(), which binds every figure")
@@ -154,7 +156,9 @@ def ingest_sources(store: Store, *paths: str | Path, retrieved: str | None = Non
                    on_start: Callable[[str, int], Callable[[int], None] | None] | None = None,
                    on_report: Callable[[IngestReport], None] | None = None) -> list[IngestReport]:
     """Ingest MLCommons submission trees, summary_results.json tables, exportguard CSV files and
-    load-test tools' result files (own runs), one transaction per source, in order.
+    load-test tools' result files (own runs), one transaction per source, in order. A folder stands for
+    the sources under it (ingest.sources_in): an MLCommons tree in it, and each file by its content; a
+    file there that holds no results is reported as skipped by rule and not recorded.
 
     Returns one IngestReport per source, reconciled: ``rows_read == added + enriched + unchanged +
     changed + quarantined + skipped`` (``reconciles``); ``nothing_stored()`` says why a source stored
@@ -175,12 +179,14 @@ def ingest_sources(store: Store, *paths: str | Path, retrieved: str | None = Non
     callback_arg("on_report", on_report)
     system = describe_system(system) if system is not None else None
     reports: list[IngestReport] = []
-    for path in paths:
+    for path, in_folder in _expanded(paths):
         before = f"; the {len(reports)} source(s) before it were stored" if reports else ""
         progress = on_start(str(path), len(reports)) if on_start else None
         started = time.perf_counter()
         try:
-            report = ingest_path(store, path, retrieved_on=retrieved, round=round, progress=progress, system=system)
+            other = not_a_result_file(Path(path)) if in_folder else None
+            report = other or ingest_path(store, path, retrieved_on=retrieved, round=round, progress=progress,
+                                          system=system)
         except SourceError as e:
             e.ingested = tuple(reports)
             raise
@@ -193,6 +199,18 @@ def ingest_sources(store: Store, *paths: str | Path, retrieved: str | None = Non
         if on_report:
             on_report(report)
     return reports
+
+
+def _expanded(paths) -> Iterator[tuple[str | Path, bool]]:
+    """(source, whether it was found in a folder): a folder given stands for the sources it holds
+    (ingest.sources_in), an MLCommons tree among them; anything else is its own source."""
+    for path in paths:
+        found = sources_in(path)
+        if not found or found == [Path(os.path.realpath(path))]:
+            yield path, False  # a file, or a tree (or an empty folder: refused as a tree, as before)
+            continue
+        for source in found:
+            yield source, source != Path(os.path.realpath(path))
 
 
 def _not_ingested(store: Store, path: str | Path, err: StoreError) -> str:
@@ -287,7 +305,8 @@ class Selection(_Shown):
         for cohort in self.cohorts:
             title = f"{cohort.key.label()}: {showing_words(cohort)}"
             table = bind_table(cohort.results, title=title, slack=cohort.slack,
-                               columns=default_columns(DEFAULT_COLUMNS, own=not cohort.key.mlperf))
+                               columns=default_columns(DEFAULT_COLUMNS, own=not cohort.key.mlperf),
+                               cohort=cohort.whole, chosen_by=selection_words(self.filters))
             sections.append(TableSection(title, table))
         title = spec_from_filters(dict(self.filters), True).title
         return Report(f"Selection: {title}", "general", tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
@@ -350,28 +369,36 @@ def _listed(value: Any) -> Any:
 
 def report_spec(spec: str | Path | Mapping[str, Any] | ReportSpec | None = None, *, split_by_cohort: bool = False,
                 columns: str | Sequence[str] | None = None, derived: Sequence[str] = (), title: str | None = None,
-                **filters: Any) -> ReportSpec:
+                limit: int | None = None, **filters: Any) -> ReportSpec:
     """The spec a report is built from: a TOML file (docs/README), the same as a dict, or, without one,
-    the filters as one table (as ``exportguard export`` without --spec). Raises SpecError, ArgumentError."""
+    the filters as one table (as ``exportguard export`` without --spec). ``columns`` (with a spec: over
+    its sections' own) and ``limit`` (the first N rows of each cohort, ranked in it) apply to either.
+    Raises SpecError, ArgumentError."""
     flag_arg("split_by_cohort", split_by_cohort)
     text_arg("title", title)
     if isinstance(columns, str):
         columns = [c.strip() for c in text_arg("columns", columns).split(",")]
     columns = texts_arg("columns", columns) if columns is not None else None
     derived = texts_arg("derived", derived)  # one text is one derived column, as ignore= is one rule
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ArgumentError(f"limit={limit!r}: a whole number of rows, 1 or more")
     if spec is not None:
-        if normalize_filters(filters) or columns or title or split_by_cohort or derived:
-            raise ArgumentError("give either a spec or filters/columns/title/split_by_cohort/derived, not both")
-        if isinstance(spec, ReportSpec):
-            return spec
-        if isinstance(spec, (str, os.PathLike)):
-            return load_spec(path_arg("spec", spec))
-        if isinstance(spec, Mapping):
-            return spec_from_data(_listed(spec), name="<spec dict>")
-        raise ArgumentError(f"spec={type(spec).__name__}: a TOML file's path, a dict, or None")
+        if normalize_filters(filters) or title or split_by_cohort or derived:
+            raise ArgumentError("give either a spec or filters/title/split_by_cohort/derived, not both")
+        return overriding(_spec_of(spec), columns, limit)
     cols = tuple(columns) if columns else DEFAULT_COLUMNS
-    return spec_from_filters(normalize_filters(filters), split_by_cohort,
-                             cols + tuple(d for d in derived if d not in cols), title or "")
+    return overriding(spec_from_filters(normalize_filters(filters), split_by_cohort,
+                                        cols + tuple(d for d in derived if d not in cols), title or ""), limit=limit)
+
+
+def _spec_of(spec) -> ReportSpec:
+    if isinstance(spec, ReportSpec):
+        return spec
+    if isinstance(spec, (str, os.PathLike)):
+        return load_spec(path_arg("spec", spec))
+    if isinstance(spec, Mapping):
+        return spec_from_data(_listed(spec), name="<spec dict>")
+    raise ArgumentError(f"spec={type(spec).__name__}: a TOML file's path, a dict, or None")
 
 
 def spec_targets(spec: ReportSpec) -> tuple[Path, ...]:

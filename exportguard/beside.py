@@ -42,7 +42,8 @@ def beside_section(mlperf: Cohort, own: Sequence[Cohort], *, title: str, columns
         try:
             tables.append(bind_table(cohort.results, title=f"{title}: {label_of(label, cohort)}", slack=cohort.slack,
                                      columns=lean_columns(cols, not cohort.key.mlperf, cohort.results),
-                                     where=f"{where}, {label}", limit=limit, defaults=shows_defaults(cols)))
+                                     where=f"{where}, {label}", limit=limit, defaults=shows_defaults(cols),
+                                     cohort=cohort.whole))
         except GuardError as e:
             problems += e.findings
     if problems:

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from typing import Iterable
 
 from .caveat import UNVERIFIED_SENTENCE
+from .sanitize import shorten
 from .model import RESULT_ID_OFFICIAL, RESULT_ID_PENDING, UNKNOWN, CohortKey, Result, Slack
 from .wording import (band_words, load_words, number, own_latency_words, own_load_words, own_run_load_words,
                       own_shape_words, own_tool_words, row_latency_words, row_load_words, shape_words, slack_words,
@@ -308,6 +309,52 @@ def source_name(source: str) -> str:
     return source
 
 
+def source_words(result: Result) -> str:
+    """Where a result comes from, as a Sources table cites it for a reader: the public URL of an
+    MLCommons publication; an own run's tool, result file and run date; else the file's name. No
+    local path: the whole path is in the manifest."""
+    p = result.conditions.provenance
+    if p.source_url and not p.source_url.startswith("file:"):
+        return p.source_url
+    name = source_name(p.source_url or p.source_locator or p.source_path)
+    if result.own:
+        run = result.conditions.run
+        return f"{run.tool} result file {name}, run on {run.run_date}"
+    return f"file {name}"
+
+
+# The day MLCommons published each MLPerf Inference round's results (exportguard/data/examples/SOURCES.md
+# for v5.1): what a deliverable's first page cites as its data's publication date.
+PUBLISHED = {"v4.0": "2024-03-27", "v4.1": "2024-08-28", "v5.0": "2025-04-02", "v5.1": "2025-09-09"}
+
+
+def data_dates_words(results) -> str:
+    """What the first slide or page says of its data: 'Data: MLPerf® Inference v5.1 results published by
+    MLCommons on 2025-09-09, retrieved 2025-09-09; own runs of 2026-12-01 ...' ('' without results)."""
+    retrieved: dict[str, set] = {}
+    runs: set = set()
+    for r in results:
+        if r.own:
+            runs.add(r.conditions.run.run_date)
+        else:
+            retrieved.setdefault(r.conditions.identity.round, set()).add(r.conditions.provenance.retrieved_on)
+    parts = []
+    for rnd in sorted(retrieved):
+        published = f"published by MLCommons on {PUBLISHED[rnd]}" if rnd in PUBLISHED else "publication date not recorded"
+        parts.append(f"MLPerf® Inference {rnd} results {published}, retrieved {_date_span(retrieved[rnd])}")
+    if runs:
+        parts.append(f"own runs of {_date_span(runs)}")
+    return f"Data: {'; '.join(parts)}." if parts else ""
+
+
+def _date_span(dates: set) -> str:
+    ordered = sorted(dates)
+    return ordered[0] if len(ordered) == 1 else f"{ordered[0]} to {ordered[-1]}"
+
+
+NOTE_NAME_LIMIT = 80  # characters of one name in an own run's visible note (sanitize.shorten marks the cut)
+
+
 def own_row_note(result: Result, shared: Shared = Shared()) -> Note:
     """An own run's footnote: who measured, when, with which tool and version, on which system, at
     which shape and load, and its source. Every field stays in the visible text under its label, in
@@ -317,19 +364,24 @@ def own_row_note(result: Result, shared: Shared = Shared()) -> Note:
     i, run, p = result.conditions.identity, result.conditions.run, result.conditions.provenance
     f = OWN_FIELDS
     latency = own_latency_words(result)
-    head = [f"{OWN_NOTE_MARK}, unverified", f"{f['measured by']} {i.submitter}", f"{f['run date']} {run.run_date}",
-            f"{f['tool']} {own_tool_words(result)}"]
-    detail = ". ".join(head + [f"{f['system']} {system_words(result)}", f"{f['shape']} {own_shape_words(result)}",
-                               f"{f['load']} {own_run_load_words(result)}; {latency}",
-                               f"{f['source']} {p.source_url}, ingested {p.retrieved_on}"]) + "."
+    head = [f"{OWN_NOTE_MARK}, unverified", f"{f['measured by']} {shorten(i.submitter, NOTE_NAME_LIMIT)}",
+            f"{f['run date']} {run.run_date}", f"{f['tool']} {own_tool_words(result)}"]
+    # A long name is shortened, with a marker, in the note and its detail, so that the citation (run date,
+    # tool, system, source) always fits where a format bounds a note (a deck's speaker notes); the
+    # manifest's conditions keep every name as stored.
+    part = 3 * NOTE_NAME_LIMIT
+    detail = ". ".join(head + [f"{f['system']} {shorten(system_words(result), part)}",
+                               f"{f['shape']} {shorten(own_shape_words(result), part)}",
+                               f"{f['load']} {shorten(own_run_load_words(result), part)}; {latency}",
+                               f"{f['source']} {source_name(p.source_url)}, ingested {p.retrieved_on}"]) + "."
     if shared.latency_definitions and latency.endswith(f" ({shared.latency_definitions})"):
         latency = latency[:-len(shared.latency_definitions) - 3]
     load = own_run_load_words(result, detail=False)
     if shared.load_kind and load.startswith(shared.load_kind):  # the table note gives the kind; the row the rest
         load = load[len(shared.load_kind):].lstrip(" ;") or load
-    text = ". ".join(head + [f"{f['system']} {system_words(result, short=True)}",
-                             f"{f['shape']} {own_shape_words(result, short=True)}",
-                             f"{f['load']} {load}; {latency}",
+    text = ". ".join(head + [f"{f['system']} {shorten(system_words(result, short=True), part)}",
+                             f"{f['shape']} {shorten(own_shape_words(result, short=True), part)}",
+                             f"{f['load']} {shorten(load, part)}; {latency}",
                              f"{f['source']} {source_name(p.source_url)}, ingested {p.retrieved_on}"]) + "."
     return Note(text, citation=Citation.of(result), detail=detail if detail != text else "")
 

@@ -213,8 +213,24 @@ def _tell(text: str) -> None:
     _say(text, err=True)
 
 
+def _existing(_ctx, param, paths):
+    """Each path exists; a symlink loop or a dangling link is said as what it is, not "does not exist"."""
+    import errno
+    import os
+
+    for path in paths:
+        try:
+            os.stat(path)
+        except OSError as e:
+            why = ("is a symbolic link loop (too many levels of symbolic links)" if e.errno == errno.ELOOP else
+                   "is a symbolic link to nothing (its target does not exist)" if os.path.islink(path) else
+                   "does not exist" if e.errno == errno.ENOENT else f"cannot be looked at: {e.strerror}")
+            raise click.BadParameter(f"{visible(path)!r} {why}", param=param)
+    return paths
+
+
 @command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(), callback=_existing)
 @click.option("--retrieved", metavar="YYYY-MM-DD", help="Retrieval date to record (default: the files' date).")
 @click.option("--round", "round_", metavar="vX.Y", help="Round of a submission tree with no vX.Y folder above it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the per-source reports as JSON.")
@@ -226,12 +242,18 @@ def ingest(ctx, paths, retrieved, round_, as_json, system_file, own_model, wait_
     """Ingest MLCommons submission trees, summary_results.json tables, exportguard CSV files and the
     result files of load-test tools (vLLM, SGLang, GenAI-Perf, AIPerf, guidellm, llmperf) as own runs.
 
-    Exit status: 0 when every source has rows in the store, 1 when one stored nothing (said on stderr)."""
+    A folder stands for every source under it: an MLCommons tree, and each file read by content; the
+    files a tool writes beside its results, and files that are no results, are skipped by rule and counted.
+
+    Exit status: 0 when every source has rows in the store, or was skipped by rule while another stored
+    rows; 1 when one stored nothing (said on stderr)."""
     system = _system(system_file, model=own_model, **stated)
     reports = _ingest(ctx, paths, retrieved, round_, quiet=as_json, system=system, wait_s=wait_s, upgrade=upgrade)
     if as_json:
         _echo_json([_report_dict(r) for r in reports])
-    empty = [(r.source.path, r.nothing_stored()) for r in reports if r.nothing_stored()]
+    some_stored = any(r.stored for r in reports)
+    empty = [(r.source.path, r.nothing_stored()) for r in reports if r.nothing_stored()
+             and not (some_stored and r.rows_read and r.skipped == r.rows_read)]
     for path, why in empty:
         _say(f"Error: {path}: {why}", err=True)
     if empty:
@@ -381,7 +403,21 @@ def _check_date(text: str) -> None:
 def _echo_json(data, indent: int = 2) -> None:
     import json  # json compiles its regular expressions on import: not at `exportguard --help`
 
-    click.echo(json.dumps(data, indent=indent))
+    # allow_nan=False: NaN and Infinity are not JSON; a store written by another tool may still hold one,
+    # which is printed as null rather than as invalid JSON
+    click.echo(json.dumps(_finite(data), indent=indent, allow_nan=False))
+
+
+def _finite(data):
+    import math
+
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(v) for v in data]
+    return data
 
 
 def _safe(text) -> str:
@@ -424,13 +460,16 @@ def cohorts(ctx, as_json, **kwargs):
 @command("list")
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: every figure with unit, band and conditions.")
+@click.option("--limit", type=click.IntRange(min=1), metavar="N",
+              help="The first N figures of each cohort, each ranked in its whole cohort.")
 @click.pass_context
-def list_(ctx, as_json, **kwargs):
+def list_(ctx, as_json, limit, **kwargs):
     """Figures, grouped by cohort, each with unit, band and conditions."""
     from .textviews import figure_records, listing_lines
 
     filters = _filters(kwargs)
     found, why = _cohorts(ctx, filters)
+    found = [c.top(limit) for c in found] if limit else found
     if as_json:
         _echo_json([rec for c in found for rec in figure_records(c)])
         return
@@ -455,6 +494,78 @@ def quarantine(ctx, as_json):
     click.echo(f"{len(rows)} quarantined row(s)")
 
 
+@command()
+@click.option("--key", "keys", multiple=True, metavar="KEY",
+              help="A natural key: origin/round/division/submitter/system/benchmark/scenario[/run ID].")
+@click.option("--result-id", "result_ids", multiple=True, metavar="ID", help="An MLCommons result ID.")
+@click.option("--run-id", "run_ids", multiple=True, metavar="ID", help="An own run's ID (8 or more of its characters).")
+@click.option("--source", "sources", multiple=True, metavar="PATH", help="Everything stored from this source.")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
+@wait_option
+@click.pass_context
+def remove(ctx, keys, result_ids, run_ids, sources, dry_run, wait_s):
+    """Remove stored results or own runs, printing each, with an audit record (`exportguard audit`).
+
+    Exit status: 0 when something was removed (or would be, with --dry-run), 1 when nothing matched."""
+    from .corrections import CorrectionError, Selection, remove as remove_rows
+    from .errors import StoreError
+
+    with _open(ctx, wait_s=wait_s) as store:
+        try:
+            change = remove_rows(store, Selection(keys, result_ids, run_ids, sources), dry_run=dry_run)
+        except (CorrectionError, StoreError) as e:
+            raise click.ClickException(_safe(e)) from None
+    _print_change(change)
+
+
+@command()
+@click.option("--run-id", "run_ids", multiple=True, required=True, metavar="ID",
+              help="An own run's ID (8 or more of its characters); repeat for more runs.")
+@system_options
+@wait_option
+@click.pass_context
+def redescribe(ctx, run_ids, system_file, own_model, wait_s, **stated):
+    """Re-describe the system of stored own runs (--system FILE and/or the options), printing what
+    changed, with an audit record (`exportguard audit`). The figures, load, shape and source stay."""
+    from .corrections import CorrectionError, redescribe as redescribe_runs
+    from .errors import StoreError
+
+    system = _system(system_file, **stated)
+    with _open(ctx, wait_s=wait_s) as store:
+        try:
+            change = redescribe_runs(store, run_ids, system)
+        except (CorrectionError, StoreError) as e:
+            raise click.ClickException(_safe(e)) from None
+    _print_change(change)
+
+
+@command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def audit(ctx, as_json):
+    """The corrections made to the store (remove, redescribe): when, what was asked, each row changed."""
+    from .corrections import audit_records
+
+    with _open(ctx) as store:
+        records = audit_records(store)
+    if as_json:
+        _echo_json(records)
+        return
+    for r in records:
+        _say(f"{r['at']}: {r['action']} ({r['asked']})")
+        for line in r["rows"]:
+            _say(f"    {line}")
+    click.echo(f"{len(records)} correction(s)")
+
+
+def _print_change(change) -> None:
+    for line in change.rows:
+        _say(f"{change.action}: {line}")
+    _say(f"{len(change.rows)} row(s) {change.action}" + (" (nothing matched)" if not change.rows else ""))
+    if not change.rows:
+        sys.exit(1)
+
+
 DEMO_SPECS = ("demo.toml", "demo-deck.toml", "demo-briefing.toml")  # in exportguard/data: workbook, deck, briefing
 
 
@@ -464,9 +575,17 @@ DEMO_SPECS = ("demo.toml", "demo-deck.toml", "demo-briefing.toml")  # in exportg
 @wait_option
 @click.pass_context
 def demo(ctx, out_dir, wait_s):
-    """Ingest the real MLPerf v5.1 example data shipped with exportguard and export a bound report."""
+    """Ingest the real MLPerf v5.1 example data shipped with exportguard and export a bound report.
+
+    The demo keeps its data in a store of its own, demo-store.db in the --out folder, unless --db is
+    given: its example own run (a mock server's, system unknown) never lands in your store."""
     from importlib import resources
     from pathlib import Path
+
+    if not _db_given(ctx):
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        ctx.obj["db"] = f"sqlite:///{Path(out_dir).resolve() / 'demo-store.db'}"
+        click.echo(f"exportguard demo: its own store, {ctx.obj['db']} (--db to choose another)")
 
     from .api import build_report, export as export_report
     from .spec import parse_spec
@@ -495,6 +614,15 @@ def demo(ctx, out_dir, wait_s):
     click.echo("\nNext: exportguard list --model llama2-70b --track 99 --scenario Offline")
 
 
+def _db_given(ctx) -> bool:
+    """Whether --db was given on the command line (before the command or after it)."""
+    from click.core import ParameterSource
+
+    root = ctx.find_root()
+    return root.get_parameter_source("db") == ParameterSource.COMMANDLINE or \
+        ctx.obj.get("db") != root.params.get("db")
+
+
 def _demo_own_run(ctx, data) -> None:
     """An own load test beside the MLPerf data: a real vLLM bench serve file (against a mock server,
     so its figure is no hardware result), stored as an own run, never in an MLPerf cohort."""
@@ -514,7 +642,9 @@ def _demo_own_run(ctx, data) -> None:
 @click.option("--spec", "spec_path", type=click.Path(exists=True, dir_okay=False), help="Report spec (TOML).")
 @filter_options
 @click.option("--split-by-cohort", is_flag=True, help="One table per cohort instead of refusing a mixed selection.")
-@click.option("--columns", help="Comma-separated columns (without --spec); see the README for the list.")
+@click.option("--columns", help="Comma-separated columns; with --spec, over its sections' own. See the README for the list.")
+@click.option("--limit", type=click.IntRange(min=1), metavar="N",
+              help="The first N rows of each cohort (a top N), each ranked in its whole cohort.")
 @click.option("--derived", multiple=True, type=click.Choice(["per_accelerator", "cost_per_million_tokens"]),
               help="Add a derived column (labelled derived, with its basis).")
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (TOML) for cost per 1M tokens.")
@@ -532,7 +662,7 @@ def _demo_own_run(ctx, data) -> None:
 @wait_option
 @upgrade_option
 @click.pass_context
-def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, targets, text_cells, force, template,
+def export(ctx, spec_path, split_by_cohort, columns, limit, derived, prices, title, targets, text_cells, force, template,
            page_size, orientation, wait_s, upgrade, **kwargs):
     """Export bound figures to XLSX, PPTX, PDF, CSV or Markdown: from a spec, or from the filters."""
     from dataclasses import replace
@@ -545,12 +675,12 @@ def export(ctx, spec_path, split_by_cohort, columns, derived, prices, title, tar
     filters = _filters(kwargs)
     try:
         if spec_path:
-            if any(v not in (None, ()) for v in filters.values()) or columns or title:
-                raise click.UsageError("give either --spec or filters/--columns/--title, not both")
-            spec = report_spec(spec_path)
+            if any(v not in (None, ()) for v in filters.values()) or title:
+                raise click.UsageError("give either --spec or filters/--title, not both")
+            spec = report_spec(spec_path, columns=columns, limit=limit)
         else:
             spec = report_spec(split_by_cohort=split_by_cohort, columns=columns, derived=derived, title=title,
-                               **filters)
+                               limit=limit, **filters)
         targets = targets or tuple(str(t) for t in spec_targets(spec))
         if not targets:
             raise click.UsageError("no output: give --to FILE (or outputs.targets in the spec)")

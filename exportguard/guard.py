@@ -25,7 +25,8 @@ from .report import (BesideSection, BoundFigure, BoundTable, ChartSection, Colum
 from .rules import ERROR, Finding, finding, rule
 from .sanitize import presentable
 from .wording import (NOT_RANKED, NOT_RANKED_SENTENCE, TIE_RULE, headline_words, mixed_scale_words, number, own_load_of,
-                      own_shape_class_words, own_tool_words, shape_words, slack_words, tps_cell, tps_words, unit_words)
+                      own_shape_class_words, own_tool_words, shape_words, shown_rows_words, slack_words, tps_cell,
+                      tps_words, unit_words)
 
 
 class GuardError(ExportguardError):
@@ -216,6 +217,27 @@ def rank_spans(values: Sequence[float], slack: Slack) -> tuple[RankSpan, ...]:
     return tuple(spans)
 
 
+def cohort_ranks(shown: Sequence[Result], cohort: Sequence[Result], slack: Slack) -> tuple[RankSpan, ...]:
+    """Each shown row's span in its whole stored cohort (``shown`` high to low, a part of ``cohort``):
+    a filter or a limit chooses the rows, never their ranks. Where the rows are not the cohort's
+    first ones, each span names the cohort's size ('7 (tie 3-12) of 47'): a reader of a filtered
+    table must not take its first row for the cohort's lead."""
+    order, at = _cohort_order(shown, cohort)
+    spans = rank_spans([r.value for r in order], slack)
+    picked = [spans[at[r.natural_key]] for r in shown]
+    if [s.position for s in picked] == list(range(1, len(picked) + 1)):
+        return tuple(picked)
+    return tuple(replace(s, of=len(order)) for s in picked)
+
+
+def _cohort_order(shown: Sequence[Result], cohort: Sequence[Result]) -> tuple[list[Result], dict]:
+    """The cohort high to low (a shown row it lacks joins it: a rank is never counted among fewer
+    than the rows shown), and each result's place in it by its natural key."""
+    keys = {r.natural_key for r in cohort}
+    order = sorted([*cohort, *(r for r in shown if r.natural_key not in keys)], key=lambda r: -r.value)
+    return order, {r.natural_key: i for i, r in enumerate(order)}
+
+
 def rank_groups(values: Sequence[float], slack: Slack) -> list[tuple[int, int]]:
     """For values sorted high to low: (first, last) of each chain of neighbours that are tied, for
     colouring bars so that untied neighbours differ. A chain states no tie between its ends (ranks
@@ -231,15 +253,18 @@ def rank_groups(values: Sequence[float], slack: Slack) -> list[tuple[int, int]]:
 
 def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: Sequence[str] = DEFAULT_COLUMNS,
                prices: PriceTable | None = None, where: str = "table", limit: int | None = None,
-               defaults: bool | None = None) -> BoundTable:
+               defaults: bool | None = None, cohort: Sequence[Result] | None = None,
+               chosen_by: str = "") -> BoundTable:
     """One comparison of one cohort, highest figure first, every figure bound. ``slack`` is the whole
-    stored cohort's (Store.cohort_slack). With ``limit`` the table shows the first rows of ``results``
-    and ranks them among all of them, so the last row shown says that its ties go on below the
-    cut. ``defaults``: the columns are the defaults, in some form (by default: they start with them,
-    shows_defaults). Raises GuardError."""
+    stored cohort's (Store.cohort_slack), and so is every rank: ``cohort`` is the whole stored cohort
+    where a filter chose ``results`` from it (Cohort.whole; ``chosen_by`` that filter in words, for
+    the table note). With ``limit`` the table shows the first rows of ``results``, so the last row
+    shown says that its ties go on below the cut. ``defaults``: the columns are the defaults, in some
+    form (by default: they start with them, shows_defaults). Raises GuardError."""
     seen = ByIdentity()  # the parts the results share, made presentable once
-    ranked_among = sorted((presentable(r, seen) for r in results), key=lambda r: -r.value)
-    results = ranked_among[:limit]
+    selected = sorted((presentable(r, seen) for r in results), key=lambda r: -r.value)
+    results = selected[:limit]
+    whole = selected if cohort is None or len(cohort) <= len(selected) else cohort
     unknown = [c for c in columns if c not in KNOWN_COLUMNS]
     if unknown:
         raise GuardError([finding("unknown-column", where, f"unknown column(s) {', '.join(unknown)}; known: "
@@ -258,9 +283,14 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
                                 "cost_per_million_tokens needs a price table (--prices FILE, or prices in the spec's [outputs])"))
     if problems:
         raise GuardError(problems)
+    asked = tuple(columns)
+    columns, empty = _without_empty_columns(asked, results)
     cohort = results[0].cohort_key
     ranked = "rank" in columns
-    spans = rank_spans([r.value for r in ranked_among], slack)[:len(results)] if ranked else ()
+    spans = cohort_ranks(results, whole, slack) if ranked else ()
+    among = tuple(sorted((r.value for r in whole), reverse=True)) if len(results) < len(whole) else ()
+    selection = " ".join(filter(None, [shown_rows_words(len(results), len(whole), chosen_by if len(selected) < len(whole)
+                                                        else "", len(results) < len(selected)), empty]))
     rows = []
     # stated once by the table note, or by the row's own cells, and left out of each row's note
     shared = Shared.of(results, shown=columns)
@@ -284,25 +314,51 @@ def bind_table(results: Sequence[Result], *, title: str, slack: Slack, columns: 
     cols = tuple(Column(k, "Rank" if k == "rank" else FIGURE_COLUMNS.get(k) or TEXT_COLUMNS[k][0],
                         "rank" if k == "rank" else "figure" if k == "throughput" else
                         "derived" if k in FIGURE_COLUMNS else "text") for k in columns)
-    return BoundTable(title, cohort, slack, cols, tuple(rows), _table_note(results, slack, shared, ranked),
+    return BoundTable(title, cohort, slack, cols, tuple(rows), _table_note(results, slack, shared, ranked, selection),
                       ranked=ranked, ranks=spans, notices=scale_notices(results, "per_accelerator" in columns),
-                      defaults=shows_defaults(columns) if defaults is None else defaults)
+                      defaults=shows_defaults(asked) if defaults is None else defaults,
+                      ranked_among=among if ranked else (), selection=selection)
 
 
-def _table_note(results: Sequence[Result], slack: Slack, shared: Shared, ranked: bool) -> TableNote:
+# A text cell that tells a reader nothing about the row: a column of only these, the same in every row,
+# is left out and said once in the table note (a Target QPS column of 'not published' in all 8 rows).
+_SAYS_NOTHING = frozenset({"not published", "not reported", "unknown", "n/a", "n/a (Offline)"})
+
+
+def _without_empty_columns(columns: tuple[str, ...], results: Sequence[Result]) -> tuple[tuple[str, ...], str]:
+    """The columns without those empty for every row (never one a comparison must show), and the
+    table note's words for what was left out ('' where nothing was)."""
+    must = {c for _, showing in _MUST_SHOW.values() for c in showing}
+    kept, said = [], []
+    for key in columns:
+        if key in TEXT_COLUMNS and key not in must:
+            values = {TEXT_COLUMNS[key][1](r) for r in results}
+            if len(values) == 1 and values <= _SAYS_NOTHING:
+                said.append(f"{TEXT_COLUMNS[key][0]}: {values.pop()} for every row shown.")
+                continue
+        kept.append(key)
+    return tuple(kept), " ".join(said)
+
+
+def _table_note(results: Sequence[Result], slack: Slack, shared: Shared, ranked: bool, selection: str = "") -> TableNote:
     note = table_note(results[0], slack, shared)
     if ranked and not slack.estimable:
         note = replace(note, text=f"{note.text} {NOT_RANKED_SENTENCE}")
+    if selection:  # which rows of the cohort the table shows: never read as the whole cohort
+        note = replace(note, text=f"{note.text} {selection}")
     return note
 
 
-def lean_table(table: BoundTable) -> BoundTable | None:
+def lean_table(table: BoundTable, asked: bool = False) -> BoundTable | None:
     """A table that shows the default columns, as a narrow page (a slide) shows it where they do not
     all fit: the lean defaults (lean_columns: those a comparison must show among them), the rank
     words and figures as bound, and every row's note bound again to what its cells now show, so that
     what left the table (the accelerator's name, the result ID's column, tokens per sample) is in the
-    row's note. None where the table's columns were asked for: those stay as asked."""
+    row's note. None where the table's columns were asked for: those stay as asked, unless ``asked``
+    (a slide they cannot fit at all, which then says which columns it leaves out)."""
     keys = tuple(c.key for c in table.columns)
+    if asked:  # the lean defaults in place of the text columns asked for, the figures as asked
+        keys = DEFAULT_COLUMNS + tuple(k for k in keys if k in FIGURE_COLUMNS and k != "throughput")
     results = []
     for row in table.rows:
         fig = next((c for c in row if isinstance(c, BoundFigure)), None)
@@ -312,19 +368,20 @@ def lean_table(table: BoundTable) -> BoundTable | None:
     if not results:
         return None
     lean = lean_columns(keys, bool(results[0].own), results)
-    if lean == keys:
+    lean = tuple(k for k in lean if k in [c.key for c in table.columns])  # never a column the table lacks
+    if lean == tuple(c.key for c in table.columns):
         return None
     problems = _hidden_differences(results, lean, table.title)
     if problems:  # lean_columns adds what a comparison must show: never expected, never passed over
         raise GuardError(problems)
-    keep = [keys.index(k) for k in lean]
+    keep = [[c.key for c in table.columns].index(k) for k in lean]
     shared = Shared.of(results, shown=lean)
     rows = []
     for row, r in zip(table.rows, results):
         note = row_note(r, shared)
         rows.append(tuple(replace(c, note=note) if isinstance(c, BoundFigure) else c for c in (row[i] for i in keep)))
     return replace(table, columns=tuple(table.columns[i] for i in keep), rows=tuple(rows),
-                   table_note=_table_note(results, table.slack, shared, table.ranked))
+                   table_note=_table_note(results, table.slack, shared, table.ranked, table.selection))
 
 
 def scale_notices(results: Sequence[Result], per_accelerator_shown: bool = False) -> tuple[Notice, ...]:
@@ -390,15 +447,17 @@ def bound_figure(result: Result, slack: Slack, shared: Shared = Shared()) -> Bou
     return BoundFigure(result, result.cohort_key, slack, row_note(result, shared), result.value)
 
 
-def kpi(results: Result | Sequence[Result], slack: Slack, title: str) -> KpiSection:
+def kpi(results: Result | Sequence[Result], slack: Slack, title: str,
+        cohort: Sequence[Result] | None = None) -> KpiSection:
     """The highest figure of ``results`` (one cohort, as a section selected it; or one result) as a
-    headline whose title names its submitter, system and scale, and its rank among ``results`` when
-    that is a tie or cannot be told."""
+    headline whose title names its submitter, system and scale, and its rank in its whole stored
+    cohort (``cohort``, where a filter chose ``results`` from it) when that is a tie, not the lead,
+    or cannot be told."""
     ordered = sorted((presentable(r) for r in ([results] if isinstance(results, Result) else results)),
                      key=lambda r: -r.value)
     shared = Shared.of(ordered[:1])  # the headline's note and its table note, shown together
     figure = bound_figure(ordered[0], slack, shared)
-    span = rank_spans([r.value for r in ordered], slack)[0]
+    span = cohort_ranks(ordered[:1], ordered if cohort is None else cohort, slack)[0]
     headline = f"{title}: {headline_words(figure.result)}{kpi_rank_words(span, slack)}"
     return KpiSection(headline, figure, kpi_conditions(figure.result), table_note(figure.result, slack, shared),
                       rank=span, notices=scale_notices(ordered))
@@ -408,7 +467,7 @@ def kpi_rank_words(span: RankSpan, slack: Slack) -> str:
     """What a headline adds about its lead: nothing for a clear lead, the rank words for a tie."""
     if not span.ranked:
         return f"; {NOT_RANKED} ({slack_words(slack)})"
-    return f"; rank {span.words()}" if span.tied else ""
+    return f"; rank {span.words()}" if span.tied or span.of else ""
 
 
 # -- validation of a whole report --------------------------------------------------------------
@@ -492,11 +551,13 @@ def _scale_findings(notices: Sequence[Notice], results: Sequence[Result] | None,
     whose notices were made where the figures it was picked from were known (guard.kpi)."""
     mixed = [n for n in notices if n.rule_id == rule("mixed-scale").id]
     if results is not None:
-        counts = sorted({r.conditions.configuration.accelerators_total for r in results})
+        # an own run's undescribed system has no count (None): an unknown scale, said as such
+        counts = sorted({r.conditions.configuration.accelerators_total for r in results}, key=lambda n: (n is None, n))
         if len(counts) < 2:
             return []
         if not mixed or mixed[0].text != mixed_scale_words(results, per_accelerator_shown):
-            return [finding("hidden-difference", where, f"the compared systems have {', '.join(map(str, counts))} "
+            shown = ", ".join("an unknown number of" if n is None else str(n) for n in counts)
+            return [finding("hidden-difference", where, f"the compared systems have {shown} "
                             "accelerators and the table does not carry the statement that says so (guard.scale_notices)")]
     if not mixed:
         return []
@@ -579,7 +640,8 @@ def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:
         return []
     figures = [row[fig_col] for row in table.rows]
     values = [f.magnitude for f in figures]
-    expected = rank_spans(values, table.slack)
+    among = list(table.ranked_among) or values  # what the ranks count in: the whole cohort, where shown in part
+    expected = rank_spans(among, table.slack)
     found = []
 
     def wrong(i: int, shown: str, why: str) -> None:
@@ -589,19 +651,33 @@ def _validate_ranking(table: BoundTable, where: str) -> list[Finding]:
 
     if table.ranks and len(table.ranks) != len(table.rows):
         return [finding("lead-within-slack", where, f"{len(table.ranks)} rank spans for {len(table.rows)} rows")]
-    for i, (row, want) in enumerate(zip(table.rows, expected)):
+    if table.ranked_among and not table.ranks:
+        return [finding("lead-within-slack", where, "a table that shows part of its cohort carries no rank spans")]
+    previous = 0
+    for i, row in enumerate(table.rows):
         span = table.ranks[i] if table.ranks else None
         cell = row[rank_col]
         if span is None:
-            if cell != want.words():
-                wrong(i, cell, f"must read {want.words()!r}")
+            if cell != expected[i].words():
+                wrong(i, cell, f"must read {expected[i].words()!r}")
             continue
-        if cell != span.words():
+        place = span.position
+        if not (previous < place <= len(among)) or among[place - 1] != values[i] or \
+                (not table.ranked_among and place != i + 1):
+            wrong(i, cell, "is not the row's place in its cohort")
+            continue
+        previous, want = place, expected[place - 1]
+        first_rows = table.ranks[-1].position == len(table.rows)  # the cohort's first rows: no size needed
+        if span.ranked and span.of != (None if first_rows else len(among)):
+            want = replace(want, of=None if first_rows else len(among))
+            wrong(i, cell, f"must read {want.words()!r}: a rank of part of a cohort names the cohort's size")
+        elif cell != span.words():
             wrong(i, cell, f"does not read as its rank span {span.words()!r}")
-        elif span.position != i + 1 or span.ranked != want.ranked:
+        elif span.ranked != want.ranked:
             wrong(i, cell, f"must read {want.words()!r}")
         elif span.ranked and (span.tie_from != want.tie_from or
-                              (span.tie_to != want.tie_to and not (want.tie_to == len(values) and span.tie_to > want.tie_to))):
+                              (span.tie_to != want.tie_to and not (not table.ranked_among and want.tie_to == len(values)
+                                                                   and span.tie_to > want.tie_to))):
             # a table that shows the first rows of a ranking may name ties below its last row, never others
             wrong(i, cell, f"must read {want.words()!r}: a lead inside the slack is a tie, and a lead beyond it is not")
     return found

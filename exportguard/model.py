@@ -390,10 +390,24 @@ class Cohort:
     results: tuple[Result, ...]  # the results a filter selected, highest first
     slack: Slack  # of the whole cohort in the store (Store.cohorts), whatever the filter
     total: int  # results of the cohort in the store
+    # the whole stored cohort, where a filter selected part of it: what each shown row is ranked among
+    # (guard.cohort_ranks); empty where ``results`` are the whole cohort
+    members: tuple[Result, ...] = ()
 
     @property
     def filtered(self) -> bool:
         return len(self.results) < self.total
+
+    def top(self, n: int) -> "Cohort":
+        """The first ``n`` of the shown results, still ranked in the whole cohort (a limit chooses rows,
+        never their ranks)."""
+        shown = tuple(sorted(self.results, key=lambda r: -r.value)[:n])
+        return replace(self, results=shown, members=self.whole) if len(shown) < len(self.results) else self
+
+    @property
+    def whole(self) -> tuple[Result, ...]:
+        """The whole stored cohort: what a rank is counted in, whatever the filter showed."""
+        return self.members or self.results
 
 
 def group_by_cohort(results: Iterable[Result]) -> list[tuple[CohortKey, tuple[Result, ...]]]:

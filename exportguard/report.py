@@ -117,6 +117,7 @@ class RankSpan:
     position: int
     tie_from: int | None
     tie_to: int | None
+    of: int | None = None  # the cohort's size, where the rows shown are not its first ones
 
     @property
     def ranked(self) -> bool:
@@ -127,7 +128,7 @@ class RankSpan:
         return self.ranked and self.tie_from < self.tie_to
 
     def words(self) -> str:
-        return rank_words(self.position, self.tie_from, self.tie_to)
+        return rank_words(self.position, self.tie_from, self.tie_to, self.of)
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,11 @@ class BoundTable:
     # the default columns (or their lean form), not columns a user named: only these may a narrow page
     # combine into one cell; columns asked for stay columns
     defaults: bool = False
+    # where the table shows part of its cohort: the whole cohort's figures, high to low, that its ranks
+    # count in (guard.cohort_ranks); and the note's sentences on which rows are shown and which columns
+    # were left out for saying nothing in any row
+    ranked_among: tuple[float, ...] = ()
+    selection: str = ""
 
     def figures(self) -> Iterator[tuple[int, int, BoundFigure]]:
         for r, row in enumerate(self.rows):

@@ -101,6 +101,11 @@ RULES = {r.id: r for r in (
          "A figure's mark resolves only to a note that a reader of its slide does not see: the notes block "
          "inside a chart's embedded workbook (shown only by Edit Data). A chart's marks must resolve to notes "
          "standing on its slide or page."),
+    Rule("EG026", "mixed-export-set", ERROR, "Files of one export from different runs",
+         "Files written together by one export carry different export run ids in their manifests: an export "
+         "was interrupted between putting its files in place, or one file was replaced by another export, so "
+         "the set no longer shows one report. Run `exportguard recover FOLDER` (it finishes or undoes every "
+         "interrupted export there), then export again."),
 )}
 
 

@@ -26,8 +26,9 @@ from .memo import ByIdentity
 from .model import Conditions, Result, fields_of
 
 SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
-# Joiners (U+200C, U+200D) stay: scripts and emoji need them, and they hide nothing.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+# Joiners (U+200C, U+200D) too, as docs/api.md says: between digits they split what a reader sees as one
+# number ("101\u200d,527") into what a checker reads as two, and in a name they hide a difference.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
                      "\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]")
 _SPACES = re.compile("[\t\n\r\u2028\u2029]+")
 _PARTS = tuple(f.name for f in fields(Conditions))

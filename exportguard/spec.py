@@ -16,16 +16,16 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .errors import ExportguardError
 from .guard import (DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort,
                     default_columns, kpi)
 from .rules import finding
-from .wording import scale_range_words, shape_title
+from .wording import scale_range_words, selection_words, shape_title, unranked_title
 from .report import ChartSection, Report, TableSection, TextSection
 from .store import FILTERABLE, Store
 
@@ -342,14 +342,17 @@ def _build_report(store: Store, spec: ReportSpec, prices: PriceTable | None) -> 
             continue
         for cohort in cohorts:
             title = s.title if len(cohorts) == 1 else f"{s.title}: {cohort.key.label()}"
+            if s.kind != "kpi" and "rank" in s.columns and not cohort.slack.estimable:
+                title = unranked_title(title, cohort.slack)  # "top 5" over rows no band can rank: "5 highest"
             rows = sorted(cohort.results, key=lambda r: -r.value)
             if s.kind == "kpi":
-                sections.append(kpi(rows, cohort.slack, title))
+                sections.append(kpi(rows, cohort.slack, title, cohort=cohort.whole))
                 continue
             try:
                 table = bind_table(rows, title=title, slack=cohort.slack,
                                    columns=default_columns(s.columns, own=not cohort.key.mlperf), prices=prices,
-                                   where=where, limit=s.limit)
+                                   where=where, limit=s.limit, cohort=cohort.whole,
+                                   chosen_by=selection_words(s.filters))
             except GuardError as e:
                 problems += e.findings
                 continue
@@ -426,13 +429,31 @@ def _values_words(values: list) -> str:
     return shown + (f" and {len(values) - VALUES_SHOWN} more" if len(values) > VALUES_SHOWN else "")
 
 
+def overriding(spec: ReportSpec, columns: Sequence[str] | None = None, limit: int | None = None) -> ReportSpec:
+    """A spec whose table, chart and beside sections show ``columns`` (the command line's --columns over
+    a spec's) and the first ``limit`` rows of each cohort (--limit); as it was where neither is given."""
+    if not columns and limit is None:
+        return spec
+    sections = []
+    for s in spec.sections:
+        if s.kind in ("table", "chart", "beside"):
+            s = replace(s, columns=tuple(columns) if columns else s.columns, limit=s.limit if limit is None else limit)
+        sections.append(s)
+    return replace(spec, sections=tuple(sections))
+
+
 def spec_from_filters(filters: dict, split_by_cohort: bool, columns=DEFAULT_COLUMNS, title: str = "") -> ReportSpec:
     """The command line's filters as a one-table spec."""
     given = {k: v for k, v in filters.items() if v not in (None, (), [])}
-    shown = " ".join(_filter_words({k: v}, name=False) + (" accelerators" if k == "accelerator_count" else "")
-                     for k, v in given.items() if k != "mlperf")
-    kind = {True: "MLPerf® Inference LLM results", False: "non-MLPerf LLM results"}.get(given.get("mlperf"),
-                                                                                      "MLPerf® Inference LLM results")
+    words = {k: _filter_words({k: v}, name=False) + (" accelerators" if k == "accelerator_count" else "")
+             for k, v in given.items() if k != "mlperf"}
+    if "model" in words and "accuracy_track" in words and "/" not in words["model"] + words["accuracy_track"]:
+        # one benchmark: its model and track as one name ("llama2-70b-99"), as every cohort label reads
+        words["model"] = f"{words['model']}-{words.pop('accuracy_track')}"
+    shown = " ".join(words.values())
+    # own runs alone: named as what they are (and with no unmarked "MLPerf", which the checker flags)
+    kind = {True: "MLPerf® Inference LLM results", False: "Own load-test LLM results"}.get(
+        given.get("mlperf"), "MLPerf® Inference LLM results")
     return ReportSpec(title or f"{kind} {shown}".strip(), "general",
                       (SectionSpec("table", "Results", given, tuple(columns), split_by_cohort=split_by_cohort),))
 

@@ -470,6 +470,8 @@ class Store:
         updates = _enrichment(existing, row)
         if updates:
             conn.execute(results_table.update().where(results_table.c.id == existing["id"]).values(**updates))
+        if result.origin == "own":
+            _cite_first_source(conn, existing, row)
         kind = "enriched" if updates else "unchanged"
         self._note_source(conn, existing["id"], result, kind)
         return Outcome(kind, ", ".join(sorted(updates)))
@@ -577,15 +579,21 @@ class Store:
         all read in one snapshot."""
         whole = _selects_whole_cohorts(filters)
         with self.reading():
-            return [Cohort(key, rows, *(_stats(rows) if whole else self._cohort_stats(key)))
-                    for key, rows in group_by_cohort(self.results(**filters))]
+            if whole:
+                return [Cohort(key, rows, *_stats(rows)) for key, rows in group_by_cohort(self.results(**filters))]
+            # a part of a cohort carries the whole of it: its rows are ranked among it (guard.cohort_ranks)
+            return [Cohort(key, rows, *_stats(members), members=tuple(members))
+                    for key, rows in group_by_cohort(self.results(**filters))
+                    for members in (self._cohort_members(key),)]
 
     def _cohort_stats(self, key: CohortKey) -> tuple[Slack, int]:
-        members = [r for r in self.results(round=key.round, division=key.division, model=key.model,
-                                           accuracy_track=key.accuracy_track, scenario=key.scenario,
-                                           unit=key.unit, mlperf=key.mlperf)
-                   if r.cohort_key == key]
-        return _stats(members)
+        return _stats(self._cohort_members(key))
+
+    def _cohort_members(self, key: CohortKey) -> list[Result]:
+        return [r for r in self.results(round=key.round, division=key.division, model=key.model,
+                                        accuracy_track=key.accuracy_track, scenario=key.scenario,
+                                        unit=key.unit, mlperf=key.mlperf)
+                if r.cohort_key == key]
 
     def stored_values(self, name: str, **filters) -> list:
         """The distinct values of filter ``name`` among the results that ``filters`` select: what a
@@ -721,6 +729,24 @@ def _source_row(pk: int, result: Result, role: str) -> dict:
 
 
 _TEXT_LIMITS = tuple((c.name, c.type.length) for c in results_table.columns if getattr(c.type, "length", None))
+
+
+_PROVENANCE_COLUMNS = ("source_kind", "source_path", "source_sha256", "source_locator", "source_url", "retrieved_on",
+                       "ingested_at")
+
+
+def _cited_order(row: Mapping) -> tuple:
+    # the file nearest the top of its folder, then by name: AIPerf's profile_export_aiperf.json before its
+    # phases/profiling/ copy
+    return (row["source_path"].count("/"), row["source_path"], row["source_locator"])
+
+
+def _cite_first_source(conn, existing: Mapping, row: Mapping) -> None:
+    """An own run read from two files cites the same one whatever order they were ingested in (so that
+    exports of the same store contents are the same): the first by _cited_order. Both stay its sources."""
+    if _cited_order(row) < _cited_order(existing):
+        conn.execute(results_table.update().where(results_table.c.id == existing["id"]).values(
+            **{k: row[k] for k in _PROVENANCE_COLUMNS}))
 
 
 def _check_row(row: Mapping) -> None:
@@ -938,9 +964,29 @@ def open_store(url: str | None = None, *, create: bool = True, wait_s: float = D
 
 
 def _cause(err: sa.exc.DBAPIError, url: str) -> str:
-    """A driver's error in one line, without the URL's secrets."""
+    """A driver's error in one line, without the URL's secrets. A full disk is said first, in those words:
+    SQLite rolls the whole transaction back when the disk fills, so what surfaces is often a later error
+    ("no such savepoint") whose context holds the full disk."""
+    full = _disk_full(err)
+    if full:
+        return _scrub(f"disk full ({full})", url)
     text = str(getattr(err, "orig", None) or err).strip().splitlines()
     return _scrub(text[0] if text else type(err).__name__, url)
+
+
+_DISK_FULL_WORDS = ("database or disk is full", "No space left on device", "File too large")
+
+
+def _disk_full(err: BaseException) -> str:
+    """The words of a full disk (SQLITE_FULL, ENOSPC, EFBIG, PostgreSQL's 53100) in ``err`` or its context."""
+    seen, hops = err, 0
+    while seen is not None and hops < 8:
+        orig = getattr(seen, "orig", None) or seen
+        text = (str(orig).strip().splitlines() or [""])[0]
+        if getattr(orig, "sqlstate", None) == "53100" or any(w in text for w in _DISK_FULL_WORDS):
+            return text
+        seen, hops = seen.__context__, hops + 1
+    return ""
 
 
 def _file_id(path: Path) -> tuple[int, int]:

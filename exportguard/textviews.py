@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from .citation import result_id_words, system_words
-from .guard import bound_figure, rank_spans
+from .guard import bound_figure, cohort_ranks
 from .model import Cohort, Result
 from .report import RankSpan
 from .wording import NOT_RANKED_SENTENCE, band_words, load_text, number, own_tool_words, slack_words, tps_words
@@ -50,15 +50,16 @@ def cohort_row(cohort: Cohort) -> dict:
 
 
 def _ranked(cohort: Cohort) -> list[tuple[RankSpan, Result]]:
-    """The shown results, highest first, each with its rank among them (guard.rank_spans)."""
+    """The shown results, highest first, each with its rank in the whole stored cohort
+    (guard.cohort_ranks): a filter chooses the rows shown, never their ranks."""
     results = sorted(cohort.results, key=lambda r: -r.value)
-    return list(zip(rank_spans([r.value for r in results], cohort.slack), results))
+    return list(zip(cohort_ranks(results, cohort.whole, cohort.slack), results))
 
 
 def figure_records(cohort: Cohort) -> list[dict]:
     """Figures for machine consumers: a value never appears without unit, band and conditions."""
-    return [{"figure": figure_text(r, cohort), "rank_among_shown": span.words(), "rank_from": span.tie_from,
-             "rank_to": span.tie_to, "value": r.value, "unit": r.unit,
+    return [{"figure": figure_text(r, cohort), "rank": span.words(), "position": span.position,
+             "rank_from": span.tie_from, "rank_to": span.tie_to, "value": r.value, "unit": r.unit,
              "band": cohort.slack.band_fraction, "band_text": band_words(cohort.slack), "cohort": cohort.key.label(),
              "cohort_results": cohort.total, "result_id": result_id_words(r), "corrections": list(r.corrections),
              "conditions": dataclasses.asdict(r.conditions)} for span, r in _ranked(cohort)]

@@ -7,6 +7,7 @@ spreadsheet's number format does), with 0 decimals from 100 up, 2 from 1 and 4 b
 from __future__ import annotations
 
 import math
+import re
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from .model import (NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON, OWN_TRACE,
@@ -37,6 +38,8 @@ def number(value: float, decimals: int | None = None) -> str:
     if not math.isfinite(value):
         return str(value)  # 'inf', '-inf', 'nan': shown as what it is, never a crash
     places = decimals_for(value) if decimals is None else decimals
+    if value and abs(value) < 0.5 * 10.0 ** -places:
+        return _small(value)  # it would round to zero: a positive figure never prints as 0.0000
     if places == 0 and 0 < value < _EXACT_HALF:
         # value + 0.5 is exact below 2**51, and repr(value) reaches a half exactly when value does
         # (a half is a float there), so this is the Decimal rounding below, at a tenth of its cost.
@@ -46,6 +49,15 @@ def number(value: float, decimals: int | None = None) -> str:
     with localcontext(prec=max(28, exact.adjusted() + places + 2)):
         exact = exact.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
     return f"{exact:,}"
+
+
+def _small(value: float) -> str:
+    """A value too small for the places asked, in two significant digits: '0.0000012', or '1.2e-320' below
+    a billionth, where the zeros would be unreadable."""
+    if abs(value) >= 1e-9:
+        places = -math.floor(math.log10(abs(value))) + 1
+        return f"{value:.{places}f}"
+    return f"{value:.2g}"
 
 
 def percent(fraction: float) -> str:
@@ -138,11 +150,60 @@ TIE_RULE = ("Two figures of one cohort are tied when the higher lies at most the
 NOT_RANKED = "not ranked"
 
 
-def rank_words(position: int, tie_from: int | None, tie_to: int | None) -> str:
-    """'3', '3 (tie 2-5)', or 'not ranked' where no slack tells a lead from a tie."""
+def rank_words(position: int, tie_from: int | None, tie_to: int | None, of: int | None = None) -> str:
+    """'3', '3 (tie 2-5)', or 'not ranked' where no slack tells a lead from a tie; '7 (tie 3-12) of 47'
+    where the rows shown are not the cohort's first ones (``of``: the whole cohort's size)."""
     if tie_from is None or tie_to is None:
         return NOT_RANKED
-    return f"{position}" if tie_from == tie_to else f"{position} (tie {tie_from}-{tie_to})"
+    rank = f"{position}" if tie_from == tie_to else f"{position} (tie {tie_from}-{tie_to})"
+    return f"{rank} of {of:,}" if of else rank
+
+
+def columns_left_out_words(asked: Sequence[str], shown: Sequence[str]) -> str:
+    """What a slide says where the columns asked for do not fit it and it shows fewer: which ones, and
+    where they are."""
+    left = [h for h in asked if h not in shown]
+    return (f"Columns not shown on this slide for room: {', '.join(left)}; a workbook (.xlsx) or PDF export of this "
+            "report shows every column.")
+
+
+_TOP_N = re.compile(r"\b([Tt])op (\d+)\b")
+
+
+def unranked_title(title: str, slack) -> str:
+    """A section title over rows that are not ranked: its "top N" read as "N highest" (a top N is a
+    ranking, and these rows are only in order of value) and why they are not ranked, in its own words."""
+    if not _TOP_N.search(title):
+        return title
+    return f"{_TOP_N.sub(lambda m: f'{m.group(2)} highest', title)} ({NOT_RANKED}: {slack_words(slack)})"
+
+
+# Filters on what every result of a cohort shares: they choose cohorts, never rows within one.
+COHORT_KEY_FILTERS = frozenset({"round", "division", "model", "accuracy_track", "track", "scenario", "unit", "mlperf",
+                                "benchmark"})
+_FILTER_NAMES = {"accelerator_count": "accelerator count", "system_id": "system", "verified": "status",
+                 "availability": "availability"}
+
+
+def selection_words(filters) -> str:
+    """The filters that chose rows within a cohort, in a reader's words: 'submitter NVIDIA',
+    'accelerator h200, accelerator count 8' ('' where the filters only chose cohorts)."""
+    def one(v):
+        return " or ".join(map(str, v)) if isinstance(v, (tuple, list, set, frozenset)) else str(v)
+    return ", ".join(f"{_FILTER_NAMES.get(k, k.replace('_', ' '))} {one(v)}" for k, v in filters.items()
+                     if k not in COHORT_KEY_FILTERS and v not in (None, (), [], ""))
+
+
+def shown_rows_words(shown: int, total: int, chosen_by: str, cut: bool) -> str:
+    """What a table note says about a table that shows part of its cohort (``chosen_by``: the filters
+    that chose its rows, in words; ``cut``: a limit kept the highest of them): '' where it shows the
+    whole cohort."""
+    if shown >= total:
+        return ""
+    which = f"the {shown:,} highest" if cut and not chosen_by else f"{shown:,}"
+    by = (f" (the {shown:,} highest of those of {chosen_by})" if cut else f" (those of {chosen_by})") if chosen_by else ""
+    return (f"Shows {which} of the cohort's {total:,} results{by}; each rank is the row's rank in the whole "
+            "cohort.")
 
 
 # What a table whose slack is not estimable says, once, about its order (after the words for why).
@@ -250,7 +311,17 @@ def tps_cell(shape: Shape, unit: str = "") -> str:
     gives it with ``unit``)."""
     if shape.tokens_per_sample is None or shape.tokens_per_sample_basis == TPS_OWN:
         return tps_words(shape)
-    return f"{shape.tokens_per_sample:.1f}{unit} ({tps_basis_words(shape.tokens_per_sample_basis)})"
+    return f"{shape.tokens_per_sample:.1f}{unit} ({tps_basis_words(shape.tokens_per_sample_basis)}{_above_max(shape)})"
+
+
+def _above_max(shape: Shape) -> str:
+    """', above the 128-token reference maximum' where a derived value exceeds what a sample may
+    generate: it averages another run (the performance run's rates), so it can, and a reader beside the
+    caption's maximum must be told that it does."""
+    most = shape.reference_max_output_tokens
+    if shape.tokens_per_sample_basis != TPS_DERIVED or not most or shape.tokens_per_sample <= most:
+        return ""
+    return f", above the {most:,}-token reference maximum"
 
 
 def tps_basis_words(basis: str) -> str:
@@ -353,17 +424,20 @@ def own_shape_words(result: Result, short: bool = False) -> str:
 
 def own_load_words(kind: str, concurrency: int | None, rate: float | None, burstiness: float | None) -> str:
     """An own run's load as its tool ran it: 'closed loop, 8 requests in flight', 'Poisson arrivals,
-    target rate 4 per second, at most 32 in flight', 'Gamma arrivals, target rate 4 per second,
-    burstiness 0.5'. A rate of requests is written "N per second", never "N req/s": it is a load
+    target rate 4 per second, at most 32 requests in flight', 'Gamma arrivals, target rate 4 per
+    second, burstiness 0.5 of Poisson's 1'. A rate of requests is written "N per second", never "N req/s": it is a load
     setting, and must never read as a throughput figure (detect.py), wherever a line breaks."""
-    cap = f", at most {concurrency:,} in flight" if concurrency else ""
+    # Every number here is followed by its noun ("requests in flight", "per second", "of Poisson's 1"):
+    # a bare "at most 32 in flight" or "burstiness 0.5" in a title that ends "(tokens/s)" reads as a
+    # throughput to the detector (detect.py), and so to a reader.
+    cap = f", at most {concurrency:,} request{'s' if concurrency != 1 else ''} in flight" if concurrency else ""
     target = f"target rate {rate:g} per second" if rate else "target rate not recorded"
     if kind == OWN_CLOSED_LOOP:
         return f"closed loop, {concurrency:,} request{'s' if concurrency != 1 else ''} in flight"
     if kind == OWN_POISSON:
         return f"Poisson arrivals, {target}{cap}"
     if kind == OWN_GAMMA:
-        return f"Gamma arrivals, {target}, burstiness {burstiness:g}{cap}"
+        return f"Gamma arrivals, {target}, burstiness {burstiness:g} of Poisson's 1{cap}"
     if kind == OWN_CONSTANT:
         return f"constant spacing, {target}{cap}"
     if kind == OWN_BURST:

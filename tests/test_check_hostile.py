@@ -221,7 +221,7 @@ def test_the_worker_is_killed_at_its_wall_clock_limit():
 
 def test_the_worker_cannot_grow_past_its_memory_limit():
     outcome = run_isolated(_allocate, (), Limits(max_memory_mb=512))
-    assert outcome.reason == "needs more memory than the limit of 512 MB"
+    assert outcome.reason == "needed more than 512 MB of memory (--max-memory to raise it)"
 
 
 def test_a_crashing_parser_is_a_reason_not_a_crash():

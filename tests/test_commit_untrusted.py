@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -50,8 +51,10 @@ def _snapshot(*folders: Path) -> dict[str, tuple]:
                     seen[str(path)] = ("link", os.readlink(path), info.st_uid)
                 elif path.is_dir():
                     seen[str(path)] = ("dir", info.st_uid)
-                else:
+                elif stat.S_ISREG(info.st_mode):
                     seen[str(path)] = ("file", path.read_bytes(), info.st_uid)
+                else:  # a FIFO: opening it would wait for a writer
+                    seen[str(path)] = ("special", stat.S_IFMT(info.st_mode), info.st_uid)
     return seen
 
 
@@ -216,3 +219,59 @@ def test_a_genuine_record_across_two_folders_is_finished(report, tmp_path):
     assert (b / "r.csv").read_text() == "new r.csv\n", told
     assert any("finished an interrupted export" in t for t in told)
     assert sorted(p.name for p in a.iterdir()) == ["r.md"] and sorted(p.name for p in b.iterdir()) == ["r.csv"]
+
+
+@pytest.mark.parametrize("make", ["fifo", "folder", "deep", "huge", "not-json-object"])
+def test_files_named_like_a_record_that_are_no_record_are_not_acted_on(report, scene, make):
+    out, home = scene
+    path = own_name(out / "r.md", RUN, "commit")
+    if make == "fifo":
+        os.mkfifo(path, 0o600)
+    elif make == "folder":
+        path.mkdir(0o700)
+    else:
+        body = {"deep": "[" * 100_000 + "]" * 100_000, "huge": "{" + " " * (2 << 20) + "}",
+                "not-json-object": "[1, 2]"}[make]
+        _plant(path, body)
+    told = _export_and_compare(report, out, home)
+    _ignored(told)
+
+
+def test_an_undo_cut_short_is_carried_on_not_turned_into_a_finish(tmp_path):
+    """Killed while undoing (one target already put back, the others still new or unmoved): the next
+    recovery goes on undoing; finishing the rest would leave a mixed set."""
+    from exportguard.render.commit import Commit, _read_record, recover
+
+    finals = [tmp_path / n for n in ("a.md", "b.csv", "c.pdf")]
+    for f in finals:
+        f.write_text(f"previous {f.name}\n")
+
+    class Killed(BaseException):
+        pass
+
+    real_replace, calls = os.replace, []
+
+    def replace_then_die(src, dst):
+        calls.append(dst)
+        if len(calls) == 3:
+            raise Killed
+        real_replace(src, dst)
+
+    commit = Commit(finals, run=RUN)
+    commit.__enter__()
+    for f in finals:
+        Path(commit.stage(f)).write_text(f"new {f.name}\n")
+    os.replace = replace_then_die
+    try:
+        with pytest.raises(Killed):
+            commit.commit()
+    finally:
+        os.replace = real_replace
+        commit._unlock()
+    record = _read_record(own_name(finals[0], RUN, "commit"))
+    final, _part, backup = record.entries[0]
+    os.replace(backup, final)  # the undo had put a.md back when it was killed
+    told = recover([tmp_path])
+    assert [f.read_text() for f in finals] == [f"previous {f.name}\n" for f in finals], told
+    assert any("undid an interrupted export" in t for t in told)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f.name for f in finals)

@@ -192,7 +192,7 @@ def test_derived_figures_are_labelled_with_basis_and_shape(offline, slack):
 # -- every rule: triggered, and quiet --------------------------------------------------------------
 
 def test_the_rule_registry_has_stable_ids_titles_and_descriptions():
-    assert list(RULES) == [f"EG{n:03d}" for n in range(1, 26)]
+    assert list(RULES) == [f"EG{n:03d}" for n in range(1, 27)]
     assert all(r.title and r.description and r.severity in ("error", "warning") for r in RULES.values())
 
 
@@ -397,3 +397,20 @@ def test_the_rule_list_is_documented():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
     for r in RULES.values():
         assert f"| {r.id} | `{r.name}` | {r.severity} | **{r.title}.**" in doc
+
+
+def test_a_comparison_with_a_system_of_unknown_scale_says_so_and_never_crashes(offline, slack):
+    """An own run whose system was not described has no accelerator count: beside a described one it
+    is a comparison across scales, stated as such (sorting None with 8 raised TypeError)."""
+    import dataclasses
+
+    r = offline[1]
+    unknown = r.with_conditions(configuration=dataclasses.replace(
+        r.conditions.configuration, accelerators_total=None, accelerators_per_node=None, nodes=None))
+    table = _table([offline[0], unknown], slack)
+    assert [n.rule_id for n in table.notices] == ["EG020"] and "unknown" in table.notices[0].text
+    found = validate(_report(TableSection("t", table)))
+    assert "EG020" in {f.rule_id for f in found} and "EG008" not in {f.rule_id for f in found}
+    hidden = dataclasses.replace(table, notices=())
+    found = validate(_report(TableSection("t", hidden)))
+    assert any(f.rule_id == "EG008" and "unknown number of" in f.message for f in found)

@@ -260,10 +260,11 @@ def test_the_default_beside_section_on_a4_and_letter(mixed, tmp_path, size):  # 
         mx, my = _first_x(words, "Table 1. MLPerf panel:")
         ox, oy = _first_x(words, "Table 2. Your runs panel:")
         assert ox > mx + 200 and abs(oy - my) < 1.0
-    else:
-        assert not pairs
+    elif not pairs:  # stacked where they cannot stand side by side: each the frame's width
         assert all(s.layout.width == pages[0].geometry.frame_w for p in pages for i in p.items
                    for s in lay.shares_of(i.payload) if isinstance(s, lay.TableShare))
+    # (on Letter the own panel, with its columns empty in every row left out (issue 32), may now stand
+    # beside the MLPerf one; either way the checks below hold)
     assert_bound_page_by_page(path, read_manifest(path))
     [result] = check([path])
     assert result.status == "clean", [str(h) for h in result.hits[:5]]

@@ -268,17 +268,18 @@ def test_caveat_and_sources_sheets(v51_report, v51_workbook):
     # what every result shares is stated once above the header; what tells them apart stays a column
     said, header = rows[2][0], rows[3]
     assert said.startswith("Every result below: Suite: MLPerf® Inference: Datacenter; Round: v5.1; Division: closed;")
-    assert "every source URL below starts with https://github.com/mlcommons/inference_results_v5.1/tree/main/" in said
+    assert "every source below starts with https://github.com/mlcommons/inference_results_v5.1/tree/main/" in said
     assert header[:3] == ("Result ID", "Submitter", "System")
-    assert {"Benchmark, scenario", "Source URL", "Source locator", "Shown on"} <= set(header)
+    assert {"Benchmark, scenario", "Source", "Shown on"} <= set(header)
+    assert not {"Source kind", "Source locator"} & set(header)  # no ingest jargon, no local path (issue 32)
     assert not {"Suite", "Round", "Division"} & set(header)
     shown = {f.result.conditions.identity.result_id for _, f in v51_report.figures()}
     by_id = {r[0]: dict(zip(header, r)) for r in rows[4:] if r[0] in shown}
     assert set(by_id) == shown
-    prefix = said.split("every source URL below starts with ")[1].split(";")[0].rstrip(".")
+    prefix = said.split("every source below starts with ")[1].split(";")[0].rstrip(".")
     for _, fig in v51_report.figures():  # the URL stated once and the row's rest give the source back whole
         row = by_id[fig.result.conditions.identity.result_id]
-        assert prefix + row["Source URL"] == fig.result.conditions.provenance.source_url
+        assert prefix + row["Source"] == fig.result.conditions.provenance.source_url
     assert rows[-1][0] == TRADEMARK_LEGEND
 
 
@@ -526,7 +527,7 @@ def test_sources_keep_a_column_where_results_differ_in_it(tmp_path):
     assert "Round" in header and "Round:" not in said
     rounds = {dict(zip(header, r))["Round"] for r in rows[4:] if r[1]}  # the legend row has one cell
     assert rounds == {"v4.1", "v5.1"}
-    assert "every source locator below is in " in said  # both summaries sit in one folder
+    assert "source locator" not in said and "/" + "work" not in said  # no local folder (issue 32): paths are in the manifest
     assert _shared_folder(["/a/very/long/folder/x.json row 1", "/a/very/long/folder/y.json row 2"]) == "/a/very/long/folder/"
     assert _shared_folder(["/a/x.json", "/a/y.json"]) == ""  # too short to be worth stating once
     assert _shared_folder(["/a/very/long/folder/x.json", ""]) == ""

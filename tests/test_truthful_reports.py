@@ -164,13 +164,13 @@ def test_ties_hold_pairwise_in_the_terminal_and_json(v51_store):
         key = next(r for r in v51_store.results(round="v5.1") if r.cohort_key.label() == label).cohort_key
         slack = v51_store.cohort_slack(key)
         ranks = [None if r["rank_from"] is None else (i + 1, r["rank_from"], r["rank_to"]) for i, r in enumerate(recs)]
-        assert [parse_rank(r["rank_among_shown"]) for r in recs] == ranks
+        assert [parse_rank(r["rank"]) for r in recs] == ranks
         pairs += assert_ranks_hold([r["value"] for r in recs], ranks, slack, label)
         block = text.split(label, 1)[1].split("\n\n", 1)[0].split("\n")
         starts = [line for line in block if re.match(r"  \S", line) and "tok/s" in line]
         assert len(starts) == len(recs), label
         for line, r in zip(starts, recs):  # the terminal shows the same rank words, row by row
-            assert re.match(rf"  {re.escape(r['rank_among_shown'])} +{re.escape(r['figure'])}", line), (line, r["figure"])
+            assert re.match(rf"  {re.escape(r['rank'])} +{re.escape(r['figure'])}", line), (line, r["figure"])
     assert pairs > 5000
 
 
@@ -223,7 +223,8 @@ def test_a_headline_that_is_a_tie_says_so(v51_store):
                       'filters = { round = "v5.1", division = "closed", model = "llama2-70b", track = "99", '
                       'scenario = "Offline", accelerator = "b200", accelerator_count = 8 }\n')
     (head,) = build_report(v51_store, spec).sections
-    assert head.rank.tied and head.title.endswith(f"; rank {head.rank.words()}") and head.rank.words().startswith("1 (tie 1-")
+    # ranked in the whole cohort of 47 (issue 32): the highest of the 8-accelerator B200 systems is not its lead
+    assert head.rank.tied and head.title.endswith(f"; rank {head.rank.words()}") and head.rank.words().endswith(" of 47")
     assert "on 8 accelerators in 1 node (" in head.title
     assert head.notices == ()  # one scale: nothing to warn of
 

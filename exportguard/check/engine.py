@@ -9,6 +9,7 @@ findings come back to the parent. A file that cannot be inspected safely has a r
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .evaluate import DOCUMENT, Evaluator, Hit, hit
-from .safety import DEFAULT_LIMITS, Limits, NotInspectable, run_isolated
+from .safety import DEFAULT_LIMITS, Limits, NotInspectable, not_regular, run_isolated
 
 FORMATS = {".pptx": "pptx", ".xlsx": "xlsx", ".xlsm": "xlsx", ".pdf": "pdf", ".csv": "csv", ".md": "markdown",
            ".markdown": "markdown"}
@@ -35,6 +36,10 @@ class FileReport:
     manifest: dict | None = None  # what the manifest check found, when the file carries one
     seconds: float = 0.0
     peak_rss_mb: float = 0.0
+    # the manifest's export run: {"run": 32 hex digits, "members": [file names beside it]}, None when the
+    # manifest has none (written before run ids) or the file carries no manifest
+    export: dict | None = None
+    note: str | None = None  # said instead of the usual summary (a sidecar manifest given by name)
 
 
 def collect(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[FileReport]]:
@@ -54,16 +59,40 @@ def collect(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[F
                     fmt = _format(fp)
                     if fmt and not name.startswith((".", "~$")) and fp not in seen:
                         seen.add(fp)
-                        files.append((fp, fmt))
+                        if (kind := not_regular(fp)) is not None:
+                            refused.append(_not_a_file(fp, fmt, kind))
+                        else:
+                            files.append((fp, fmt))
         elif p not in seen:
             seen.add(p)
             fmt = _format(p)
-            if fmt:
+            if (kind := not_regular(p)) is not None:  # before any format: a FIFO never gets opened
+                refused.append(_not_a_file(p, fmt, kind))
+            elif (of := _sidecar_of(p)) is not None:  # `check folder/*` names r.md.manifest.json too
+                refused.append(FileReport(str(p), "manifest", CLEAN, note=f"the manifest of {of.name}, checked with it"))
+            elif fmt:
                 files.append((p, fmt))
             else:
                 refused.append(FileReport(str(p), p.suffix.lower().lstrip(".") or "?", NOT_INSPECTED,
                                           f"not a format the checker reads (known: {', '.join(sorted(FORMATS))})"))
     return files, refused
+
+
+def _not_a_file(path: Path, fmt: str | None, kind: str) -> FileReport:
+    """A FIFO, a device or a socket: refused from its stat alone (opening a FIFO waits for a writer,
+    a device never ends), where the worker would wait out the whole timeout."""
+    return FileReport(str(path), fmt or path.suffix.lower().lstrip(".") or "?", NOT_INSPECTED,
+                      f"{path} is {kind}, not a regular file")
+
+
+def _sidecar_of(path: Path) -> Path | None:
+    """The CSV or Markdown file whose manifest ``path`` is (``r.md`` for ``r.md.manifest.json``), if
+    that file is beside it."""
+    name = path.name
+    if not name.lower().endswith(SKIP_SUFFIXES):
+        return None
+    of = path.with_name(name[:-len(SKIP_SUFFIXES[0])])
+    return of if FORMATS.get(of.suffix.lower()) in ("csv", "markdown") and of.is_file() else None
 
 
 def _format(path: Path) -> str | None:
@@ -126,6 +155,7 @@ def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | 
                            "digest_ok": not any("digest" in p for p in problems),
                            "signed": "hmac" in manifest, "signature_checked": key is not None,
                            "signature_ok": (not any("signature" in p for p in problems)) if key else None}
+        report.export = export_info(manifest)
         del manifest  # the comparison keeps what it needs; a 100,000-figure manifest is ~1 GB of objects
     ev = Evaluator(observer)
     read(path, fmt, ev, limits)
@@ -202,7 +232,82 @@ def check(paths: Iterable[str | Path], *, limits: Limits = DEFAULT_LIMITS, ignor
         reports.append(report)
     if progress:
         progress(len(files), len(files), "")
+    mixed_sets(reports, ignored)
     return reports
+
+
+# -- mixed export sets ---------------------------------------------------------------------------------
+
+_RUN = re.compile(r"[0-9a-f]{32}")
+MAX_MEMBERS = 1_000  # an export writes a handful of files (each format, each sidecar)
+
+
+def export_info(manifest: dict) -> dict | None:
+    """The manifest's ``export`` key as {"run", "members"}, or None when it has none or it is not of
+    that shape: manifests are untrusted, so a malformed key is unknown, never an error here (the digest
+    check says whether the manifest was edited)."""
+    from ..manifest import EXPORT_KEY
+
+    got = manifest.get(EXPORT_KEY) if isinstance(manifest, dict) else None
+    if not isinstance(got, dict) or not isinstance(got.get("run"), str) or not _RUN.fullmatch(got["run"]):
+        return None
+    members = got.get("members")
+    members = [m for m in members[:MAX_MEMBERS] if isinstance(m, str)] if isinstance(members, list) else []
+    return {"run": got["run"], "members": members}
+
+
+def _member_path(folder: str, member: str) -> str | None:
+    """A member's resolved path inside ``folder`` (resolved itself), or None for a name that is absolute,
+    climbs with '..', holds a NUL or a backslash, or resolves outside the folder (through a symlink).
+    Only names are resolved here: nothing is opened."""
+    parts = member.split("/")
+    if (not member or len(member) > 4096 or member.startswith("/") or "\\" in member or "\x00" in member
+            or any(p in ("", ".", "..") for p in parts)):
+        return None
+    resolved = os.path.realpath(os.path.join(folder, member))
+    return resolved if resolved.startswith(folder.rstrip(os.sep) + os.sep) else None
+
+
+def mixed_sets(reports: list[FileReport], ignored: set[str] = frozenset()) -> None:
+    """EG026 on each pair of checked files that one export lists as its members (its manifest's
+    ``export.members``) but that carry different export run ids, or no run id where the other has one
+    (a file of an older export). One finding per pair, on the file whose path sorts first. Only files
+    given to the checker are compared; a sidecar manifest member stands for its CSV or Markdown file,
+    which is checked with it."""
+    if {"EG026", "mixed-export-set"} & set(ignored):
+        return
+    by_real: dict[str, FileReport] = {}
+    for r in reports:
+        if r.status != NOT_INSPECTED and r.manifest and r.manifest.get("readable"):
+            by_real.setdefault(os.path.realpath(r.path), r)
+    pairs: set[tuple[str, str]] = set()
+    for real in sorted(by_real):
+        a = by_real[real]
+        if a.export is None:
+            continue
+        folder = os.path.dirname(real)
+        for member in a.export["members"]:
+            if member.lower().endswith(SKIP_SUFFIXES):
+                continue  # the manifest of a CSV or Markdown member: compared through that member
+            other = _member_path(folder, member)
+            m = by_real.get(other) if other and other != real else None
+            if m is None or (m.export and m.export["run"] == a.export["run"]):
+                continue
+            pair = tuple(sorted((a.path, m.path)))
+            if pair in pairs:
+                continue
+            pairs.add(pair)
+            first = a if a.path == pair[0] else m
+            first.hits.append(hit("mixed-export-set", first.path, _mixed_message(a, m), scope=DOCUMENT))
+            first.status = FINDINGS
+
+
+def _mixed_message(a: FileReport, m: FileReport) -> str:
+    folder = os.path.dirname(a.path) or "."
+    theirs = f"export run {m.export['run'][:8]}" if m.export else "no export run id: an older export"
+    return (f"{a.path} (export run {a.export['run'][:8]}) lists {m.path} as a file of the same export, but "
+            f"{m.path} carries {theirs}: an export was interrupted between putting its files in place, or one "
+            f"file was replaced by another export; run `exportguard recover {folder}`, then export again.")
 
 
 def exit_code(reports: list[FileReport]) -> int:

@@ -80,7 +80,13 @@ CITATION = {  # field -> test(text, lowered text)
 CONDITION_FIELDS = tuple(CITATION) + ("shape",)
 _ALL_FIELDS = frozenset(CONDITION_FIELDS)
 _SHAPE_FIELDS = frozenset(("scenario", "shape"))
-SHARED_TEXTS = 20_000  # distinct texts per scope kept as possible table-wide conditions
+SHARED_TEXTS = 20_000  # distinct texts per scope kept as possible table-wide conditions...
+SHARED_CHARS = 16 << 20  # ...and their characters (a big text file's paragraphs are not all kept)
+# Figures kept for findings in one file: past them, a bare figure (no mark, so nothing to resolve) is
+# counted and summed up in one finding, so that a file of millions of bare numbers under a throughput
+# heading is checked in bounded memory (each kept figure and its finding take about 1 KB). exportguard's
+# own 100,000-figure workbook, one finding per row, stays well under it.
+MAX_LISTED = 200_000
 UNVERIFIED = re.compile(r"\bunverified\b|\bnot\s+verified\b", re.IGNORECASE)
 DERIVED_BASIS = re.compile(r"\bderived\b", re.IGNORECASE)
 MLPERF = re.compile(r"MLPerf")
@@ -206,6 +212,7 @@ class Scope:
     # they resolve the marks of figures in that container only, never those on the slide
     inside: dict[tuple[str, str], _Marks] = field(default_factory=dict)
     shared_texts: set = field(default_factory=set)  # texts that may state conditions for the whole scope
+    shared_chars: int = 0
     mlperf: bool = False
     _shared: frozenset | None = None
 
@@ -268,6 +275,8 @@ class Evaluator:
         self._legend = False
         self._mlperf_where: str | None = None
         self._unresolved: list = []  # (index in hits, scope, figure, shown, marks) of marks without a note
+        self._kept = 0  # figures kept for findings (MAX_LISTED)
+        self._unlisted = 0  # bare figures past MAX_LISTED: counted, not listed
 
     # -- what readers call ---------------------------------------------------------------------
     def scope(self, name: str) -> None:
@@ -330,16 +339,22 @@ class Evaluator:
                 fig_line = line + text.count("\n", 0, d.start)
                 at = _LINE.sub(f"line {fig_line}", where, 1) if _LINE.search(where) else f"{where}, line {fig_line}"
             fig = Figure(d, key, at, block, self._seq, kind, fig_line, has_mlperf, column, value, within)
-            sc.figures.append(fig)
             if self.observer:
                 self.observer.figure(sc.name, fig, shown)
+            if self._kept >= MAX_LISTED and not d.marks:
+                self.figures += 1
+                self._unlisted += 1  # its finding (EG001, bare) needs no note: counted, not kept
+                continue
+            self._kept += 1
+            sc.figures.append(fig)
         if len(sc.shared_texts) < SHARED_TEXTS:  # read only if a figure's notes lack a field
             rest = text if not figs and not notes else outside(text, [(d.start, d.end) for d in figs] +
                                                                 [(n[2], n[3]) for n in notes])
             if self._legend and "trademark" in rest:  # the legend's www.mlcommons.org is no result's source
                 rest = LEGEND_TEXT.sub(" ", rest)
-            if len(rest) > 4:
+            if len(rest) > 4 and sc.shared_chars + len(rest) <= SHARED_CHARS and rest not in sc.shared_texts:
                 sc.shared_texts.add(rest)
+                sc.shared_chars += len(rest)
 
     def unread(self, key: str, where: str, message: str) -> None:
         """A place where a reader would see a figure whose value the file does not carry (EG023)."""
@@ -368,6 +383,10 @@ class Evaluator:
                           if elsewhere else "")
             self.hits[i] = hit("bare-figure", fig.where, f"{shown}: mark {_marks(missing)} resolves to no note "
                                f"{on(scope)}{where_else}.", scope=scope, line=fig.line, key=fig.key)
+        if self._unlisted:
+            self.hits.append(hit("bare-figure", "the rest of the file", f"{self._unlisted:,} more figures without a "
+                                 f"footnote mark after the file's first {MAX_LISTED:,} figures, counted here rather "
+                                 "than listed one by one.", scope=DOCUMENT))
         if self.observer:
             self.hits += self.observer.finish()
         return self.hits

@@ -227,11 +227,39 @@ def _sidecar_text(path: Path, what: str) -> str:
 def _markdown_text(path: Path) -> str:
     """The manifest beside the file (exports since the manifest moved out of the reader's way), or
     the one in the closing HTML comment of an older export."""
-    text = _text(path)
-    start, end = text.rfind(MD_OPEN), text.rfind(MD_CLOSE)
-    if 0 <= start < end:
-        return text[start + len(MD_OPEN): end]
+    embedded = _closing_comment(path)
+    if embedded is not None:
+        return embedded
     return _sidecar_text(path, "the Markdown file")
+
+
+def _closing_comment(path: Path, block: int = 1 << 20) -> str | None:
+    """The text between the last MD_OPEN and the last MD_CLOSE after it (an older export's closing
+    comment), or None. The file is searched a block at a time and only the manifest is read whole:
+    a big Markdown file is never held (its reader streams it too)."""
+    from .safety import NotInspectable, open_regular
+
+    opener, closer = MD_OPEN.encode(), MD_CLOSE.encode()
+    keep = max(len(opener), len(closer)) - 1  # a marker cut between two blocks
+    start = end = -1
+    f, _size = open_regular(path)
+    with f:
+        at, tail = 0, b""
+        while chunk := f.read(block):
+            data, base = tail + chunk, at - len(tail)
+            if (k := data.rfind(opener)) >= 0:
+                start = max(start, base + k)
+            if (k := data.rfind(closer)) >= 0:
+                end = max(end, base + k)
+            tail, at = data[-keep:], at + len(chunk)
+        if not 0 <= start < end:
+            return None
+        f.seek(start + len(opener))
+        raw = f.read(end - start - len(opener))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise NotInspectable(f"not UTF-8 text (byte {start + len(opener) + e.start}: {e.reason})") from None
 
 
 def _parse(path: Path, text: str) -> dict:

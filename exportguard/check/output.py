@@ -30,6 +30,10 @@ def text(reports: list[FileReport], quiet: bool = False) -> str:
             lines.append(f"{r.path}: could not inspect: {r.reason}")
             continue
         manifest = _manifest_words(r)
+        if r.note and not r.hits:
+            if not quiet:
+                lines.append(f"{r.path}: {r.note}")
+            continue
         if not r.hits:
             if not quiet:
                 what = (f"{r.figures} figure{'s' if r.figures != 1 else ''}, each bound" if r.figures

@@ -37,6 +37,7 @@ import os
 import re
 import resource
 import signal
+import stat
 import sys
 import time
 import traceback
@@ -87,25 +88,92 @@ DEFAULT_LIMITS = Limits()
 
 def check_file_size(path: Path, limits: Limits) -> int:
     try:
-        size = path.stat().st_size
+        st = path.stat()
     except OSError as e:
         raise NotInspectable(f"cannot read the file: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):  # swapped in after the checker looked: never opened
+        raise NotInspectable(f"{path} is {_kind(st.st_mode)}, not a regular file")
+    size = st.st_size
     if size > limits.max_file_bytes:
         raise NotInspectable(f"the file is {size / MB:,.0f} MB, more than the limit of {limits.max_file_bytes / MB:,.0f} MB")
     return size
 
 
-def read_text(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
-    """A text file (CSV, Markdown, a manifest sidecar) as UTF-8, within the file size limit."""
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+
+
+def not_regular(path: Path) -> str | None:
+    """Why ``path`` is no document: "a FIFO (named pipe)", "a socket" ..., or None for a regular file
+    (through symlinks) or one that cannot be looked at (its reader then says why). Looked at with
+    stat alone: opening a FIFO blocks until a writer comes, and a device never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
+def _kind(mode: int) -> str:
+    return next((kind for test, kind in _KINDS if test(mode)), "a special file")
+
+
+def open_regular(path: Path, limits: Limits = DEFAULT_LIMITS):
+    """(binary file, size) of a regular file within the file size limit. Opened without blocking and
+    looked at once open: a FIFO swapped in after the checker's first look is refused, not waited on."""
     check_file_size(path, limits)
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
         raise NotInspectable(f"cannot read the file: {e.strerror or e}") from None
+    f = os.fdopen(fd, "rb")
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        f.close()
+        raise NotInspectable(f"{path} is {_kind(st.st_mode)}, not a regular file")
+    if st.st_size > limits.max_file_bytes:
+        f.close()
+        raise NotInspectable(f"the file is {st.st_size / MB:,.0f} MB, more than the limit of "
+                             f"{limits.max_file_bytes / MB:,.0f} MB")
+    return f, st.st_size
+
+
+def read_text(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
+    """A text file (CSV, Markdown, a manifest sidecar) as UTF-8, within the file size limit."""
+    f, _size = open_regular(path, limits)
+    try:
+        with f:
+            data = f.read()
+    except OSError as e:
+        raise NotInspectable(f"cannot read the file: {e.strerror or e}") from None
+    if len(data) > limits.max_file_bytes:
+        raise NotInspectable(f"the file grew past the limit of {limits.max_file_bytes / MB:,.0f} MB while read")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise NotInspectable(f"not UTF-8 text (byte {e.start}: {e.reason})") from None
+
+
+class Pace:
+    """A long read that, at the pace it goes, cannot end within the wall-clock limit is ended early
+    with its reason, rather than killed at the limit (a text file of millions of bare numbers under a
+    throughput heading reads at a few MB a second). ``check(done)`` takes the bytes read so far; it
+    judges after a grace period, from the pace since the read began."""
+
+    def __init__(self, size: int, limits: Limits):
+        self.size, self.limit = size, limits.timeout_s
+        self.grace = min(5.0, limits.timeout_s / 4)
+        self.started = time.monotonic()
+
+    def check(self, done: int) -> None:
+        elapsed = time.monotonic() - self.started
+        if elapsed < self.grace or done <= 0:
+            return
+        projected = elapsed * self.size / done
+        if projected > self.limit:
+            raise NotInspectable(f"the file is {self.size / MB:,.0f} MB, too large to read within the limit of "
+                                 f"{self.limit:g} s at the pace it reads (about {projected:,.0f} s; --timeout to "
+                                 "raise it)")
 
 
 # -- archives ----------------------------------------------------------------------------------------
@@ -607,12 +675,21 @@ def _kill(proc) -> None:
     proc.join(5)
 
 
+_OUT_OF_MEMORY = 75  # the worker's exit status when even its short reason could not be sent
+
+
+def memory_reason(limits: Limits) -> str:
+    return f"needed more than {limits.max_memory_mb} MB of memory (--max-memory to raise it)"
+
+
 def _died(proc, limits: Limits) -> str:
     code = proc.exitcode
+    if code == _OUT_OF_MEMORY:
+        return memory_reason(limits)
     if code is not None and code < 0:
         sig = signal.Signals(-code).name if -code in {s.value for s in signal.Signals} else str(-code)
-        return (f"the inspecting process was ended by {sig} (out of memory past {limits.max_memory_mb} MB, or a "
-                "crash in a parser)")
+        return (f"the inspecting process was ended by {sig}: out of memory past {limits.max_memory_mb} MB "
+                "(--max-memory to raise it), or a crash in a parser")
     return f"the inspecting process ended unexpectedly (exit code {code})"
 
 
@@ -644,23 +721,40 @@ def _child(send, fn, args, limits: Limits, base: int = 0) -> None:
     except (ValueError, OSError):
         pass
     sys.setrecursionlimit(limits.max_recursion)
+    code = 0
     try:
-        value = fn(*args)
-        message = ("ok", value)
-    except NotInspectable as e:
-        message = ("not", e.reason)
+        try:
+            message = _outcome(fn, args, limits)
+        except MemoryError:  # even the reason of another failure could not be built
+            message = ("not", memory_reason(limits))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        try:
+            send.send(message + (peak,))
+        except MemoryError:  # pickling a big value ran past the limit: drop it, then send the reason
+            message = None
+            send.send(("not", memory_reason(limits), peak))
     except MemoryError:
-        message = ("not", f"needs more memory than the limit of {limits.max_memory_mb} MB")
+        code = _OUT_OF_MEMORY  # the parent says so from the exit status
+    except BaseException:
+        code = 1
+    finally:
+        try:
+            send.close()
+        finally:
+            os._exit(code)
+
+
+def _outcome(fn, args, limits: Limits) -> tuple:
+    """("ok", value) or ("not", reason); a MemoryError, wherever it is raised in the inspection, is
+    the memory limit speaking (RLIMIT_AS makes every allocation past it fail)."""
+    try:
+        return ("ok", fn(*args))
+    except NotInspectable as e:
+        return ("not", e.reason)
+    except MemoryError:
+        return ("not", memory_reason(limits))
     except RecursionError:
-        message = ("not", "nesting deeper than the recursion limit (a reference loop or a deeply nested structure)")
+        return ("not", "nesting deeper than the recursion limit (a reference loop or a deeply nested structure)")
     except Exception as e:  # a parser's own error on a malformed file: say what, never crash
         where = traceback.extract_tb(e.__traceback__)[-1]
-        message = ("not", f"unreadable file ({type(e).__name__}: {e}; in {Path(where.filename).name}:{where.lineno})")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    try:
-        send.send(message + (peak,))
-    except MemoryError:
-        send.send(("not", f"needs more memory than the limit of {limits.max_memory_mb} MB", peak))
-    finally:
-        send.close()
-        os._exit(0)
+        return ("not", f"unreadable file ({type(e).__name__}: {e}; in {Path(where.filename).name}:{where.lineno})")

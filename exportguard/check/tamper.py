@@ -27,6 +27,7 @@ shown text in its scope.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
@@ -78,8 +79,29 @@ _PREFIX = 64
 
 
 def _squash(text: str) -> str:
-    """Text compared whatever its line breaks: a PDF or a slide wraps a long note anywhere."""
-    return "".join(_norm(text).split())
+    """Text compared whatever its line breaks (a PDF or a slide wraps a long note anywhere) and in its
+    compatibility form (a PDF draws '＝' as '=' where its faces lack the full-width sign)."""
+    squashed = "".join(_norm(text).split())
+    return squashed if squashed.isascii() else unicodedata.normalize("NFKC", squashed)
+
+
+def _note_forms(note: str) -> tuple[str, ...]:
+    """A note as the manifest records it, and as a paged format shows source text in it: source text
+    that reads like a mark or a figure defused ('[t]' as '(t)'; detect.defuse, the renderers' own
+    layer), controls and invisible characters shown (sanitize.visible)."""
+    from ..detect import defuse
+    from ..sanitize import visible
+
+    shown = _squash(defuse(visible(note)))
+    raw = _squash(note)
+    return (raw,) if shown == raw else (raw, shown)
+
+
+def _note_stands(want: str, seen) -> bool:
+    # a note may run on into the next line of a PDF page or slide: it must begin with the exported note
+    if any(n.startswith(want) for n in seen.get(want[:_PREFIX], ())):
+        return True
+    return len(want) < _PREFIX and any(k.startswith(want) for k in seen)  # a short note that runs on
 
 
 def _num(v) -> str:
@@ -251,11 +273,7 @@ class ManifestCheck:
         for e in self.entries.values():
             seen = self.notes_in.get(e.scope, {})
             for mark, note in zip(e.marks, e.notes):
-                want = _squash(note)
-                # a note may run on into the next line of a PDF page or slide: it must begin with the exported note
-                found = any(n.startswith(want) for n in seen.get(want[:_PREFIX], ()))
-                if not found and len(want) < _PREFIX:  # a short note that runs on: its key is longer
-                    found = any(k.startswith(want) for k in seen)
+                found = any(_note_stands(want, seen) for want in _note_forms(note))
                 if not found:
                     missing[(e.scope, mark, note)].append(e)
         hits = []

@@ -47,7 +47,8 @@ def detect_kind(path: Path) -> str:
         raise SourceError("unreadable", f"cannot read it: {e.strerror or e}", shown) from None
     try:
         with open_regular(path, shown) as f:
-            head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+            raw_head = f.read(4096)
+        head = raw_head.lstrip(b"\xef\xbb\xbf \t\r\n")
     except SourceError as err:
         if err.reason == "not_a_regular_file":
             raise SourceError(err.reason, f"{err.message}; {KINDS_READ}", shown) from None
@@ -56,6 +57,7 @@ def detect_kind(path: Path) -> str:
         raise SourceError("unreadable", f"cannot read it: {e.strerror or e}", shown) from None
     from . import own_files
 
+    _refuse_unreadable_text(raw_head.removeprefix(b"\xef\xbb\xbf"), shown)
     suffix = path.suffix.lower()
     if own_files.head_kind(head, suffix):
         return own_files.head_kind(head, suffix)[0]
@@ -63,6 +65,8 @@ def detect_kind(path: Path) -> str:
         own = own_files.classify(path, shown)
         if own is not None:
             return own.kind
+    if head[:1] == b"[":
+        _refuse_listed_record(path, shown)
     if suffix == ".json" or head[:1] in (b"[", b"{"):
         if head[:1] != b"[":
             raise SourceError("not_a_summary_table",
@@ -74,6 +78,90 @@ def detect_kind(path: Path) -> str:
             raise SourceError("not_a_csv", f"binary data in a file named .csv. {KINDS_READ}", shown)
         return "csv"
     raise SourceError("unknown_source_kind", f"cannot tell what this is: {KINDS_READ}", shown)
+
+
+# Byte-order marks and the NUL pattern of ASCII text in wider encodings, longest first (UTF-32's LE mark
+# starts with UTF-16's): such a file is text exportguard could read, once converted, so it says so.
+_WIDE_TEXT = ((b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+              (b"\xff\xfe", "UTF-16 (little-endian)"), (b"\xfe\xff", "UTF-16 (big-endian)"))
+
+
+def _refuse_unreadable_text(head: bytes, shown: str) -> None:
+    """An empty file, or UTF-16/UTF-32 text, refused in those words (not "expected a summary table")."""
+    if not head.strip():
+        raise SourceError("empty_file", "the file is empty" if not head else "the file holds only white space",
+                          shown)
+    encoding = next((name for mark, name in _WIDE_TEXT if head.startswith(mark)), None)
+    if encoding is None and len(head) >= 4 and head[1:4:2] == b"\x00\x00" and head[0:4:2].isascii() \
+            and b"\x00" not in head[0:4:2]:
+        encoding = "UTF-16 (little-endian, no byte-order mark)"
+    if encoding is None and len(head) >= 4 and head[0:4:2] == b"\x00\x00" and b"\x00" not in head[1:4:2]:
+        encoding = "UTF-16 (big-endian, no byte-order mark)"
+    if encoding:
+        raise SourceError("not_utf8", f"the file is {encoding} text; exportguard reads UTF-8: convert it "
+                          "first (e.g. iconv -f UTF-16 -t UTF-8)", shown)
+
+
+def _refuse_listed_record(path: Path, shown: str) -> None:
+    """A JSON list around one load-test tool's result object: refused naming the tool (the tools write
+    the object itself), not read as an MLCommons table whose one row is no benchmark."""
+    from . import own_files
+    from .own_json import MAX_OWN_BYTES, decode, parse
+
+    try:
+        records = parse(decode(read_regular(path, MAX_OWN_BYTES, shown), shown), shown)
+    except SourceError:
+        return  # judged as a table, in the table reader's words
+    first = records[0].value if isinstance(records, list) and records else None
+    kind = own_files.listed_record(first)
+    if kind:
+        raise SourceError("list_wrapped", f"a JSON list around one {own_files.TOOL_NAMES[kind]} result object: "
+                          "the tool writes the object itself; ingest the object (remove the [ ] around it)", shown)
+
+
+def sources_in(path: str | Path) -> list[Path] | None:
+    """The sources a folder holds, for ``ingest FOLDER``: the folder itself when it holds an MLCommons
+    submission tree, and every file under it outside the tree's submitter folders (a tool's results, the
+    files it writes beside them, anything else), in path order; None for a path that is no folder (it is
+    its own source). Hidden files and folders (.git, .DS_Store) are no one's results and are left out."""
+    from .mlperf_tree import find_submitters
+
+    folder = Path(os.path.realpath(path))
+    try:
+        if file_kind(folder) != "folder":
+            return None
+    except OSError:
+        return None
+    submitters, unlisted = find_submitters(folder)
+    found: list[Path] = [folder] if submitters or unlisted else []
+    inside = [str(s) + os.sep for s in submitters]
+    for here, dirs, files in os.walk(folder):  # symlinked folders are not followed: no loops
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not
+                         any((os.path.join(here, d) + os.sep).startswith(i) for i in inside))
+        found.extend(Path(here, f) for f in sorted(files) if not f.startswith("."))
+    return found
+
+
+# What detect_kind says of a file that is none of the sources exportguard reads (in a folder: skipped)
+_OTHER_FILE = ("not_a_summary_table", "unknown_source_kind", "not_a_csv", "empty_file", "not_utf8",
+               "not_a_regular_file", "file_too_large")
+
+
+def not_a_result_file(path: Path) -> IngestReport | None:
+    """For a file found in a folder that holds no results exportguard reads (a README, a script, a
+    tokenizer): its report, one row read and skipped by rule, nothing written to the store. None for a
+    result file, or one that looks like one (a truncated vLLM JSON is quarantined, as when named)."""
+    try:
+        detect_kind(path)
+        return None
+    except SourceError as err:
+        if err.reason not in _OTHER_FILE:
+            return None
+        why = err
+    source = Source("folder_file", display(str(path)), "", "", now_iso())
+    report = IngestReport(source, rows_read=1, skipped=1, recorded=False)
+    report.skip_reasons[f"not a result file exportguard reads ({why.message.split('. ')[0]})"] = 1
+    return report
 
 
 def ingest_path(store: Store, path: str | Path, *, retrieved_on: str | None = None, round: str | None = None,
@@ -229,9 +317,11 @@ def lost_connection(err: BaseException) -> str:
 
 def _write_rows(store: Store, source: Source, items: Iterable[Item], progress, report: IngestReport,
                 committing: list) -> IngestReport:
+    # The source is read whole before the write lock is taken: parsing a large or junk-filled file must
+    # not keep every other ingest waiting; under the lock only the rows are written and committed.
+    items = [_storable_text(_note_warnings(report, item)) for item in items]
     with store.writing() as conn:
         for chunk in _chunks(items, BATCH):
-            chunk = [_note_warnings(report, item) for item in chunk]
             if any(isinstance(item, Result) and item.own for item in chunk):
                 from .own_cohort import assign  # an own run's cohort depends on the own runs already stored
 
@@ -239,7 +329,8 @@ def _write_rows(store: Store, source: Source, items: Iterable[Item], progress, r
             results = [item for item in chunk if isinstance(item, Result)]
             outcomes = iter(store.put_results(conn, results) if results else ())
             for item in chunk:
-                report.rows_read += 1
+                rows = item.rows if isinstance(item, Quarantined) else 1
+                report.rows_read += rows
                 outcome = next(outcomes) if isinstance(item, Result) else None
                 if isinstance(outcome, BaseException):
                     # The store's constraints are the last guard: a row that a reader let through and that
@@ -247,7 +338,7 @@ def _write_rows(store: Store, source: Source, items: Iterable[Item], progress, r
                     item = _store_refusal(item, outcome)
                 _count(store, conn, source, report, item, outcome)
                 if progress:
-                    progress(1)
+                    progress(rows)
         # A re-ingest that changes nothing leaves no trace either: the store is as it was.
         report.recorded = report.changed_the_store or not store.has_ingest_run(
             conn, source_kind=source.kind, source_path=source.path, source_sha256=source.sha256)
@@ -259,6 +350,35 @@ def _write_rows(store: Store, source: Source, items: Iterable[Item], progress, r
                 quarantined=report.quarantined, skipped=report.skipped)
         committing.append(True)
     return report
+
+
+def _storable_text(item: Item) -> Item:
+    """The last guard before the store: a result with a text field no store can hold (a lone surrogate,
+    a NUL) is quarantined naming the field, never a driver's exception that stops the whole command.
+    Own runs only: their shape class is looked up by model name before the store's own per-row guard
+    (store_refused) can see the row; an MLPerf row reaches that guard directly."""
+    if not (isinstance(item, Result) and item.own):
+        return item
+    from .strict_json import text_fault
+
+    for where, text in _texts(item.conditions, "result"):
+        why = text_fault(text)
+        if why:
+            return Quarantined(item.conditions.provenance.source_locator, "bad_text",
+                               f"field {where} {why}: the row is not stored", "")
+    return item
+
+
+def _texts(value, where: str):
+    """(field path, text) of every text field of a dataclass value, nested ones included."""
+    import dataclasses
+
+    for f in dataclasses.fields(value):
+        v = getattr(value, f.name)
+        if isinstance(v, str):
+            yield f"{where}.{f.name}", v
+        elif dataclasses.is_dataclass(v):
+            yield from _texts(v, f.name)
 
 
 def _note_warnings(report: IngestReport, item: Item) -> Item:
@@ -287,8 +407,8 @@ def _count(store: Store, conn, source: Source, report: IngestReport, item: Item,
     elif isinstance(item, Quarantined):
         report.new_quarantine_rows += _quarantine(store, conn, source, item)
         report.last_quarantined = item
-        report.quarantined += 1
-        report.quarantine_reasons[item.reason] = report.quarantine_reasons.get(item.reason, 0) + 1
+        report.quarantined += item.rows
+        report.quarantine_reasons[item.reason] = report.quarantine_reasons.get(item.reason, 0) + item.rows
     else:
         setattr(report, outcome.kind, getattr(report, outcome.kind) + 1)
         if outcome.kind == "added" and outcome.message:

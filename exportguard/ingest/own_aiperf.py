@@ -119,7 +119,12 @@ def measured(record: Record) -> Measured:
         dataset = _genai_perf_dataset(config, flat)
     if load_detail:
         details.insert(0, load_detail)
-    return Measured(
+    warnings = ()
+    if not aiperf and concurrency and rate:  # perf_analyzer runs a concurrency or a rate, never both
+        warnings = (f"input_config gives both concurrency {concurrency} and request_rate {rate:g}: perf_analyzer "
+                    "runs one or the other; read as the rate, the concurrency as a cap",)
+    return Measured(warnings=warnings,
+        
         tool=AIPERF if aiperf else GENAI_PERF, tool_version=version, run_key=run_key,
         model=_model(config), output_tps=output_tps, total_tps=total, mean_input=mean_in, mean_output=mean_out,
         input_std=_tokens(k, "input_sequence_length", "std", "tokens", trust),
@@ -206,7 +211,7 @@ def _genai_perf_load(config: Keys | None, flat: bool, where: str):
         rate = stimulus.num("request_rate") if stimulus else None
         measurement = pa.sub("measurement") if pa else None
         mode = measurement.text("mode") if measurement else None
-        detail = f"measurement {mode} {measurement.num('num'):g}" if mode and measurement.num("num") else ""
+        detail = _measurement_words(mode, measurement.num("num")) if mode and measurement.num("num") else ""
     if rate:
         return OWN_CONSTANT, concurrency, rate, None, "; ".join(
             x for x in ("perf_analyzer's request distribution: constant (its default; not recorded otherwise)",
@@ -214,6 +219,14 @@ def _genai_perf_load(config: Keys | None, flat: bool, where: str):
     if concurrency:
         return OWN_CLOSED_LOOP, concurrency, None, None, detail
     raise SourceError("missing_field", "input_config names neither a concurrency nor a request rate", where)
+
+
+def _measurement_words(mode: str, num: float) -> str:
+    """perf_analyzer's measurement setting, each number with its noun (a bare "request_count 64" in a
+    title or note reads as a figure)."""
+    words = {"request_count": f"measured over {num:g} requests", "count_windows": f"measured over windows of "
+             f"{num:g} requests", "time_windows": f"measured over windows of {num / 1000:g} s"}
+    return words.get(mode, f"measurement mode {mode!r} with its setting of {num:g} requests or ms")
 
 
 def _model(config: Keys | None) -> str | None:

@@ -17,7 +17,7 @@ from ..errors import SourceError
 from ..model import NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_POISSON, OWN_TRACE
 from . import strict_json
 from .own_build import Measured, run_digest
-from .own_json import Keys, Record, completed_requests, positive_or_none
+from .own_json import Keys, Record, completed_requests, lengths_agree, positive_or_none
 
 TOOL = "SGLang bench_serving"
 TPOT_DEFINITION = ("TTFT: time to first token; TPOT: per request (latency - TTFT) / (output tokens - 1), percentiles "
@@ -52,8 +52,12 @@ def measured(record: Record) -> Measured:
         raise SourceError("missing_field", "key request_rate is missing", record.locator)
     else:
         kind, concurrency, target = OWN_POISSON, cap, rate
+    warnings = []
     if k.num("concurrency"):
-        details.append(f"measured mean in flight {k.num('concurrency'):.2f}")
+        details.append(f"a measured mean of {k.num('concurrency'):.2f} requests in flight")
+        if cap and k.num("concurrency") > cap * 1.25:  # a mean above the cap it ran under: one of them is wrong
+            warnings.append(f"max_concurrency {cap} but a measured mean of {k.num('concurrency'):.2f} requests in "
+                            "flight (key concurrency): the load is stored as the cap says")
     output_tps = k.num("output_throughput", required=True)
     total = k.num("total_throughput")
     if total is None and k.has("input_throughput"):
@@ -67,14 +71,18 @@ def measured(record: Record) -> Measured:
         output_tps=output_tps, total_tps=total,
         mean_input=k.num("total_input_tokens", required=True) / completed,
         mean_output=k.num("total_output_tokens", required=True) / completed,
-        input_std=_pstdev(k.raw("input_lens"), completed), output_std=_pstdev(k.raw("output_lens"), completed),
+        input_std=_pstdev(k, "input_lens", "total_input_tokens", completed),
+        output_std=_pstdev(k, "output_lens", "total_output_tokens", completed),
         requests=completed, failed=None, duration_s=k.num("duration"),
         duration_basis="measured" if k.num("duration") else NOT_RECORDED,
         load_kind=kind, concurrency=concurrency, rate=target, burstiness=None, load_detail="; ".join(details),
-        p50_ttft_ms=positive_or_none(k.num("median_ttft_ms")), p99_ttft_ms=positive_or_none(k.num("p99_ttft_ms")),
-        p50_tpot_ms=positive_or_none(k.num("median_tpot_ms")), p99_tpot_ms=positive_or_none(k.num("p99_tpot_ms")),
+        p50_ttft_ms=positive_or_none(k.num("median_ttft_ms"), "median_ttft_ms"),
+        p99_ttft_ms=positive_or_none(k.num("p99_ttft_ms"), "p99_ttft_ms"),
+        p50_tpot_ms=positive_or_none(k.num("median_tpot_ms"), "median_tpot_ms"),
+        p99_tpot_ms=positive_or_none(k.num("p99_tpot_ms"), "p99_tpot_ms"),
         latency_definitions=TPOT_DEFINITION, run_date=NOT_RECORDED,
-        dataset=f"{dataset} (as SGLang names it)" if dataset else NOT_RECORDED, value_where="key output_throughput")
+        dataset=f"{dataset} (as SGLang names it)" if dataset else NOT_RECORDED, value_where="key output_throughput",
+        warnings=tuple(warnings))
 
 
 def _plain(value: object) -> object:
@@ -85,13 +93,15 @@ def _plain(value: object) -> object:
     return value
 
 
-def _pstdev(values: object, completed: int) -> float | None:
+def _pstdev(k: Keys, key: str, total_key: str, completed: int) -> float | None:
     """The population standard deviation of per-request lengths (files saved with output-details), when the
-    array holds exactly the completed requests."""
+    array holds exactly the completed requests, and they sum to the file's total."""
+    values = k.raw(key)
     if not isinstance(values, list) or len(values) != completed or not values:
         return None
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
         return None
+    lengths_agree(k, values, key, total_key)
     return statistics.pstdev(values)
 
 

@@ -14,7 +14,8 @@ import math
 import statistics
 from ..model import NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_GAMMA, OWN_OTHER, OWN_POISSON
 from .own_build import Measured, run_digest
-from .own_json import Keys, Record, completed_requests, positive_or_none
+from ..errors import SourceError
+from .own_json import Keys, Record, completed_requests, lengths_agree, positive_or_none
 
 TOOL = "vllm bench serve"
 TPOT_DEFINITION = ("TTFT: time to first token; TPOT: per request (latency - TTFT) / (output tokens - 1), percentiles "
@@ -34,6 +35,7 @@ def measured(record: Record) -> Measured:
     if total is None and k.has("input_throughput"):  # before vllm#8164 the file had input tok/s instead
         total = k.num("input_throughput") + output_tps
     kind, concurrency, rate, burstiness, detail = _load(k)
+    _check_prompts(k, completed)
     input_std, output_std = _spread(k, completed)
     duration = k.num("duration")
     return Measured(
@@ -44,11 +46,29 @@ def measured(record: Record) -> Measured:
         input_std=input_std, output_std=output_std, requests=completed, failed=k.count("failed"),
         duration_s=duration, duration_basis="measured" if duration else NOT_RECORDED,
         load_kind=kind, concurrency=concurrency, rate=rate, burstiness=burstiness, load_detail=detail,
-        p50_ttft_ms=positive_or_none(k.num("p50_ttft_ms") or k.num("median_ttft_ms")),
-        p99_ttft_ms=positive_or_none(k.num("p99_ttft_ms")),
-        p50_tpot_ms=positive_or_none(k.num("p50_tpot_ms") or k.num("median_tpot_ms")),
-        p99_tpot_ms=positive_or_none(k.num("p99_tpot_ms")), latency_definitions=TPOT_DEFINITION,
-        run_date=_date(k.text("date")), dataset=NOT_RECORDED, value_where="key output_throughput")
+        p50_ttft_ms=positive_or_none(k.num("p50_ttft_ms") or k.num("median_ttft_ms"), "p50_ttft_ms"),
+        p99_ttft_ms=positive_or_none(k.num("p99_ttft_ms"), "p99_ttft_ms"),
+        p50_tpot_ms=positive_or_none(k.num("p50_tpot_ms") or k.num("median_tpot_ms"), "p50_tpot_ms"),
+        p99_tpot_ms=positive_or_none(k.num("p99_tpot_ms"), "p99_tpot_ms"), latency_definitions=TPOT_DEFINITION,
+        run_date=_date(k.text("date")), dataset=NOT_RECORDED, value_where="key output_throughput",
+        warnings=_load_warnings(k))
+
+
+def _load_warnings(k: Keys) -> tuple[str, ...]:
+    """Load fields that contradict each other, read one way and said (stored with the run)."""
+    raw_rate = k.raw("request_rate")
+    if isinstance(raw_rate, str) and raw_rate.strip().lower() == "inf" and k.count("max_concurrency") == 0:
+        return ("request_rate inf with max_concurrency 0 (no request could be in flight): read as no cap, "
+                "a burst",)
+    return ()
+
+
+def _check_prompts(k: Keys, completed: int) -> None:
+    """completed + failed is the prompts sent (vLLM sends every prompt and counts each outcome once)."""
+    prompts, failed = k.count("num_prompts"), k.count("failed")
+    if prompts is not None and failed is not None and completed + failed != prompts:
+        raise SourceError("contradicts_itself", f"completed {completed} + failed {failed} is not num_prompts "
+                          f"{prompts}: the file's counts contradict each other", k.where)
 
 
 def _load(k: Keys) -> tuple[str, int | None, float | None, float | None, str]:
@@ -58,8 +78,8 @@ def _load(k: Keys) -> tuple[str, int | None, float | None, float | None, str]:
     if k.text("label"):
         details.append(f"label {k.text('label')!r}")
     if k.has("ramp_up_strategy"):
-        details.insert(0, f"ramp-up ({k.text('ramp_up_strategy')}) from {k.num('ramp_up_start_rps'):g} to "
-                          f"{k.num('ramp_up_end_rps'):g} per second")
+        details.insert(0, f"ramp-up ({k.text('ramp_up_strategy')}) from {k.num('ramp_up_start_rps', required=True):g}"
+                          f" to {k.num('ramp_up_end_rps', required=True):g} per second")
         return OWN_OTHER, cap, None, None, "; ".join(details)
     if isinstance(raw_rate, str) and raw_rate.strip().lower() == "inf":
         if cap:
@@ -81,6 +101,8 @@ def _spread(k: Keys, completed: int) -> tuple[float | None, float | None]:
     pairs = [(ins[i], outs[i]) for i in ok]
     if len(pairs) != completed or not all(_is_count(a) and _is_count(b) for a, b in pairs):
         return None, None  # the arrays do not match the totals: not a spread of these requests
+    lengths_agree(k, [a for a, _ in pairs], "input_lens", "total_input_tokens")
+    lengths_agree(k, [b for _, b in pairs], "output_lens", "total_output_tokens")
     return statistics.pstdev([a for a, _ in pairs]), statistics.pstdev([b for _, b in pairs])
 
 
@@ -89,10 +111,13 @@ def _is_count(v: object) -> bool:
 
 
 def _date(text: str | None) -> str:
-    """'20261201-094331' (local time, no zone) -> '2026-12-01 09:43:31, local time (no time zone)'."""
-    if text and len(text) == 15 and text[8] == "-" and text[:8].isdigit() and text[9:].isdigit():
+    """'20261201-094331' (local time, no zone) -> '2026-12-01 09:43:31, local time (no time zone)'; any
+    other text is refused (own_build checks that the date and time are real)."""
+    if not text:
+        return NOT_RECORDED
+    if len(text) == 15 and text[8] == "-" and text[:8].isdigit() and text[9:].isdigit() and text.isascii():
         return f"{text[:4]}-{text[4:6]}-{text[6:8]} {text[9:11]}:{text[11:13]}:{text[13:]}, local time (no time zone)"
-    return text or NOT_RECORDED
+    raise SourceError("bad_field", f"key date {text[:40]!r} is not a date like vLLM's 20261201-094331")
 
 
 def runs(record: Record):

@@ -33,10 +33,13 @@ class Quarantined:
     reason: str
     message: str
     raw: str = ""
+    rows: int = 1  # input rows this entry stands for: alike refusals of one file are one entry (own_files.Junk)
 
     @classmethod
     def from_error(cls, err: SourceError, locator: str = "", raw: str = "") -> "Quarantined":
-        where = ", ".join(x for x in (locator, err.locator) if x)
+        # the error's own locator adds to the row's only what the row's does not already say
+        inner = err.locator if err.locator and err.locator not in locator else ""
+        where = inner if inner and locator and locator in inner else ", ".join(x for x in (locator, inner) if x)
         return cls(where, err.reason, err.message, err.raw or raw)
 
 
@@ -192,7 +195,11 @@ def sha256_file(path: Path) -> str:
 
 def display(text: str) -> str:
     """Text that any store can hold: a file name's non-UTF-8 bytes (surrogate escapes) shown as \\xNN."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace").replace("\x00", "\\x00")
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is no escaped byte (JSON's "\udfff"): shown escaped
+        data = text.encode("utf-8", "backslashreplace")
+    return data.decode("utf-8", "backslashreplace").replace("\x00", "\\x00")
 
 
 def decode_utf8(data: bytes, locator: str) -> str:

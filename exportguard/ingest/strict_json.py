@@ -11,6 +11,8 @@ ambiguity and leaves no trace; one repeated with different values makes its obje
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from typing import Collection, Iterator
 
@@ -35,8 +37,19 @@ class DuplicateKeys(dict):
 
 def loads(text: str) -> object:
     """Like json.loads; the caller still handles JSONDecodeError, RecursionError and ValueError."""
-    return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int,
-                      object_pairs_hook=_object)
+    return _decoder().decode(text)
+
+
+_DECODERS: list = []
+
+
+def _decoder() -> json.JSONDecoder:
+    # one decoder, made once: json.loads with hooks builds a new one per call, which dominates a file of
+    # a million short JSON Lines
+    if not _DECODERS:
+        _DECODERS.append(json.JSONDecoder(parse_constant=_constant, parse_float=_float, parse_int=_int,
+                                          object_pairs_hook=_object))
+    return _DECODERS[0]
 
 
 def _walk(value: object) -> Iterator[tuple[str, object]]:
@@ -54,6 +67,44 @@ def _walk(value: object) -> Iterator[tuple[str, object]]:
 def refusal_in(value: object) -> tuple[str, Refused] | None:
     """The first refused value inside ``value`` as (path of keys, refusal), or None."""
     return next(((path, item) for path, item in _walk(value) if isinstance(item, Refused)), None)
+
+
+# The only ways JSON text decoded from UTF-8 can hold a lone surrogate or a NUL: an escape of one
+_BAD_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)")
+
+
+def may_hold_bad_text(text: str) -> bool:
+    """Whether the JSON ``text`` has an escape that decodes to a lone surrogate or NUL: only then need its
+    value be walked by bad_text_in (a regular-expression search instead of a walk of every value)."""
+    return _BAD_ESCAPE.search(text) is not None
+
+
+def bad_text_in(value: object) -> tuple[str, str] | None:
+    """(path of keys, what is wrong) for the first key or text inside ``value`` that no store can hold:
+    a lone surrogate (legal JSON as an escape like \\udfff, but not Unicode text: UTF-8 cannot encode
+    it) or a NUL (PostgreSQL's text cannot hold one). Keys are checked too: a key is text as well."""
+    for path, item in _walk(value):
+        if isinstance(item, dict):
+            for key in item:
+                why = text_fault(key) if isinstance(key, str) else ""
+                if why:
+                    return _join(path, key), f"the key's name {why}"
+        elif isinstance(item, str):
+            why = text_fault(item)
+            if why:
+                return path, why
+    return None
+
+
+def text_fault(text: str) -> str:
+    """Why ``text`` is not storable Unicode text, in words; "" when it is."""
+    if "\x00" in text:
+        return "holds a NUL character (U+0000)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"holds a lone surrogate U+{ord(text[e.start]):04X} at character {e.start}, which is not Unicode text"
+    return ""
 
 
 def repeats_in(value: object) -> list[Repeat]:
@@ -94,6 +145,12 @@ def _constant(name: str) -> Refused:
 
 
 def _float(text: str) -> float | Refused:
+    # The json scanner hands over only text that matches JSON's number grammar: a short one that stays
+    # finite needs no second look (a long file's latency arrays hold millions of them).
+    if len(text) <= MAX_NUMBER_TEXT:
+        value = float(text)
+        if math.isfinite(value):
+            return value
     try:
         return parse_number(text, JSON, "")
     except SourceError as err:

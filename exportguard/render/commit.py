@@ -307,8 +307,16 @@ class Recorded:
 
     def finishable(self) -> bool:
         """Whether what is left completes the set: every part not yet moved is still there, a regular
-        file of this user's (the record was written only once every part was on disk)."""
-        return all(_is_mine(part) for _final, part, _b in self.entries if os.path.lexists(part))
+        file of this user's (the record was written only once every part was on disk), and every
+        moved target is as the moves left it, its backup beside it. A moved target whose backup is
+        gone (put back) or, new, that is gone (deleted) shows an undo under way: it is carried on."""
+        for final, part, backup in self.entries:
+            if os.path.lexists(part):
+                if not _is_mine(part):
+                    return False
+            elif not os.path.lexists(final) or (backup is not None and not os.path.lexists(backup)):
+                return False
+        return True
 
     def finish(self) -> list[Path]:
         moved = []
@@ -535,6 +543,8 @@ def _read_json(path: Path) -> dict | None:
         data = json.loads(raw)
     except ValueError:
         return None
+    except RecursionError:  # JSON nested deeper than the parser goes: no record of ours is
+        raise Untrusted("it is not a record (nested too deep)") from None
     if not isinstance(data, dict):
         raise Untrusted("it is not a record")
     return data

@@ -47,7 +47,7 @@ from reportlab.platypus import Flowable, Paragraph
 from .. import __version__
 from ..clock import resolve as resolve_clock
 from ..guard import lean_table
-from ..citation import result_id_cell, suite_name
+from ..citation import result_id_cell, source_words, suite_name
 from ..layout.document import BoundCell, Document, Frame, KpiBlock, Location, Para, TextBlock, Unit
 from ..manifest import build as build_manifest
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
@@ -213,9 +213,9 @@ class _Kpi(Flowable):
                            Paragraph(markup(section.table_note.text, lay.NOTE_LIMIT), P_KPI_SHARED)]
         if section.rank is not None:
             rule = TIE_RULE if section.rank.ranked else NOT_RANKED_SENTENCE
-            self.paragraphs.append(Paragraph(markup(f"Rank among the results it was picked from: "
+            self.paragraphs.append(Paragraph(markup(f"Rank in its cohort: "
                                                     f"{section.rank.words()}. {rule}", 1000), P_KPI_SHARED))
-        self.paragraphs += [Paragraph(markup(f"Note ({x.rule_id}): {x.text}", 1000), P_KPI_SHARED)
+        self.paragraphs += [Paragraph(markup(x.text, 1000), P_KPI_SHARED)
                             for x in section.notices]
         self.sizes = [p.wrap(inner, 1e6) for p in self.paragraphs]
         self.height = (2 * self.PAD + SMALL.leading + 2.0 + self.size * 1.25 + 4.0 +
@@ -436,8 +436,9 @@ class PdfRenderer:
         add = self.pager.add
         title = Paragraph(markup(r.title, 400), P_TITLE)
         add(title, title.wrap(width, 1e6)[1] + 8.0)
-        sub = Paragraph(markup(f"Briefing for {r.audience or 'a general audience'}; generated {r.generated_on or 'on export'} "
-                               f"by exportguard {__version__}", 400), P_SUB)
+        # the data's dates, not the spec's audience: a reader asks how current the figures are
+        sub = Paragraph(markup(f"{doc.data_dates()} Generated {r.generated_on or 'on export'} by exportguard "
+                               f"{__version__}.".lstrip(), 600), P_SUB)
         add(sub, sub.wrap(width, 1e6)[1], gap=4.0)
         box = _Box([Paragraph(markup(r.caveat_short), P_CAVEAT)], width)
         add(box, box.height, gap=16.0)
@@ -451,9 +452,8 @@ class PdfRenderer:
             "notes of the figures on each page. Figures from different cohorts are never compared. This PDF carries "
             f"its machine-readable manifest as the attached file {MANIFEST_NAME}.", P_BODY)
         add(how, how.wrap(width, 1e6)[1], gap=14.0)
-        for w in r.warnings:
-            p = Paragraph(markup(f"Guard warning {w.rule_id} ({w.location}): {w.message}", 1000), P_SMALL)
-            add(p, p.wrap(width, 1e6)[1], gap=4.0)
+        # the guard's warnings (their rule IDs and command-line ways out) go to stderr and the manifest; a
+        # reader meets their statements in readers' words beside each table they concern (Notice)
         entries = [(f"{n}. {clean(s.title, 300, one_line=True)}", f"s{n}") for n, s in enumerate(r.sections, 1)]
         entries += [("Caveat: what these figures tell, and what they do not", "caveat"),
                     ("Sources: one citation per result shown", "sources")]
@@ -817,7 +817,7 @@ class PdfRenderer:
             where = f"{b.benchmark} {b.scenario}, {i.round} {i.division}, {i.availability}" if i.mlperf else \
                 f"{b.benchmark} {b.scenario}, not MLPerf"
             rows.append((result_id_cell(res), f"{i.submitter}, {i.system_name}", where,
-                         f"{i.verified}, {pv.retrieved_on}", pv.source_url or pv.source_locator,
+                         f"{i.verified}, {pv.retrieved_on}", source_words(res),
                          _page_list(shown_on.get(res.natural_key, []))))
         numeric = [False] * 5 + [True]
         shared = (f"One row per result shown in this briefing, in order of first appearance, with the page(s) that "
@@ -872,9 +872,8 @@ class PdfRenderer:
             t.colour(GREY)
             if unit.number > 1:
                 t.font(header.style.font, header.style.size)
-                t.text(lay.MARGIN_X, g.page_h - 30, header.fit(unit.title, g.frame_w - 90))
-                label = "exportguard briefing"
-                t.text(g.page_w - lay.MARGIN_X - header.width(label), g.page_h - 30, label)
+                # the running header names the document (unit.title, the report's), not the tool that wrote it
+                t.text(lay.MARGIN_X, g.page_h - 30, header.fit(unit.title, g.frame_w))
             t.close()
             for block, draw in zip(unit.blocks, drawers):
                 f = block.frame
@@ -996,7 +995,7 @@ def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:
     """What a table's or chart's shared conditions add on every page it spans: the tie rule where
     ranks show (the not-ranked sentence is in the table note already), and the guard's notices."""
     out = f" {TIE_RULE}" if ranks_shown and table.slack.estimable else ""
-    return out + "".join(f" Note ({x.rule_id}): {x.text}" for x in table.notices)
+    return out + "".join(f" {x.text}" for x in table.notices)  # in readers' words: no rule ID
 
 
 def _shown_on(pages: Sequence[Page]) -> dict[tuple, list[int]]:

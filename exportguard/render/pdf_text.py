@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import unicodedata
 import weakref
 from bisect import bisect_right
 from itertools import accumulate
@@ -98,7 +99,8 @@ def clean(value, limit: int | None = None, one_line: bool = False) -> str:
     text = str(value)
     # the common case, kept cheap for long tables: nothing to neutralise. isprintable() is False for
     # every control, format (bidi, zero-width), separator, surrogate, private and unassigned character
-    if (text.isprintable() and "[" not in text and (limit is None or len(text) <= limit)
+    if (text.isprintable() and (text.isascii() or _covered(text)) and "[" not in text
+            and (limit is None or len(text) <= limit)
             and not (one_line and "  " in text) and not reads_like_a_figure(text)):
         return text
     key = (text, limit, one_line)
@@ -113,7 +115,7 @@ def clean(value, limit: int | None = None, one_line: bool = False) -> str:
 def _clean(text: str, limit: int | None, one_line: bool) -> str:
     # the shared layers: sanitize.visible (controls, bidi, zero-width and soft hyphens shown as
     # U+FFFD), detect.defuse (nothing reads as a figure or a mark), sanitize.shorten (cut visibly)
-    text = visible(text)
+    text = drawable(visible(text))
     if one_line:
         text = " ".join(text.split())
     text = defuse(text)
@@ -124,6 +126,29 @@ def markup(value, limit: int | None = None) -> str:
     """A data string made safe for reportlab's Paragraph markup: ``clean``, then XML-escaped, so
     ``<font>``, ``<img>``, ``&`` and the like print as the characters they are."""
     return _xml_escape(clean(value, limit, one_line=True))
+
+
+def _covered(text: str) -> bool:
+    glyphs = _char_widths(SANS)
+    return all(ch in glyphs for ch in text)
+
+
+def drawable(text: str) -> str:
+    """``text`` with each character the embedded faces lack (they draw nothing for it, and a reader
+    copies nothing) replaced by its compatibility form where the faces have that ('＝' by '=', a
+    ligature by its letters), else by U+FFFD, which they draw: nothing a source says vanishes from
+    the page unseen. The checker compares notes in the same compatibility form (check/tamper.py)."""
+    if text.isascii() or _covered(text):
+        return text
+    glyphs = _char_widths(SANS)
+    out = []
+    for ch in text:
+        if ch in glyphs:
+            out.append(ch)
+        else:
+            plain = unicodedata.normalize("NFKC", ch)
+            out.append(plain if plain and all(c in glyphs for c in plain) else "\ufffd")
+    return "".join(out)
 
 
 # -- measuring and breaking lines -----------------------------------------------------------------
@@ -148,6 +173,7 @@ _WIDTHS: dict[str, _Widths] = {}
 def _char_widths(font_name: str) -> _Widths:
     got = _WIDTHS.get(font_name)
     if got is None:
+        register_fonts()
         face = pdfmetrics.getFont(font_name).face
         got = _WIDTHS[font_name] = _Widths({chr(k): v for k, v in face.charWidths.items()}, face.defaultWidth)
     return got

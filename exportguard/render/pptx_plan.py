@@ -25,12 +25,12 @@ import dataclasses
 import datetime as dt
 from typing import Sequence
 
-from ..citation import result_id_cell
+from ..citation import result_id_cell, source_words
 from ..errors import ExportguardError
 from ..guard import lean_table
 from ..layout import document as ld
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, marks_words, shape_title
+from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, columns_left_out_words, marks_words, shape_title
 from . import pptx_layout as lay
 from .panels import beside_parts, notes_of
 from .pptx_layout import Box, Para
@@ -175,11 +175,12 @@ class _Planner:
         if title_box is not None:  # the title placeholder holds it at the title slide's size
             s.title_pt = lay.fit_title(self.mt, title, title_box, TITLE_SLIDE_PT, max_lines=3)
         date = report.generated_on or dt.date.today().isoformat()
-        lines = [f"Audience: {slide_text(report.audience, limit=TITLE_LIMIT)}", f"Date: {date}", self.caveat]
+        # the data's publication and retrieval dates, not the spec's audience: how current the figures are
+        lines = [f"Date: {date}", slide_text(doc.data_dates(), limit=PARA_LIMIT), self.caveat]
         # the layout's subtitle placeholder holds the lines where it has one, else a text box in the body
         box = sub_box if sub_box is not None else self.body
         for big, small in ((20, 12), (18, 11), (16, 10), (14, 9), (12, 8)):
-            paras = [Para(lines[0], big, space_after=2), Para(lines[1], big, space_after=big * 0.8),
+            paras = [Para(lines[0], big, space_after=2), Para(lines[1], small, space_after=big * 0.8),
                      Para(lines[2], small)]
             if lay.paras_height(self.m, paras, box.width) <= box.height:
                 break
@@ -190,9 +191,9 @@ class _Planner:
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         title = slide_text(section.title, limit=HEADLINE_LIMIT)
 
-        def planned(table: BoundTable, combine: bool):
+        def planned(table: BoundTable, combine: bool, left_out: str = ""):
             table_note = slide_text(table.table_note.text, limit=NOTE_LIMIT)
-            said = _statements(table, shows_rank=table.ranked)
+            said = _statements(table, shows_rank=table.ranked) + ([left_out] if left_out else [])
             shared = _run_on(table_note, said)
             return (table, table_note, said, shared,
                     *self._plan_table(table, title, [*shared, self.legend], self.body.width, self.body.height,
@@ -208,6 +209,12 @@ class _Planner:
                 table, table_note, said, shared, view, plan = slim
         elif plan.forced and table.defaults:
             table, table_note, said, shared, view, plan = planned(table, combine=True)
+        elif plan.forced and (slim_asked := lean_table(table, asked=True)) is not None:
+            # columns asked for that no slide holds: the lean ones, and the slide says what it leaves out
+            slim = planned(slim_asked, combine=True, left_out=columns_left_out_words(
+                [c.header for c in table.columns], [c.header for c in slim_asked.columns]))
+            if not slim[-1].forced:
+                table, table_note, said, shared, view, plan = slim
         if plan.forced:
             # not even one row with its notes fits at 11 / 9 pt: drawn, it would run off the slide
             raise self._refusal(title, table, view, plan)
@@ -594,7 +601,7 @@ class _Planner:
             rows.append([slide_text(result_id_cell(r)), f"{slide_text(i.submitter)}, {slide_text(i.system_name)}",
                          f"{slide_text(b.benchmark)} {slide_text(b.scenario)}",
                          f"{slide_text(i.verified)}, {slide_text(p.retrieved_on)}",
-                         slide_text(p.source_url, limit=400), str(shown_on.get(r.natural_key, ""))])
+                         slide_text(source_words(r), limit=400), str(shown_on.get(r.natural_key, ""))])
         if not rows:
             return
         title = "Sources: one citation per result shown"
@@ -691,20 +698,19 @@ def _widest_mark(table: BoundTable) -> str:
 
 def _part_title(title: str, table: BoundTable, start: int, stop: int, k: int, parts: int,
                 total: int | None = None, what: str = "") -> str:
-    """The title of the ``k``-th of ``parts`` slides that rows ``start``..``stop`` of a table take: the
-    section's title on the first only (a "Top N" headline never spans slides), each continuation named
-    by its cohort and the rows it shows ("llama2-70b-99 Offline, 11-20 of 47 results"). The count is
-    followed by its noun: a bare number after a title's "(tokens/s)" reads as a figure in that unit.
-    ``what`` follows the cohort where one section has several charts (": Per accelerator (derived)")."""
+    """The title of the ``k``-th of ``parts`` slides that rows ``start``..``stop`` of a table take: on
+    every slide the section's title (a continuation keeps its "Top N" and the scales it states: a
+    slide shown on its own must not read as another ranking), the cohort where the title does not name
+    it, and the rows it shows ("Top 8 systems, ... nodes): 5-8 of 8 results"). The count is followed
+    by its noun: a bare number after a title's "(tokens/s)" reads as a figure in that unit. ``what``
+    (where one section has several charts: ": Per accelerator (derived)") is already in ``title``."""
     if parts == 1:
         return title
     span = f"{start + 1}-{stop} of {len(table.rows) if total is None else total} results"
     key = table.cohort
     cohort = slide_text(f"{key.benchmark or key.model} {key.scenario}" if key.mlperf else
                         f"Own runs: {key.benchmark}; {key.own}", limit=TITLE_LIMIT)
-    if k == 0:  # the section's title, and the cohort where the title does not name it ("Results")
-        return f"{title}: {span}" if cohort in title else f"{title}: {cohort}, {span}"
-    return f"{cohort}{what}, {span}"
+    return f"{title}: {span}" if cohort in title else f"{title}: {cohort}, {span}"
 
 
 def _rows_of(table: BoundTable, start: int, stop: int) -> BoundTable:

@@ -157,6 +157,12 @@ class Walk:
                 out.append(fig.result)
         return out
 
+    def data_dates(self) -> str:
+        """The first slide's or page's words on its data: publication and retrieval dates (citation)."""
+        from ..citation import data_dates_words
+
+        return data_dates_words(self.sources())
+
     def manifest(self, key: bytes | None = None) -> dict:
         from ..manifest import build
 

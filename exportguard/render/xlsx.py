@@ -39,7 +39,7 @@ from typing import Iterable, NamedTuple, Sequence
 from .. import manifest as manifest_mod
 from ..clock import resolve as resolve_clock
 from ..embedding import XLSX_MANIFEST_SHEET as XLSX_SHEET, xlsx_cell
-from ..citation import result_id_cell, suite_name
+from ..citation import result_id_cell, source_words, suite_name
 from ..errors import ExportguardError
 from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
                       TextSection)
@@ -616,7 +616,7 @@ class XlsxRenderer:
         # URLs and locators wrap (a long word breaks anywhere), so the sheet stays near a page wide
         # (the caps of a sheet that shows every column below, with its shared values stated above, add up
         # to one landscape page at the scale that prints its text at 8 pt)
-        caps = {"Source URL": 28, "Source locator": 26, "Suite": 18, "System": 18, "Submitter": 14, "Shown on": 14,
+        caps = {"Source": 28, "Suite": 18, "System": 18, "Submitter": 14, "Shown on": 14,
                 "Benchmark, scenario": 18}
         # each row made when it is written (and those the widths are measured on, before)
         measured = [row(r) for r in lay.sample(results)]
@@ -730,16 +730,14 @@ _SOURCE_COLUMNS = (
     ("Benchmark, scenario", lambda r, on: f"{r.conditions.benchmark.benchmark} {r.conditions.benchmark.scenario}"),
     ("Verified", lambda r, on: r.conditions.identity.verified),
     ("Retrieved", lambda r, on: r.conditions.provenance.retrieved_on),
-    ("Source URL", lambda r, on: r.conditions.provenance.source_url),
-    ("Source kind", lambda r, on: r.conditions.provenance.source_kind),
-    ("Source locator", lambda r, on: r.conditions.provenance.source_locator),
+    # in readers' words, with no local path (citation.source_words): the paths are in the manifest
+    ("Source", lambda r, on: source_words(r)),
     ("Shown on", lambda r, on: on),
 )
 # Columns stated once above the header where every result has the same value; the others tell the
 # results apart (or, like a source's URL, are its own) and always stay columns.
-_SHAREABLE = ("Suite", "Round", "Division", "Availability", "Benchmark, scenario", "Verified", "Retrieved",
-              "Source kind")
-_FOLDERED = {"Source URL": "every source URL below starts with", "Source locator": "every source locator below is in"}
+_SHAREABLE = ("Suite", "Round", "Division", "Availability", "Benchmark, scenario", "Verified", "Retrieved")
+_FOLDERED = {"Source": "every source below starts with"}
 _FOLDER_MIN = 16  # characters: a shorter shared folder is left in every row
 
 
