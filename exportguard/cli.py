@@ -26,8 +26,12 @@ FILTER_OPTIONS = [
     click.option("--accelerator-count", "accelerator_count", multiple=True, type=click.IntRange(min=0), metavar="N",
                  help="Total accelerators of the system, e.g. 8: a comparison at one scale."),
     click.option("--availability", multiple=True, type=click.Choice(["available", "preview", "rdi", "n/a"],
-                                                                    case_sensitive=False)),
-    click.option("--verified", multiple=True, type=click.Choice(["verified", "unverified"], case_sensitive=False)),
+                                                                    case_sensitive=False),
+                 help="MLCommons availability category: available, preview, rdi (research, development, internal); "
+                      "n/a for own runs."),
+    click.option("--verified", multiple=True, type=click.Choice(["verified", "unverified"], case_sensitive=False),
+                 help="verified: published by MLCommons with a result ID; unverified: not (yet) matched to a "
+                      "published result, or your own."),
     click.option("--unit", multiple=True, type=click.Choice(["tokens/s", "samples/s", "queries/s"], case_sensitive=False),
                  help="Unit of the figures."),
     click.option("--mlperf/--non-mlperf", "mlperf", default=None,
@@ -480,7 +484,7 @@ def list_(ctx, as_json, limit, **kwargs):
 
 
 @command()
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="The rows as JSON: file, row or line, field, reason code, message.")
 @click.pass_context
 def quarantine(ctx, as_json):
     """Rows that could not be stored, with where they came from and why."""
@@ -700,9 +704,13 @@ def export(ctx, spec_path, split_by_cohort, columns, limit, derived, prices, tit
     figures = len(report.figures())
     for path in written:
         _say(f"wrote {path}")
-    for warning in report.warnings:
-        _say(f"warning: {warning}", err=True)
-    click.echo(f"{figures} figures in {len(report.report.sections)} sections, each bound to its conditions")
+    from .guard import warning_lines
+    from .wording import count_words
+
+    for line in warning_lines(report.warnings):  # one short line per rule: the manifest keeps each in full
+        _say(f"warning: {line}", err=True)
+    click.echo(f"{count_words(figures, 'figure')} in {count_words(len(report.report.sections), 'section')}, "
+               "each bound to its conditions")
 
 
 @main.command("recover")

@@ -25,8 +25,8 @@ from .report import (BesideSection, BoundFigure, BoundTable, ChartSection, Colum
 from .rules import ERROR, Finding, finding, rule
 from .sanitize import presentable
 from .wording import (NOT_RANKED, NOT_RANKED_SENTENCE, TIE_RULE, headline_words, mixed_scale_words, number, own_load_of,
-                      own_shape_class_words, own_tool_words, shape_words, shown_rows_words, slack_words, tps_cell,
-                      tps_words, unit_words)
+                      own_shape_class_words, own_tool_words, series_words, shape_words, shown_rows_words, slack_words,
+                      tps_cell, tps_words, unit_words)
 
 
 class GuardError(ExportguardError):
@@ -562,10 +562,36 @@ def _scale_findings(notices: Sequence[Notice], results: Sequence[Result] | None,
     if not mixed:
         return []
     # a headline has no derived columns to add; a table that shows them needs no advice on them
-    per = "" if results is None or per_accelerator_shown else ("; per accelerator: --derived per_accelerator or "
-                                            "derived = [\"per_accelerator\"] in the section")
-    return [finding("mixed-scale", where, f"{mixed[0].text} For one scale: --accelerator-count N (list, cohorts, "
-                    f"export) or accelerator_count = N in a spec's filters{per}.")]
+    per = "" if results is None or per_accelerator_shown else f"; {PER_ACCELERATOR_ADVICE}"
+    return [finding("mixed-scale", where, f"{mixed[0].text} {ONE_SCALE_ADVICE}{per}.")]
+
+
+# The way out of a comparison across scales: for the person who runs the export (stderr and the
+# manifest), never inside an artifact, whose readers have no command line.
+ONE_SCALE_ADVICE = ("For one scale: --accelerator-count N (list, cohorts, export) or accelerator_count = N in a "
+                    "spec's filters")
+PER_ACCELERATOR_ADVICE = "per accelerator: --derived per_accelerator or derived = [\"per_accelerator\"] in the section"
+
+
+def warning_lines(findings: Sequence[Finding]) -> list[str]:
+    """The guard's warnings of one export, one line per rule: which sections it concerns and the way out,
+    once. Each artifact states its own notices in full; the manifest keeps each finding as found."""
+    by_rule: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule_id, []).append(f)
+    lines = []
+    for rule_id, found in by_rule.items():
+        r = found[0].rule
+        sections = [m.group(1) for m in (re.match(r"section (\d+)", f.location) for f in found) if m]
+        where = (f"in {'section' if len(sections) == 1 else 'sections'} {series_words(sections)}"
+                 if len(sections) == len(found) else f"at {'; '.join(f.location for f in found)}")
+        if rule_id == rule("mixed-scale").id:
+            per = f"; {PER_ACCELERATOR_ADVICE}" if any(PER_ACCELERATOR_ADVICE in f.message for f in found) else ""
+            lines.append(f"{r.id} {r.name} {where}: each compares systems of different scales and says so. "
+                         f"{ONE_SCALE_ADVICE}{per}.")
+        else:
+            lines.append(f"{r.id} {r.name} {where}: {found[0].message}")
+    return lines
 
 
 def _validate_figure(fig: BoundFigure, shared: TableNote, where: str, checked: set | None = None) -> list[Finding]:

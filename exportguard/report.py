@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator, Union
 
-from .citation import Note, TableNote
+from .citation import Note, TableNote, result_id_words
 from .model import CohortKey, Result, Slack
 from .wording import (band_edge_words, binding_words, decimals_for, edge_binding_words, figure_parts, rank_words,
                       unit_words, with_marks)
@@ -67,6 +67,14 @@ class BoundFigure:
     def text(self, marks: str = "") -> str:
         """'101,527 tok/s ±5.4% [a]'; without marks, the terminal's form of the same figure."""
         return with_marks(self._words, marks)
+
+    # A figure prints as what it says, never as its fields: the dataclass form ran to 3,000 characters
+    # of conditions, and a bare magnitude in it would be a figure without its binding.
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"BoundFigure({self.text()!r}, {result_id_words(self.result)})"
 
     @property  # written once, then with the marks of each place the figure stands in
     def _words(self) -> tuple[str, str]:

@@ -41,16 +41,32 @@ def visible(value: str) -> str:
     return _UNSAFE.sub("\ufffd", text) if _UNSAFE.search(text) else text
 
 
+_MARKER = re.compile(r"… \[(\d{1,3}(?:,\d{3}){0,3}) more characters cut\]")
+_MOST_CUT = 10**12 - 1  # what a marker counts at most: it keeps within the 40 characters shorten leaves it
+
+
 def shorten(text: str, limit: int) -> str:
     """At most ``limit`` characters, marker included: cut at a word where one is near, followed by a
-    marker saying how much was cut."""
+    marker saying how much was cut. Text shortened before (a name cut for the report, then cut again
+    for a note or a narrow cell) keeps an honest count: a marker that the new cut removes adds the
+    characters it stood for, so the count is of the characters cut from the source ("[44,966 more
+    characters cut]", never the last cut's 90), and no cut leaves half a marker."""
     if len(text) <= limit:
         return text
-    cut = text[: max(limit - 40, 10)]  # room for the marker
+    end = max(limit - 40, 10)  # room for the marker
+    markers = list(_MARKER.finditer(text)) if "more characters cut]" in text else []
+    for m in markers:
+        if m.start() < end < m.end():
+            end = m.start()
+    cut = text[:end]
     if " " in cut[len(cut) // 2:]:
         cut = cut[: cut.rindex(" ")]
     cut = cut.rstrip()
-    return f"{cut}… [{len(text) - len(cut):,} more characters cut]"
+    gone = len(text) - len(cut)
+    for m in markers:
+        if m.start() >= len(cut):  # a marker cut away: the characters it stood for, not its own
+            gone += int(m.group(1).replace(",", "")) - len(m.group(0))
+    return f"{cut}… [{min(gone, _MOST_CUT):,} more characters cut]"
 
 
 @functools.lru_cache(maxsize=65536)

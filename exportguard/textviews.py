@@ -61,7 +61,8 @@ def figure_records(cohort: Cohort) -> list[dict]:
     return [{"figure": figure_text(r, cohort), "rank": span.words(), "position": span.position,
              "rank_from": span.tie_from, "rank_to": span.tie_to, "value": r.value, "unit": r.unit,
              "band": cohort.slack.band_fraction, "band_text": band_words(cohort.slack), "cohort": cohort.key.label(),
-             "cohort_results": cohort.total, "result_id": result_id_words(r), "corrections": list(r.corrections),
+             "cohort_results": cohort.total, "result_id": r.conditions.identity.result_id or None,
+             "result_id_state": r.conditions.identity.result_id_state, "corrections": list(r.corrections),
              "conditions": dataclasses.asdict(r.conditions)} for span, r in _ranked(cohort)]
 
 

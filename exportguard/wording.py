@@ -216,6 +216,17 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def count_words(n: int, noun: str) -> str:
+    """'1 section', '4 sections': a count with its noun in the number it takes."""
+    return _plural(n, noun)
+
+
+def series_words(items) -> str:
+    """'1', '1 and 2', '1, 2 and 3'."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def scale_words(configuration) -> str:
     """'48 accelerators in 6 nodes', '8 accelerators in 1 node', 'CPUs only (no accelerator) in 1 node';
     an own run whose system nobody described: 'an unknown number of accelerators in unknown nodes'."""

@@ -226,7 +226,12 @@ def test_csv_edits_and_stripped_bindings(artifacts, tmp_path):
     old = rows[3][col]
     rows[3][col] = "111,527" + old[old.index(" "):]
     rows[4][col] = rows[4][col].split(" ±")[0]
-    rows[5][rows[0].index("notes")] = ""
+    notes = rows[0].index("notes")
+    removed = rows[5][notes].split("] ", 1)[1]
+    rows[5][notes] = ""
+    for row in rows[1:]:  # the note gone from the document: from every row that states it (the chart of the
+        if len(row) > notes:  # same systems per accelerator does too, beside its derived note)
+            row[notes] = row[notes].replace(removed, "")
     with open(path, "w", newline="", encoding="utf-8") as f:
         csv.writer(f).writerows(rows)
     (r,) = check([path])
@@ -275,13 +280,16 @@ def test_markdown_edits_and_removed_notes(artifacts, tmp_path):
     cells[-1] = new + cells[-1][len(old):]
     lines[row] = " | ".join(cells)
     note = next(i for i, line in enumerate(lines) if line.startswith("- [c] "))
-    del lines[note]
+    text = lines[note][len("- [c] "):]  # gone from the document: from every table that lists it (the chart of
+    lines = [line for line in lines if not (line.startswith("- [") and line.endswith("] " + text))]  # the same
+    # systems per accelerator letters its own notes)
     path.write_text("\n".join(lines), "utf-8")
     (r,) = check([path])
-    edit, note_hit = r.hits
+    edit, *note_hits = r.hits  # and the same note of the per-accelerator chart's row, lettered there
     assert edit.rule_id == "EG017" and edit.location == f"line {row + 1} (section 2, table row 2, column 6)"
     assert edit.message.startswith(f"exported {old}, now {new}")
-    assert note_hit.rule_id == "EG018" and "note [c] of section 2, table row 3" in note_hit.message
+    assert {h.rule_id for h in note_hits} == {"EG018"}
+    assert any("note [c] of section 2, table row 3" in h.message for h in note_hits)
 
 
 def test_an_edited_manifest_and_a_signature_from_another_key(v51_store, artifacts, tmp_path, monkeypatch):
@@ -315,7 +323,7 @@ def test_json_carries_exported_and_now(artifacts, tmp_path):
     (f,) = json.loads(out.stdout)["files"]
     (finding,) = f["findings"]
     assert finding["rule"] == "EG017" and finding["now"] == "5" and finding["manifest_location"] == entry["location"]
-    assert f["manifest"]["digest_ok"] is True and f["manifest"]["figures"] == 17
+    assert f["manifest"]["digest_ok"] is True and f["manifest"]["figures"] == len(read_manifest(path)["figures"]) > 8
 
 
 def test_a_removed_figure_is_not_masked_by_the_same_text_elsewhere(artifacts, tmp_path):

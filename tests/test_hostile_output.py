@@ -125,6 +125,23 @@ def test_a_name_of_forty_thousand_characters_is_shortened_visibly_and_the_citati
     assert comments and all(re.search(r"retrieved \d{4}-\d{2}-\d{2}\b", t) for t in comments)
 
 
+def test_a_name_cut_again_counts_what_was_cut_from_the_source():
+    """A name cut for the report (sanitize.source_text) and again for a narrow cell, a note or a slide
+    says how much of the stored name is gone, not only what the last cut took; no cut leaves half a marker."""
+    from exportguard.sanitize import shorten, source_text
+
+    name = "llama-" + "very-long-name-" * 3000
+    once = source_text(name)
+    for limit in (240, 160, 80, 41, 0):
+        twice = shorten(once, limit)
+        kept, marker = twice.split("… [")
+        assert name.startswith(kept) and marker == f"{len(name) - len(kept):,} more characters cut]", (limit, twice)
+    within = shorten(f"sys {once} (NVIDIA H100 x8)", 200)  # the marker inside a longer text, cut away with it
+    assert within.count("more characters cut]") == 1
+    whole = f"sys {name} (NVIDIA H100 x8)"
+    assert within.endswith(f"[{len(whole) - len(within.split('… [')[0]):,} more characters cut]")
+
+
 def test_a_name_that_reads_like_a_figure_is_refused_by_the_guard(rows):
     with pytest.raises(GuardError) as e:
         export(_report(rows, "999,999 tok/s ±0.1% [a]"), ["/nonexistent/never-written.md"])

@@ -508,3 +508,23 @@ def test_help_does_not_import_reportlab_or_pypdf():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_long_cell_in_a_narrow_column_is_cut_to_its_lines_with_the_marker():
+    """Characters alone do not bound a row: 240 characters of a hyphenated name in a 43-point column took 43
+    lines. A cell takes at most CELL_LINES lines, the rest cut with sanitize.shorten's marker, which still
+    counts from the stored name; the plan's cell text is the text drawn."""
+    from exportguard.render import pdf_layout as lay
+    from exportguard.render.pdf_text import register_fonts
+    from exportguard.sanitize import source_text
+
+    register_fonts()
+    name = "sys llama-" + "very-long-name-" * 3000
+    m = lay.Metrics()(lay.CELL)
+    text = lay.clean(source_text(name), lay.CELL_LIMIT)
+    assert len(m.wrap(text, 43.0)) > 3 * lay.CELL_LINES  # the cause: 240 characters, over 36 lines
+    shown, lines = lay.cell_lines(m.wrap, text, 43.0)
+    assert len(lines) <= lay.CELL_LINES and lines == m.wrap(shown, 43.0)
+    kept, marker = shown.split("… [")
+    assert name.startswith(kept) and marker == f"{len(name) - len(kept):,} more characters cut]"
+    assert lay.cell_lines(m.wrap, "NVIDIA H100-SXM-80GB", 43.0)[0] == "NVIDIA H100-SXM-80GB"  # a short cell: whole

@@ -381,15 +381,16 @@ def test_chart_categories_carry_the_reports_rank_words_in_one_bar_colour(deck, d
     """Ranks are the report's pairwise spans ("3 (tie 3-11)"); no colour groups bars (a colour shared
     along a chain of neighbours would state ties beyond the slack). tests/test_pptx_truthful.py checks
     every pair of every deck."""
-    [chart] = [s for s in deck_report.sections if isinstance(s, ChartSection)]
+    # the throughput chart; the per-accelerator chart after it shows no rank words (docs/pptx.md)
+    chart, *_ = [s for s in deck_report.sections if isinstance(s, ChartSection)]
     want = [span.words() for span in chart.table.ranks]
     shown = []
     for slide in Presentation(deck).slides:
         for shape in _charts(slide):
             ser = shape.chart._chartSpace.find(f".//{C}ser")
             assert ser.findall(f"{C}dPt") == [] and ser.find(f"{C}spPr//{A}schemeClr").get("val") == "accent1"
-            shown += [v.text.split(" · ")[0] for v in ser.find(f"{C}cat").iter(f"{C}v")]
-    assert shown == want and any("(tie " in w for w in want)
+            shown.append([v.text.split(" · ")[0] for v in ser.find(f"{C}cat").iter(f"{C}v")])
+    assert shown[0] == want and any("(tie " in w for w in want)
 
 
 def test_chart_workbooks_hold_bound_number_formats_and_the_notes(deck, vendor_deck):

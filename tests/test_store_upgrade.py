@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import json
 import os
 import re
 import signal
@@ -151,13 +152,53 @@ def _same_sql(text: str) -> str:
     return re.sub(r"::[a-z ]+(\[\])?|[()\s]", "", text)
 
 
-def _fresh_store(engine: str, tmp_path: Path, request, version: int) -> str:
-    """A store made by this exportguard from the files the version's fixture was made from."""
+def _fresh_store(engine: str, tmp_path: Path, request, version: int, leave_out: tuple[str, ...] = ()) -> str:
+    """A store made by this exportguard from the files the version's fixture was made from (but those
+    named in ``leave_out``)."""
     url = f"sqlite:///{tmp_path / 'fresh.db'}" if engine == "sqlite" else request.getfixturevalue("pg_url")
     for args in rebuild.ingests(version):
+        if Path(args[0]).name in leave_out:
+            continue
         done = _cli(url, "ingest", *args)
         assert done.returncode in (0, 1), done.stderr  # 1: the CSV's refused row, the fixtures' quarantine row
     return url
+
+
+PROVENANCE = ("source_kind", "source_path", "source_sha256", "source_locator", "ingested_at")
+MLCOMMONS_KINDS = ("mlperf_tree", "mlperf_summary")
+
+
+def _moved(before: dict) -> tuple[set, set]:
+    """The rows the upgrade to schema 3 moves to the quarantine: the non-MLPerf results of a store of
+    schema 1 or 2 (their pks; own runs came with schema 3) and their sources (their result_sources pks)."""
+    results = {pk for pk, r in before["results"].items() if not r["mlperf"] and r.get("origin") != "own"}
+    return results, {pk for pk, s in before["result_sources"].items() if s["result_pk"] in results}
+
+
+def _merged(before: dict) -> dict[int, dict]:
+    """Schema 1's merged rows whose stored provenance is a CSV row, each with its first MLCommons source
+    (what schema 2 makes its provenance)."""
+    first = {}
+    for pk, source in sorted(before["result_sources"].items()):
+        if source["source_kind"] in MLCOMMONS_KINDS:
+            first.setdefault(source["result_pk"], source)
+    return {pk: first[pk] for pk, r in before["results"].items() if r["source_kind"] == "csv" and pk in first}
+
+
+def _expected_sizes(before: dict, version: int) -> dict[str, int]:
+    """The tables' sizes once a store of ``before`` is at schema ``version``: from 3 on, each non-MLPerf
+    row is a quarantine row per source."""
+    sizes = {t: len(v) for t, v in before.items()}
+    if version >= 3:
+        results, sources = _moved(before)
+        sizes["results"] -= len(results)
+        sizes["result_sources"] -= len(sources)
+        sizes["quarantine"] += len(sources)
+    return sizes
+
+
+def _sources_of(rows: dict, pk: int) -> list[dict]:
+    return [s for _id, s in sorted(rows["result_sources"].items()) if s["result_pk"] == pk]
 
 
 # -- every earlier store upgrades, keeping every row ------------------------------------------------
@@ -174,12 +215,26 @@ def test_every_earlier_store_upgrades_keeping_every_row(engine, version, tmp_pat
         assert f"schema {n - 1} -> {n}:" in done.stderr
     assert _version(url) == SCHEMA_VERSION
     after = _rows(url)
+    moved, moved_sources = _moved(before)
+    merged = _merged(before)
+    if version < 3:  # the fixture holds what the upgrade must carry over: rows schema 3 cannot hold
+        assert len(moved) == 2 and len(moved_sources) == 3
+    assert bool(merged) == (version == 1)  # and a CSV row schema 1 merged with a publication
+    assert after["results"].keys() == before["results"].keys() - moved
+    assert after["result_sources"].keys() == before["result_sources"].keys() - moved_sources
+    assert after["quarantine"].keys() > before["quarantine"].keys() or not moved
+    assert after["ingest_runs"].keys() == before["ingest_runs"].keys()
     for table in TABLES:
-        assert after[table].keys() == before[table].keys(), table
         for pk, old in before[table].items():
+            if pk not in after[table]:
+                continue
             new = after[table][pk]
+            if table == "results" and pk in merged:  # a publication now: its first MLCommons source cites it
+                old = {**old, **{k: merged[pk][k] for k in PROVENANCE}}
             # every column the earlier store had keeps its value (the added ones are '' or NULL, or origin)
             assert {k: new[k] for k in old} == old, (table, pk)
+    added = [q for pk, q in after["quarantine"].items() if pk not in before["quarantine"]]
+    assert len(added) == len(moved_sources) and {q["reason"] for q in added} <= {"schema_upgrade"}
     for pk, row in after["results"].items():
         if version < 2:  # origin, which schema 2 added: the CSV row is the user's, the rest publications
             assert row["origin"] == ("csv" if row["source_kind"] == "csv" else "mlcommons")
@@ -194,7 +249,12 @@ def test_every_earlier_store_upgrades_keeping_every_row(engine, version, tmp_pat
         assert not list(tmp_path.glob("*.bak")), "the copy is removed once the upgrade committed"
         assert f"{url.removeprefix('sqlite:///')}.schema-{version}.bak" in done.stderr  # named while it was kept
     counts = [line for line in done.stdout.splitlines() if "before:" in line or "after:" in line]
-    assert len(counts) == 2 and counts[0].split(":", 1)[1].strip() == counts[1].split(":", 1)[1].strip()
+    assert len(counts) == 2
+    # results (own runs), sources, quarantined rows, ingest runs, as the store held them before and after
+    said = [[int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", line.split(":", 1)[1])] for line in counts]
+    sizes = _expected_sizes(before, SCHEMA_VERSION)
+    assert said[0][:1] + said[0][2:] == [len(before[t]) for t in TABLES]
+    assert said[1][:1] + said[1][2:] == [sizes[t] for t in TABLES]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -209,7 +269,11 @@ def test_an_upgraded_store_has_the_schema_of_a_new_one(engine, version, tmp_path
 @pytest.mark.parametrize("version", VERSIONS)
 def test_an_export_from_an_upgraded_store_equals_one_from_a_fresh_ingest(version, tmp_path, request):
     upgraded = _engine_url("sqlite", version, tmp_path, request)
-    fresh = _fresh_store("sqlite", tmp_path, request, version)
+    # Schema 1 merged a user's CSV row into the publication of its key: the upgraded store holds one row
+    # for both, a fresh one two (a CSV row and a publication). The fresh store is made without those CSV
+    # files; the merged row whose CSV came first is compared on its own below. The non-MLPerf CSV rows
+    # of schemas 1 and 2 are quarantined by the upgrade, and refused by this exportguard's CSV reader.
+    fresh = _fresh_store("sqlite", tmp_path, request, version, leave_out=MERGED_CSVS)
     outputs = []
     for url, name in ((upgraded, "upgraded"), (fresh, "fresh")):
         out = tmp_path / f"{name}.csv"
@@ -228,15 +292,142 @@ def test_an_export_from_an_upgraded_store_equals_one_from_a_fresh_ingest(version
     upgraded, new = (list(csv.DictReader(io.StringIO(o.decode("utf-8-sig")))) for o in outputs)
     assert len(upgraded) == len(new)
     renamed = 0
+    (typed,) = _csv_rows(FIXTURES / "user-rows-v1.csv")  # read before the summary: the stored row is the CSV's
+    kept_typed = 0
     for old_row, new_row in zip(upgraded, new):
         differ = {k for k in new_row if old_row[k] != new_row[k]}
-        if differ:
+        if differ and old_row["source_url"] == typed["source_url"]:
+            # the publication (its result ID, verified, the summary's tokens per sample) as the user typed
+            # it: the system's name, the source URL and its retrieval date are the CSV row's
+            assert differ == {"system", "notes", "source_url", "retrieved_on"}, differ
+            assert (old_row["system"], old_row["retrieved_on"]) == (typed["system_name"], typed["retrieved_on"])
+            assert (old_row["result_id"], old_row["verified"]) == (new_row["result_id"], "verified")
+            assert old_row["value"] == new_row["value"] and old_row["rank"] == new_row["rank"]
+            kept_typed += 1
+        elif differ:
             assert differ == {"system", "notes"}, differ
             assert "system name blank in the summary, taken from Platform" in new_row["notes"]
             assert old_row["notes"] == new_row["notes"].replace(
                 f" Corrected: system name blank in the summary, taken from Platform {new_row['system']}.", "")
             renamed += 1
     assert renamed == sum("system name blank in the summary" in r["notes"] for r in new) > 0
+    assert kept_typed == 1
+
+
+MERGED_CSVS = ("user-rows-v1.csv", "user-rows-v1-after.csv")
+
+
+def _csv_rows(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+# -- rows a later schema holds otherwise ------------------------------------------------------------
+
+def test_a_csv_row_schema_1_merged_with_a_publication_stays_one_publication_with_both_sources(engine, tmp_path,
+                                                                                             request):
+    url = _engine_url(engine, 1, tmp_path, request)
+    before = _rows(url)
+    by_file = {}
+    for source in before["result_sources"].values():
+        if Path(source["source_path"]).name in MERGED_CSVS:
+            by_file[Path(source["source_path"]).name] = source["result_pk"]
+    first, later = by_file["user-rows-v1.csv"], by_file["user-rows-v1-after.csv"]
+    # as schema 1 stored them: one row each, its sources the CSV row and the summary's row
+    assert before["results"][first]["source_kind"] == "csv"  # read first: the CSV row is the stored one
+    assert before["results"][later]["source_kind"] == "mlperf_summary"
+    assert _cli(url, "store", "upgrade").returncode == 0
+    after = _rows(url)
+    for pk, typed in ((first, _csv_rows(FIXTURES / "user-rows-v1.csv")[0]),
+                      (later, _csv_rows(FIXTURES / "user-rows-v1-after.csv")[0])):
+        row = after["results"][pk]
+        assert (row["origin"], bool(row["mlperf"]), row["result_id_state"], row["verified"]) == (
+            "mlcommons", True, "official", "verified")
+        assert row["result_id"] == before["results"][pk]["result_id"] != ""
+        # one result for the key, no user row beside it: nothing was split off or doubled
+        key = ("system_id", "submitter_key", "benchmark", "scenario", "round", "division")
+        assert [r["id"] for r in after["results"].values() if all(r[k] == row[k] for k in key)] == [pk]
+        # both its sources, as they were
+        sources = _sources_of(after, pk)
+        assert sources == _sources_of(before, pk)
+        assert sorted(s["source_kind"] for s in sources) == ["csv", "mlperf_summary"]
+        (summary,) = [s for s in sources if s["source_kind"] == "mlperf_summary"]
+        # its provenance is the publication's: the summary's file, hash, row and ingest time
+        assert {k: row[k] for k in PROVENANCE} == {k: summary[k] for k in PROVENANCE}
+        assert float(row["value"]) == float(typed["value"])
+    # the row read first keeps what the user typed that the summary did not give (schema 1 stored it so):
+    # the system's name, the source URL and its retrieval date
+    row, typed = after["results"][first], _csv_rows(FIXTURES / "user-rows-v1.csv")[0]
+    assert (row["system_name"], row["source_url"], row["retrieved_on"]) == (
+        typed["system_name"], typed["source_url"], typed["retrieved_on"])
+    # the row read after the summary is the publication as it was
+    old = before["results"][later]
+    assert {k: after["results"][later][k] for k in old} == old
+    assert not [q for q in after["quarantine"].values() if Path(q["source_path"]).name in MERGED_CSVS]
+
+
+@pytest.mark.parametrize("version", (1, 2))
+def test_non_mlperf_csv_rows_go_to_the_quarantine_whole(engine, version, tmp_path, request):
+    url = _engine_url(engine, version, tmp_path, request)
+    before = _rows(url)
+    moved, _ = _moved(before)
+    typed = {(r["scenario"], float(r["value"])): r for r in _csv_rows(FIXTURES / "user-rows-v2.csv")}
+    assert len(moved) == len(typed) == 2
+    done = _cli(url, "store", "upgrade")
+    assert done.returncode == 0, done.stderr
+    after = _rows(url)
+    assert not any(not r["mlperf"] for r in after["results"].values())
+    quarantined = [q for pk, q in sorted(after["quarantine"].items()) if q["reason"] == "schema_upgrade"]
+    for pk in moved:
+        old = before["results"][pk]
+        sources = _sources_of(before, pk)
+        mine = [q for q in quarantined if json.loads(q["raw"])["id"] == pk]
+        # once for each file and line it was read from (the resent row: twice), each naming that source
+        assert [(q["source_kind"], q["source_path"], q["source_sha256"], q["locator"], q["ingested_at"])
+                for q in mine] == [(s["source_kind"], s["source_path"], s["source_sha256"], s["source_locator"],
+                                    s["ingested_at"]) for s in sources]
+        for q in mine:
+            raw = json.loads(q["raw"])
+            assert {k: raw[k] for k in old} == old  # every value the store held, as it held it
+            assert raw.keys() - old.keys() == ({"origin"} if version < 2 else set()) and raw["origin"] == "csv"
+            assert "own run" in q["message"] and "ingest its source again" in q["message"]
+        # and what the user's CSV said, recoverable from that text
+        raw = json.loads(mine[0]["raw"])
+        row = typed[(raw["scenario"], raw["value"])]
+        for column in ("submitter", "system_name", "system_id", "model", "unit", "accelerator", "framework",
+                       "source_url", "dataset", "arrival_process", "retrieved_on"):
+            assert raw[column] == row[column], column
+        for column in ("accelerators_per_node", "nodes", "dataset_samples", "reference_max_output_tokens",
+                       "min_duration_ms"):
+            assert raw[column] == int(row[column]), column
+        for column in ("tokens_per_sample", "target_qps", "ttft_bound_ms", "tpot_bound_ms", "p99_ttft_ms",
+                       "p99_tpot_ms"):
+            assert raw[column] == (float(row[column]) if row[column] else None), column
+        assert raw["host_processor"] == (row["host_processor"] or "not stated by the source")
+    assert len(quarantined) == 3 == sum(len(_sources_of(before, pk)) for pk in moved)
+    # the quarantine command lists each of them, by file and line
+    listed = _cli(url, "quarantine")
+    assert listed.returncode == 0, listed.stderr
+    for q in quarantined:
+        assert f"{q['locator']}: [schema_upgrade]" in listed.stdout
+
+
+def test_a_non_mlperf_row_longer_than_the_quarantines_input_limit_is_kept_whole(engine, tmp_path, request):
+    from exportguard.store import RAW_LIMIT
+
+    url = _engine_url(engine, 2, tmp_path, request)
+    long_text = "Intel Xeon Platinum 8480+ " * (RAW_LIMIT // 20)  # a long cell, well within the CSV's own limit
+    engine_ = sa.create_engine(_dbapi_url(url))
+    with engine_.begin() as conn:
+        conn.execute(sa.text("UPDATE results SET host_processor = :h WHERE NOT mlperf"), {"h": long_text})
+    engine_.dispose()
+    before = _rows(url)
+    assert _cli(url, "store", "upgrade").returncode == 0
+    quarantined = [q for q in _rows(url)["quarantine"].values() if q["reason"] == "schema_upgrade"]
+    assert quarantined and all(len(q["raw"]) > RAW_LIMIT for q in quarantined)
+    for q in quarantined:
+        raw = json.loads(q["raw"])
+        assert raw == before["results"][raw["id"]] and raw["host_processor"] == long_text
 
 
 # -- when a store is migrated --------------------------------------------------------------------
@@ -321,14 +512,14 @@ def test_a_migration_killed_at_any_step_leaves_a_whole_version(engine, step, whe
     ours, theirs = _schema(url)["results"], _schema(reference)["results"]
     assert ours["columns"] == theirs["columns"] and ours["checks"].keys() == theirs["checks"].keys()
     assert ours["unique"] == theirs["unique"]
-    assert {t: len(v) for t, v in _rows(url).items()} == {t: len(v) for t, v in before.items()}
+    assert {t: len(v) for t, v in _rows(url).items()} == _expected_sizes(before, left)
     if engine == "sqlite":  # the copy of the store as it was is kept, and is the schema-1 store
         (copy,) = tmp_path.glob("v1.db.schema-1.bak")
         assert _version(f"sqlite:///{copy}") == 1 and _rows(f"sqlite:///{copy}") == before
     again = _cli(url, "store", "upgrade")
     assert again.returncode == 0, again.stderr
-    assert _version(url) == SCHEMA_VERSION and {t: len(v) for t, v in _rows(url).items()} == {
-        t: len(v) for t, v in before.items()}
+    assert _version(url) == SCHEMA_VERSION
+    assert {t: len(v) for t, v in _rows(url).items()} == _expected_sizes(before, SCHEMA_VERSION)
 
 
 def test_two_concurrent_upgrades_on_postgresql_end_with_one_migration(tmp_path, request):

@@ -252,7 +252,7 @@ def test_a_comparison_across_scales_carries_its_statement_and_a_warning(reports,
     rows = list(csv.DictReader((exported / "demo-deck.csv").open(encoding="utf-8-sig", newline="")))
     assert rows[0]["notices"] == head.notices[0].text
     md = (exported / "demo-deck.md").read_text("utf-8")
-    assert md.count("> **Note:** Different scales:") == 3
+    assert md.count("> **Note:** Different scales:") == 4  # the headline, both charts, the Server table
 
 
 def test_a_table_that_hides_its_scales_is_refused(reports):

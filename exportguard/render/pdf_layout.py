@@ -25,6 +25,7 @@ from ..citation import Note
 from ..errors import ExportguardError
 from ..layout.document import BoundCell, TableBlock, TextBlock
 from ..report import BoundFigure, BoundTable
+from ..sanitize import shorten
 from ..wording import marks_words
 from .pdf_text import (NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SANS_OBLIQUE, Measure, Style, TextRuns,
                        clean)
@@ -96,6 +97,12 @@ NOTE_COLUMN_MIN = 225.0  # points: the narrowest notes column (about 50 characte
 NOTE_COLUMN_GAP = 14.0
 WIDTH_SAMPLE = 120  # rows of a table whose line breaks decide its column widths
 CELL_LIMIT = 240  # characters of one text cell before it is cut, visibly
+# Lines of one text cell at its column's width: the rest is cut, visibly (sanitize.shorten's marker, which
+# counts every character cut since the source). Characters alone do not bound a row: 240 characters of a
+# name of many hyphens in a 43-point column take 43 lines, and the row, its table's head and its notes
+# then do not fit one page (a 45 kB system description over many own cohorts). At 12 lines (125 points
+# at 8.6 pt) a row leaves an empty page room for its heading, its table's head and its notes.
+CELL_LINES = 12
 NOTE_LIMIT = 2000
 SECTION_GAP = 14.0
 MAX_PAGE_NOTES = 26  # a page's notes, so that its marks are one letter ([a] to [z]): narrower figure columns
@@ -357,10 +364,11 @@ class Pager:
             first_h = run.heights[i]
             first_figs = run.figures(i)
             if not self.fits(self.gap(gap if not continued else 0.0) + head + first_h, first_figs):
-                if self.page.empty:
+                if not self.page.empty:
+                    self.new_page()
+                    head = run.head_height(continued, self.page.geometry) + run.tail_h
+                if not self.fits(head + first_h, first_figs):  # said here, not as an over-full page later
                     raise LayoutError(f"one row of {run.label} does not fit on an empty page with its notes")
-                self.new_page()
-                head = run.head_height(continued, self.page.geometry) + run.tail_h
             page = self.page
             g = self.gap(gap if not continued else 0.0)
             self.reserve(g + head)
@@ -648,6 +656,27 @@ def _cell_thresholds(m: Measure, text: str, lo: float, hi: float) -> list[float]
     return out
 
 
+def cell_lines(wrap: Callable[[str, float], list[str]], text: str, width: float,
+               most: int = CELL_LINES) -> tuple[str, list[str]]:
+    """A text cell as drawn ``width`` points wide (inner): its text and its lines, at most ``most``
+    of them; a longer text is cut (sanitize.shorten, with its marker) at the most characters that
+    still take no more lines."""
+    lines = wrap(text, width) or [""]
+    if len(lines) <= most:
+        return text, lines
+    lo, hi, best = 0, len(text), None  # cut to hi characters it takes too many lines: the longest cut that does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        got = wrap(shorten(text, mid), width)
+        if len(got) <= most:
+            lo, best = mid, got
+        else:
+            hi = mid
+    if best is None:  # not even the marker fits (a column a few characters wide): the shortest cut
+        best = wrap(shorten(text, 0), width)
+    return shorten(text, lo), best or [""]
+
+
 def widest_text(fig: BoundFigure, letters: int) -> str:
     """The figure's text with the widest marks it can get on a page whose marks have at most
     ``letters`` letters ('m' is the widest letter of the font)."""
@@ -831,6 +860,7 @@ class TableLayout:
         wrap = cell.wrap
         inner = [w - 2 * PAD_X for w in self.widths]
         done: list[dict[tuple, list[str]]] = [{} for _ in inner]  # each distinct cell wrapped once
+        self.cut: dict[tuple[int, tuple], str] = {}  # (column, cell): its text cut to CELL_LINES lines
         self.measured: list[list[list[str] | None]] = []
         self.heights: list[float] = []
         for row in self.cells:
@@ -842,7 +872,12 @@ class TableLayout:
                     if got is None:
                         text, ref_w = value
                         w = inner[c]
-                        got = [text] if ref_w * k_ref <= w - 0.01 and "\n" not in text else (wrap(text, w) or [""])
+                        if ref_w * k_ref <= w - 0.01 and "\n" not in text:
+                            got = [text]
+                        else:
+                            shown, got = cell_lines(wrap, text, w)
+                            if shown != text:
+                                self.cut[(c, value)] = shown
                         done[c][value] = got
                     if len(got) > most:
                         most = len(got)
@@ -853,6 +888,11 @@ class TableLayout:
             self.measured.append(lines)
         # self.cells stays: a beside section fits its panels side by side first and, where the pair and
         # its notes do not fit one page, fits them again stacked
+
+    def text(self, r: int, c: int) -> str:
+        """Row r's text cell in column c as drawn: cleaned (pdf_text.clean), cut to CELL_LINES lines."""
+        value = self.cells[r][c]
+        return self.cut.get((c, value), value[0]) if self.cut else value[0]
 
     # -- the repeated head of each share --
     def caption(self, continued: bool) -> str:

@@ -57,7 +57,7 @@ def table_block(share: TableShare, page: int, lettering, frame: Frame) -> TableB
                 row.append(bound(value, lettering, Location("page", page, "table", of.number,
                                                             row=r - share.start + 1, column=c + 1)))
             else:
-                row.append(value[0])  # the cell's text, cleaned (pdf_text.clean)
+                row.append(layout.text(r, c))  # the cell's text as drawn: cleaned, cut to its lines
         rows.append(tuple(row))
     head = []
     caption = layout.caption(share.continued)

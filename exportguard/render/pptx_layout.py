@@ -630,12 +630,13 @@ def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: f
     """A bar's category label (``parts``: rank words and submitter, system, the other columns that
     differ between bars), broken into lines ``width`` wide, every line kept: the label is where the
     chart names the system under test (the citation rules), and no note repeats it, so it is never cut
-    short (the bar's band grows). Stacked, the system has lines of its own under the other parts; run on
-    ("3 (tie 3-11) · Lenovo · ThinkSystem SR680a V3 (8x B200-SXM-180GB, TensorRT) · Accelerators: 8"),
-    the parts share lines: whichever takes fewer lines, stacked on a tie."""
+    short (the bar's band grows). Stacked, the system and the columns after it start a line of their own
+    under the rank and submitter; run on ("3 (tie 3-11) · Lenovo · ThinkSystem SR680a V3 (8x
+    B200-SXM-180GB, TensorRT) · Accelerators: 8"), the parts share lines: whichever takes fewer lines,
+    stacked on a tie. Either way the parts stand in one order, so that every bar reads alike."""
     head, system, tail = parts
     stacked: list[str] = []
-    for part in (" · ".join(p for p in (head, tail) if p), system):
+    for part in (head, " · ".join(p for p in (system, tail) if p)):
         if part:
             stacked += m.wrap(part, size, width)
     run_on = m.wrap(" · ".join(p for p in (head, system, tail) if p), size, width)

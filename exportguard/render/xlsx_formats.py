@@ -19,8 +19,9 @@ literal, and each table is written in one of three modes, planned before anythin
   whose one format per decimals is shared by the whole workbook.
 
 Rank and count cells (numbers whose format shows their words, ``0" (tie 3-11)"``) take what the
-figures' cheapest modes leave of the budget, in section order, before any table moves up to ROW; a
-table whose ranks do not fit writes them as text.
+figures' cheapest modes leave of the budget, in section order, before the tables move up to ROW, all
+of them or none, so that a mark means one thing in the whole workbook; a table whose ranks do not fit
+writes them as text.
 """
 from __future__ import annotations
 
@@ -285,8 +286,8 @@ def plan(units: Sequence[Unit], text_cells: bool = False, extras: Sequence[tuple
     """Each unit's mode within the budget: the cheapest numeric mode for every unit (TABLE for an MLPerf
     table, else ROW); while over the budget, the unit that takes the most formats becomes TEXT (the last
     of equals first); then extras (rank and count cells) are numeric, in order, where what they add
-    still fits (a number that sorts is worth more than a row's own mark); then, in section order, tables
-    move up to ROW where it still fits. ``text_cells``: every table TEXT."""
+    still fits (a number that sorts is worth more than a row's own mark); then every table moves up to ROW
+    where all of them still fit. ``text_cells``: every table TEXT."""
     budget = BUDGET if budget is None else budget
     modes: dict = {}
     for u in units:
@@ -312,10 +313,15 @@ def plan(units: Sequence[Unit], text_cells: bool = False, extras: Sequence[tuple
         fits[key] = len(taken | extra | codes) <= budget
         if fits[key]:
             extra |= codes
-    for u in units:
-        if modes[u.key] == TABLE and ROW in u.costs:
+    # Every table moves up to ROW, or none does: a mark then means one thing in the whole workbook (a
+    # row's own note on every sheet, or the table's note), never [a] a row's note on one sheet and the
+    # table note on the next.
+    table_units = [u for u in units if modes[u.key] == TABLE and ROW in u.costs]
+    if table_units and len(table_units) == sum(modes[u.key] == TABLE for u in units):
+        for u in table_units:
             modes[u.key] = ROW
-            if len(used() | extra) > budget:
+        if len(used() | extra) > budget:
+            for u in table_units:
                 modes[u.key] = TABLE
     taken = used() | extra
     return Plan(modes, {u.key: u for u in units}, taken, fits)

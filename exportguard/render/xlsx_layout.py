@@ -114,16 +114,39 @@ def sheet_names(report: Report) -> dict[int, str]:
             tables.append((i, s))
     tables.sort(key=lambda t: t[0])
     short = {i: _section_sheet_name(s, long=False) for i, s in tables}
-    counts: dict[str, int] = {}
-    for n in short.values():
-        counts[n.lower()] = counts.get(n.lower(), 0) + 1
+    counts = _counted(short.values())
+    # Sections that share a cohort are told apart by what they show (a per-accelerator view, a
+    # chart), sections of different rounds or divisions by those; the cohort always stays whole in
+    # the name ('Chart v5.1 closed llama2-70' read as another benchmark).
+    shown = {i: short[i] + (" per acc." if _per_accelerator_only(s) else "") for i, s in tables}
+    seen = _counted(shown.values())
+    shown = {i: shown[i] + " chart" if seen[shown[i].lower()] > 1 and isinstance(s, ChartSection) else shown[i]
+             for i, s in tables}
+    seen = _counted(shown.values())
     names: dict[int, str] = {}
     for i, s in tables:
-        name = short[i] if counts[short[i].lower()] == 1 else _section_sheet_name(s, long=True)
-        if isinstance(s, ChartSection) and counts[short[i].lower()] > 1:
-            name = "Chart " + name
+        if counts[short[i].lower()] == 1:
+            name = short[i]
+        elif seen[shown[i].lower()] == 1:
+            name = shown[i]
+        else:
+            name = _section_sheet_name(s, long=True)
         names[i] = unique_sheet_name(name, taken)
     return names
+
+
+def _per_accelerator_only(section) -> bool:
+    """A section that shows its figures per accelerator alone (derived), not the totals."""
+    table = getattr(section, "table", None)
+    keys = {c.key for c in table.columns} if table is not None else set()
+    return "per_accelerator" in keys and "throughput" not in keys
+
+
+def _counted(names) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for n in names:
+        counts[n.lower()] = counts.get(n.lower(), 0) + 1
+    return counts
 
 
 def _section_sheet_name(section, long: bool) -> str:

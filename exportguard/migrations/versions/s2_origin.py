@@ -2,8 +2,11 @@
 
 Adds ``origin`` (mlcommons / csv) to results and to its natural key. Schema 1 merged a CSV row and a
 publication with the same key into one row; such a row (an MLCommons source among its sources) is a
-publication, so it becomes origin 'mlcommons' with the first MLCommons source as its provenance (the
-CSV source stays in result_sources). Every other row keeps its provenance; a CSV row is 'csv'.
+publication, so it becomes origin 'mlcommons' with the first MLCommons source as its provenance: the
+file, its hash, the row in it and when it was ingested, all that result_sources records of it (the CSV
+source stays in result_sources). The source URL and retrieval date stay the ones stored, a pair that
+result_sources does not record for the publication. Every other row keeps its provenance; a CSV row
+is 'csv'.
 """
 import sqlalchemy as sa
 from alembic import op
@@ -120,7 +123,7 @@ RESULTS_SQLITE = """CREATE TABLE results (
 
 def upgrade() -> None:
     bind = op.get_bind()
-    columns = ("source_kind", "source_path", "source_sha256", "source_locator")
+    columns = ("source_kind", "source_path", "source_sha256", "source_locator", "ingested_at")
     bind.exec_driver_sql("UPDATE results SET " + ", ".join(f"{c} = {_FIRST_MLCOMMONS.format(column=c)}" for c in columns)
                          + " WHERE " + _MERGED)
     if bind.dialect.name == "sqlite":

@@ -5,8 +5,9 @@ Adds the own-run columns ('' or NULL for the stored MLPerf rows, as schema 3 wri
 counts and reference conditions an own run does not have be NULL, puts the run's ID in the natural key
 and changes the constraints to hold own runs. Schema 2 also stored non-MLPerf CSV rows (origin 'csv',
 not MLPerf); schema 3 stores a non-MLPerf figure only as an own run with its tool, run ID and measured
-shape, which such a row lacks: it is moved to the quarantine, whole (as JSON), with that reason, and
-its sources with it, rather than dropped or given invented conditions.
+shape, which such a row lacks: it is moved to the quarantine, whole (as JSON), with that reason, once
+for each of its sources (so that every file and line it was read from is named there), rather than
+dropped or given invented conditions.
 """
 import json
 
@@ -80,7 +81,6 @@ QUARANTINE_REASON = "schema_upgrade"
 QUARANTINE_MESSAGE = ("schema 3 stores a figure that is not an MLPerf result only as an own run, with its load-test "
                       "tool, run ID and measured shape, which this row (stored by schema 2) lacks; its whole row is "
                       "kept here: ingest its source again as an own run (docs/own-traffic.md)")
-RAW_LIMIT = 4000  # characters of raw row the quarantine keeps (store.RAW_LIMIT of schema 3)
 
 # The results table of schema 3 on SQLite, as exportguard of a0dee02 made it.
 RESULTS_SQLITE = """CREATE TABLE results (
@@ -225,15 +225,27 @@ def upgrade() -> None:
 
 
 def _quarantine_non_mlperf_rows(bind) -> None:
+    """Each non-MLPerf row goes to the quarantine once for each of its sources (the file and line it was
+    read from, and any other it was read again from), each with the whole stored row as JSON: every value
+    it held, whatever its length (a stored row is bounded already; store.RAW_LIMIT bounds an input's offending
+    text, and a row cut there would not be whole)."""
     rows = bind.exec_driver_sql("SELECT * FROM results WHERE NOT mlperf ORDER BY id").mappings().all()
     for row in rows:
-        raw = json.dumps(dict(row), default=str, sort_keys=True)[:RAW_LIMIT]
-        bind.execute(sa.text(
-            "INSERT INTO quarantine (source_kind, source_path, source_sha256, locator, raw, reason, message, ingested_at)"
-            " VALUES (:kind, :path, :sha, :locator, :raw, :reason, :message, :at)"),
-            dict(kind=row["source_kind"], path=row["source_path"], sha=row["source_sha256"],
-                 locator=row["source_locator"] or row["source_path"], raw=raw, reason=QUARANTINE_REASON,
-                 message=QUARANTINE_MESSAGE, at=row["ingested_at"]))
+        raw = json.dumps(dict(row), default=str, sort_keys=True)
+        sources = [dict(s) for s in bind.execute(sa.text(
+            "SELECT source_kind, source_path, source_sha256, source_locator, ingested_at FROM result_sources"
+            " WHERE result_pk = :pk ORDER BY id"), {"pk": row["id"]}).mappings()]
+        own = {k: row[k] for k in ("source_kind", "source_path", "source_sha256", "source_locator", "ingested_at")}
+        if not any((s["source_sha256"], s["source_locator"]) == (own["source_sha256"], own["source_locator"])
+                   for s in sources):
+            sources.insert(0, own)  # the row's own provenance is always among them
+        for source in sources:
+            bind.execute(sa.text(
+                "INSERT INTO quarantine (source_kind, source_path, source_sha256, locator, raw, reason, message,"
+                " ingested_at) VALUES (:kind, :path, :sha, :locator, :raw, :reason, :message, :at)"),
+                dict(kind=source["source_kind"], path=source["source_path"], sha=source["source_sha256"],
+                     locator=source["source_locator"] or source["source_path"], raw=raw, reason=QUARANTINE_REASON,
+                     message=QUARANTINE_MESSAGE, at=source["ingested_at"]))
         bind.execute(sa.text("DELETE FROM result_sources WHERE result_pk = :pk"), {"pk": row["id"]})
         bind.execute(sa.text("DELETE FROM results WHERE id = :pk"), {"pk": row["id"]})
 
