@@ -396,7 +396,8 @@ def _unshown_scale(c, cells: frozenset, scale: str, system: str = "") -> list[st
         if "system" in cells and names_accelerator(system, c.accelerator):
             return []  # "Dell PowerEdge XE9680L (8x B200-SXM-180GB, TensorRT)" already names it
         return [f"{'accelerators' if '(x' in c.accelerator else 'accelerator'}: {c.accelerator}"]
-    if "accelerator" in cells:
+    if "accelerator" in cells or ("system" in cells and names_accelerator(system, c.accelerator)):
+        # beside an Accelerator column, or a shown system name that gives the model: the count and nodes
         return [f"{c.accelerators_total} accelerators on {c.nodes} node{'s' if c.nodes != 1 else ''}"]
     return [scale]
 

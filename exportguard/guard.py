@@ -384,6 +384,42 @@ def lean_table(table: BoundTable, asked: bool = False) -> BoundTable | None:
                    table_note=_table_note(results, table.slack, shared, table.ranked, table.selection))
 
 
+CHART_LABEL_COLUMNS = ("rank", "submitter", "system")
+
+
+def lean_chart_table(table: BoundTable) -> BoundTable | None:
+    """A chart of the default columns, as its bars are labelled: rank, submitter and system (and the
+    availability where the bars differ in it, which a comparison must show beside each figure), the
+    figures as bound; every other default column (the accelerator, the accelerators and nodes, the
+    result ID, tokens per sample) goes to the bar's note, bound again to what the label now shows. The
+    table's notices (the scales it spans) stay. None where the columns were asked for, or none leave."""
+    if not table.defaults:
+        return None
+    results = []
+    for row in table.rows:
+        fig = next((c for c in row if isinstance(c, BoundFigure)), None)
+        if fig is None:
+            return None
+        results.append(fig.result)
+    if not results:
+        return None
+    keys = [c.key for c in table.columns]
+    label = list(CHART_LABEL_COLUMNS)
+    if len({r.conditions.identity.availability for r in results}) > 1:
+        label.append("availability")
+    lean = [k for k in keys if k in label or k in FIGURE_COLUMNS]
+    if lean == keys:
+        return None
+    keep = [keys.index(k) for k in lean]
+    shared = Shared.of(results, shown=lean)
+    rows = []
+    for row, r in zip(table.rows, results):
+        note = row_note(r, shared)
+        rows.append(tuple(replace(c, note=note) if isinstance(c, BoundFigure) else c for c in (row[i] for i in keep)))
+    return replace(table, columns=tuple(table.columns[i] for i in keep), rows=tuple(rows),
+                   table_note=_table_note(results, table.slack, shared, table.ranked, table.selection))
+
+
 def scale_notices(results: Sequence[Result], per_accelerator_shown: bool = False) -> tuple[Notice, ...]:
     """EG020's statement, for a comparison of systems of different accelerator counts."""
     if len({r.conditions.configuration.accelerators_total for r in results}) < 2:
@@ -448,19 +484,55 @@ def bound_figure(result: Result, slack: Slack, shared: Shared = Shared()) -> Bou
 
 
 def kpi(results: Result | Sequence[Result], slack: Slack, title: str,
-        cohort: Sequence[Result] | None = None) -> KpiSection:
+        cohort: Sequence[Result] | None = None, per_accelerator: bool = False, where: str = "kpi") -> KpiSection:
     """The highest figure of ``results`` (one cohort, as a section selected it; or one result) as a
     headline whose title names its submitter, system and scale, and its rank in its whole stored
     cohort (``cohort``, where a filter chose ``results`` from it) when that is a tie, not the lead,
-    or cannot be told."""
+    or cannot be told. ``per_accelerator``: the highest figure per accelerator (derived), ranked among
+    the cohort's figures per accelerator."""
     ordered = sorted((presentable(r) for r in ([results] if isinstance(results, Result) else results)),
                      key=lambda r: -r.value)
+    if per_accelerator:
+        return _kpi_per_accelerator(ordered, slack, title, cohort, where)
     shared = Shared.of(ordered[:1])  # the headline's note and its table note, shown together
     figure = bound_figure(ordered[0], slack, shared)
     span = cohort_ranks(ordered[:1], ordered if cohort is None else cohort, slack)[0]
     headline = f"{title}: {headline_words(figure.result)}{kpi_rank_words(span, slack)}"
     return KpiSection(headline, figure, kpi_conditions(figure.result), table_note(figure.result, slack, shared),
                       rank=span, notices=scale_notices(ordered))
+
+
+def _per_accelerator_count(r: Result) -> int:
+    return r.conditions.configuration.accelerators_total or 0
+
+
+def _kpi_per_accelerator(ordered: list[Result], slack: Slack, title: str, cohort: Sequence[Result] | None,
+                         where: str) -> KpiSection:
+    """The highest figure per accelerator (derived: the official figure divided by the system's total
+    accelerators) as a headline labelled derived, naming submitter, system and scale, with its rank among
+    the whole cohort's figures per accelerator where that is a tie, not the lead, or cannot be told.
+    Dividing by an exact count keeps the ratio of two figures, so the cohort's slack decides their ties."""
+    def per(r: Result) -> float:
+        return r.value / _per_accelerator_count(r)
+
+    picked = sorted((r for r in ordered if _per_accelerator_count(r) > 0), key=lambda r: -per(r))
+    if not picked:
+        raise GuardError([finding("empty-selection", where, "no selected result has a known accelerator count, so "
+                                  "none has a figure per accelerator")])
+    top = picked[0]
+    whole = [presentable(r) for r in (cohort if cohort is not None else ordered) if _per_accelerator_count(r) > 0]
+    keys = {r.natural_key for r in whole}
+    whole = sorted([*whole, *(r for r in picked if r.natural_key not in keys)], key=lambda r: -per(r))
+    spans = rank_spans([per(r) for r in whole], slack)
+    span = spans[[r.natural_key for r in whole].index(top.natural_key)]
+    if span.position != 1:
+        span = replace(span, of=len(whole))  # not the lead: among how many, as cohort_ranks says it
+    shared = Shared.of([top])
+    figure = _per_accelerator(top, slack, row_note(top, shared))
+    label = "" if "per accelerator" in title.lower() else " per accelerator (derived)"
+    headline = f"{title}{label}: {headline_words(top)}{kpi_rank_words(span, slack)}"
+    # the figure is per accelerator already: the total's size warning (EG020) does not apply to it
+    return KpiSection(headline, figure, kpi_conditions(top), table_note(top, slack, shared), rank=span)
 
 
 def kpi_rank_words(span: RankSpan, slack: Slack) -> str:

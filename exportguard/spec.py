@@ -7,6 +7,8 @@
                              # (for own runs also: tool; scenario is their load kind)
     [[section]]              # kind = "table" | "chart" | "kpi" | "text" | "beside"
     title, filters, columns, sort, limit, split_by_cohort, derived, pick, text
+    per_accelerator = true   # chart: a per-accelerator chart (derived) after the total's; kpi: the highest
+                             # per-accelerator figure (derived) instead of the highest total
                              # beside: mlperf = {filters}, own = {filters}, own_columns, axis
     [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml",
                              page_size = "a4" | "letter", orientation = "portrait" | "landscape" (PDF)
@@ -36,7 +38,7 @@ class SpecError(ExportguardError):
 
 SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 SECTION_KEYS = {"kind", "title", "filters", "columns", "sort", "limit", "split_by_cohort", "derived", "pick", "text",
-                "mlperf", "own", "own_columns", "axis"}
+                "mlperf", "own", "own_columns", "axis", "per_accelerator"}
 BESIDE_KEYS = {"mlperf", "own", "own_columns", "axis"}
 TOP_KEYS = {"title", "audience", "filters", "section", "outputs"}
 FILTER_KEYS = set(FILTERABLE) | {"mlperf"}
@@ -59,6 +61,9 @@ class SectionSpec:
     own_filters: dict = field(default_factory=dict)
     own_columns: tuple[str, ...] = DEFAULT_COLUMNS
     axis: str = "separate"
+    # kind = "kpi": the highest per-accelerator figure (derived) instead of the highest total; kind =
+    # "chart": the per_accelerator column is added, so a chart of it (derived) follows the total's
+    per_accelerator: bool = False
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,14 @@ def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
     if not isinstance(derived, list) or any(d not in DERIVED for d in derived):
         raise where.error("derived", i, f"derived must be a list of {', '.join(DERIVED)}")
     columns = [*columns, *(d for d in derived if d not in columns)]
+    per_accelerator = raw.get("per_accelerator", False)
+    if not isinstance(per_accelerator, bool):
+        raise where.error("per_accelerator", i, "per_accelerator must be true or false")
+    if per_accelerator and kind not in ("kpi", "chart"):
+        raise where.error("per_accelerator", i, "only a kpi or chart section takes per_accelerator; a table shows "
+                          "the figure per accelerator with derived = [\"per_accelerator\"]")
+    if per_accelerator and kind == "chart" and "per_accelerator" not in columns:
+        columns.append("per_accelerator")
     sort = raw.get("sort", "throughput")
     if sort != "throughput":
         raise where.error("sort", i, "tables sort by throughput, highest first (rankings need that order)")
@@ -233,7 +246,7 @@ def _section(raw: Any, i: int, defaults: dict, where: _Locator) -> SectionSpec:
         raise where.error(stray[0], i, "only a section of kind \"beside\" takes mlperf, own, own_columns and axis")
     if kind == "beside":
         return _beside(raw, i, where, title, filters, tuple(columns), limit)
-    return SectionSpec(kind, title, filters, tuple(columns), sort, limit, split, pick)
+    return SectionSpec(kind, title, filters, tuple(columns), sort, limit, split, pick, per_accelerator=per_accelerator)
 
 
 def _columns(raw: dict, key: str, i: int, where: "_Locator") -> list[str]:
@@ -346,7 +359,13 @@ def _build_report(store: Store, spec: ReportSpec, prices: PriceTable | None) -> 
                 title = unranked_title(title, cohort.slack)  # "top 5" over rows no band can rank: "5 highest"
             rows = sorted(cohort.results, key=lambda r: -r.value)
             if s.kind == "kpi":
-                sections.append(kpi(rows, cohort.slack, title, cohort=cohort.whole))
+                # a headline picked from one scale says so: "highest" alone would read as the cohort's
+                title += scale_filter_words(s.filters.get("accelerator_count"), title)
+                try:
+                    sections.append(kpi(rows, cohort.slack, title, cohort=cohort.whole,
+                                        per_accelerator=s.per_accelerator, where=where))
+                except GuardError as e:
+                    problems += e.findings
                 continue
             try:
                 table = bind_table(rows, title=title, slack=cohort.slack,
@@ -365,6 +384,19 @@ def _build_report(store: Store, spec: ReportSpec, prices: PriceTable | None) -> 
         raise GuardError(problems)
     return Report(spec.title, spec.audience, tuple(sections), SHORT, FULL, TRADEMARK_LEGEND,
                   spec_name=spec.name)  # dated by the export's clock (render.export)
+
+
+def scale_filter_words(counts, title: str) -> str:
+    """' among systems of 8 accelerators' (' of 8 or 16 accelerators') for a headline whose filters chose
+    one scale (or a few), unless its title says so already."""
+    if not counts:
+        return ""
+    counts = sorted(set(counts))
+    words = (f"{counts[0]:,}" if len(counts) == 1 else
+             ", ".join(f"{c:,}" for c in counts[:-1]) + f" or {counts[-1]:,}")
+    noun = "accelerator" if counts == [1] else "accelerators"
+    said = f"systems of {words} {noun}"
+    return "" if said in title else f" among {said}"
 
 
 def _beside_section(store: Store, s: SectionSpec, where: str):

@@ -219,7 +219,8 @@ def test_a_retrieval_date_wrapped_onto_the_next_line_still_counts():
     (("submitter", "system", "accelerator", "accelerators", "throughput"), [], ["accelerator", " x ", " node"]),
     (("submitter", "system", "accelerators", "throughput"), [], [" x ", " node"]),
     (("submitter", "system", "accelerator", "throughput"), [" accelerators on ", " node"], [" x "]),
-    (("submitter", "system", "throughput"), [" x ", " node"], []),
+    # ' x ' with the accelerator's name, unless the system's name gives it: then 'N accelerators on 1 node'
+    (("submitter", "system", "throughput"), [" node"], []),
 ])
 def test_a_row_note_gives_the_part_of_its_scale_its_cells_do_not_show(v51_store, columns, has, lacks):
     cohort = next(c for c in _cohorts(v51_store) if c.key.model == "llama2-70b" and c.key.scenario == "Offline")
@@ -233,6 +234,9 @@ def test_a_row_note_gives_the_part_of_its_scale_its_cells_do_not_show(v51_store,
         c = fig.result.conditions.configuration
         [note] = fig.notes
         assert all(w in note.text for w in has) and not any(w in note.text for w in lacks), (columns, note.text)
+        if "accelerators" not in columns and "accelerator" not in columns:
+            named = names_accelerator(fig.result.conditions.identity.system_name, c.accelerator)
+            assert (" accelerators on " in note.text if named else f" x {c.accelerator}" in note.text), note.text
         if "accelerators" in columns and "accelerator" not in columns:
             # the accelerator is named once: by the system's name where it gives the model, else by the note
             named = names_accelerator(fig.result.conditions.identity.system_name, c.accelerator)

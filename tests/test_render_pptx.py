@@ -373,7 +373,16 @@ def test_charts_draw_the_bands_as_error_bars_and_carry_cohort_and_shape(deck, ve
                 descr = shape._element.find(".//{http://schemas.openxmlformats.org/presentationml/2006/main}cNvPr")
                 for e in entries:
                     assert e["shown"]["text"] in descr.get("descr")
-                assert shape.chart.value_axis.visible is False  # no axis of bare numbers
+                # issue 32 item 3: a value axis from zero, light gridlines, the unit in its title; its numbers
+                # are a scale under the lowest bar (each bar's label is its bound figure)
+                val_ax = shape.chart.value_axis
+                assert val_ax.visible and val_ax.minimum_scale == 0 and val_ax.has_major_gridlines
+                assert str(val_ax.major_gridlines.format.line.color.rgb) == "D9D9D9"
+                unit = entries[0]["unit"] if "unit" in entries[0] else ""
+                axis_title = val_ax.axis_title.text_frame.text
+                assert ("tok/s" in axis_title or "samples/s" in axis_title or "per 1M" in axis_title), axis_title
+                assert unit == "" or unit.split("/")[0][:3] in axis_title, (unit, axis_title)
+                assert val_ax._element.find(f"{C}crosses").get("val") == "max"
     assert checked >= 16 and not_estimable >= 1
 
 

@@ -171,6 +171,9 @@ class ChartBlock:
     band_words: str = ""
     chart_notes: tuple[str, ...] = ()  # what the chart's embedded data states beside its figures
     alt_text: str = ""
+    axis_title: str = ""  # the value axis's title: what its numbers count, in which unit
+    axis_step: float = 0.0  # its major unit (a light gridline each), from zero to axis_max
+    axis_title_at: tuple[float, float] = (0.0, 0.0)  # the axis title's top left, from ``frame``'s top left
     kind: str = field(default="chart", init=False)
 
     def cells(self) -> Iterator[BoundCell]:
@@ -302,6 +305,8 @@ def _block_text(block: Block) -> list[str]:
         out = [f"chart {block.name!r} {_frame(block.frame)}, labels {_pt(block.label_pt)} pt, axis to {block.axis_max:g}, "
                f"band {block.band_words or 'none'}",
                f"  title {_pt(block.title_pt)} pt: " + " / ".join(block.title)]
+        if block.axis_title:
+            out.append(f"  value axis from 0 by {block.axis_step:g}: {block.axis_title}")
         out.extend(f"  bar {' / '.join(b.category)}: {_cell_text(b.cell)}" for b in block.bars)
         return out
     if isinstance(block, KpiBlock):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pptx.chart.data import CategoryChartData
 from pptx.enum.chart import XL_CHART_TYPE, XL_LABEL_POSITION
+from pptx.dml.color import RGBColor
 from pptx.enum.dml import MSO_THEME_COLOR
 from pptx.enum.text import MSO_AUTO_SIZE, MSO_ANCHOR
 from pptx.util import Emu, Pt
@@ -233,11 +234,8 @@ class _Painter:
         cat_ax.reverse_order = True
         cat_ax.has_major_gridlines = False
         cat_ax.tick_labels.font.size = Pt(block.label_pt)
-        val_ax = chart.value_axis
-        val_ax.minimum_scale = 0
-        val_ax.maximum_scale = block.axis_max
-        val_ax.has_major_gridlines = False
-        val_ax.visible = False
+        _value_axis(chart.value_axis, block)
+        px.value_axis_at_last_category(chart.element)  # under the lowest bar, not above the first
         bar_plot = chart.plots[0]
         bar_plot.gap_width = 45
         bar_plot.vary_by_categories = False
@@ -261,7 +259,40 @@ class _Painter:
         plot, frame = block.plot, block.frame
         px.plot_area_layout(chart.element, plot.left / frame.width, plot.top / frame.height,
                             plot.width / frame.width, plot.height / frame.height)
+        if block.axis_title:
+            x, y = block.axis_title_at
+            px.value_axis_title_layout(chart.element, x / frame.width, y / frame.height)
         px.set_alt_text(gf, block.alt_text, title=block.title[0])
+
+
+GRIDLINE_GREY = RGBColor(0xD9, 0xD9, 0xD9)  # light: the bars and their bound labels stay what the eye reads
+
+
+def _value_axis(val_ax, block: ld.ChartBlock) -> None:
+    """The value axis from zero to the planned maximum, a light gridline every ``axis_step``, its
+    numbers at AXIS_PT and its title the unit they count in (python-pptx's chart API)."""
+    val_ax.visible = True
+    val_ax.minimum_scale = 0
+    val_ax.maximum_scale = block.axis_max
+    if block.axis_step:
+        val_ax.major_unit = block.axis_step
+    val_ax.has_major_gridlines = True
+    line = val_ax.major_gridlines.format.line
+    line.color.rgb = GRIDLINE_GREY
+    line.width = Pt(0.75)
+    val_ax.has_minor_gridlines = False
+    val_ax.tick_labels.font.size = Pt(lay.AXIS_PT)
+    val_ax.tick_labels.number_format = "#,##0"
+    val_ax.tick_labels.number_format_is_linked = False
+    val_ax.format.line.color.rgb = GRIDLINE_GREY
+    if block.axis_title:
+        val_ax.has_title = True
+        tf = val_ax.axis_title.text_frame
+        tf.text = block.axis_title
+        for p in tf.paragraphs:
+            for run in p.runs:
+                run.font.size = Pt(lay.AXIS_PT)
+                run.font.bold = False
 
 
 class _BoundChartData(CategoryChartData):

@@ -734,7 +734,7 @@ def _chart_page_fits(m, plan: ChartPlan, bounds, title_h, row_notes, shared, leg
     marked = [NOTE_PREFIX + t for t in dict.fromkeys(t for i in range(start, stop) for t in row_notes[i])]
     paras = chart_note_paras(shared, marked, legend)
     notes_h = notes_box_height(m, paras, plan.note_pt, notes_width, plan.note_columns)
-    return title_h + 16 + bars + notes_h + 8 <= height
+    return title_h + 8 + AXIS_ROOM + bars + notes_h + 8 <= height
 
 
 def notes_box_height(m: Metrics, notes: Sequence[str], size: float, width: float, columns: int = 1) -> float:
@@ -759,9 +759,35 @@ class ChartGeometry:
 LABEL_GAP = 6.0  # pt between a whisker's end and its data label
 
 
+AXIS_PT = 10.0  # the value axis's numbers and its title (the unit)
+AXIS_ROOM = 26.0  # pt under the plot: the axis's numbers, then its title, one line each at AXIS_PT
+
+
 def plot_box(frame_w: float, frame_h: float, title_h: float, cat_w: float) -> Box:
     top = title_h + 8
-    return Box(cat_w, top, frame_w - cat_w - CELL_PAD_X, max(frame_h - top - 8, 10))
+    return Box(cat_w, top, frame_w - cat_w - CELL_PAD_X, max(frame_h - top - AXIS_ROOM, 10))
+
+
+def axis_title_at(m: Metrics, plot: Box, title: str) -> tuple[float, float]:
+    """Where the value axis's title stands (its top left, from the chart frame's): centred under the
+    plot, under the line of the axis's numbers. Placed, not left to the application: LibreOffice sets
+    an axis title of a chart with a fixed plot area over the axis's numbers."""
+    lh = m.line_height(AXIS_PT)
+    return (max(plot.left + (plot.width - m.width(title, AXIS_PT)) / 2 - CELL_PAD_X, 0.0), plot.bottom + lh + 1)
+
+
+def axis_step(axis_max: float) -> float:
+    """The value axis's major unit (a gridline and a number each): 1, 2, 2.5 or 5 times a power of ten,
+    so that four to eight gridlines stand between zero and ``axis_max``."""
+    if axis_max <= 0:
+        return 1.0
+    exp = math.floor(math.log10(axis_max))
+    for e in (exp - 1, exp):
+        for f in (1, 2, 2.5, 5):
+            step = f * 10 ** e
+            if axis_max / step <= 8:
+                return step
+    return 10 ** (exp + 1)
 
 
 def axis_maximum(m: Metrics, plot_w: float, values: Sequence[float], band: float | None, labels: Sequence[str],

@@ -27,7 +27,7 @@ from typing import Sequence
 
 from ..citation import result_id_cell, source_words
 from ..errors import ExportguardError
-from ..guard import lean_table
+from ..guard import lean_chart_table, lean_table
 from ..layout import document as ld
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, columns_left_out_words, marks_words, shape_title
@@ -311,6 +311,11 @@ class _Planner:
 
     # -- charts --
     def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
+        # bars of the default columns are labelled lean (rank, submitter, system): the rest is in each
+        # bar's note, so a label takes a line or two and a Top 10 fits one slide
+        lean = lean_chart_table(section.table)
+        if lean is not None:
+            section = ChartSection(section.title, lean)
         table = section.table
         fig_cols = [i for i, c in enumerate(table.columns) if c.kind == "figure"] + \
                    [i for i, c in enumerate(table.columns) if c.kind == "derived"]
@@ -352,6 +357,9 @@ class _Planner:
         plot_w = lay.plot_box(frame_w, self.body.height, title_h, plan.cat_width).width
         axis_max = lay.axis_maximum(self.m, plot_w, [f.magnitude for f in figs], band, labels, plan.label_pt)
         series = f"{header}, {slide_text(figs[0].unit_text, figure=True)} {band_words(slack)}"
+        # the value axis counts from zero in the figures' unit; its numbers are a scale, each bar's label
+        # is its bound figure
+        axis_title = f"{header}, {slide_text(figs[0].unit_text, figure=True)}"
         pages = plan.pages
         for k, (start, stop) in enumerate(pages):
             sub = figs[start:stop]
@@ -379,7 +387,9 @@ class _Planner:
                 geom.axis_max, _frame(geom.plot), band, band_words(slack),
                 tuple(shared + notes + [self.legend, self.caveat]),
                 alt_text=f"Bar chart. {' '.join(title_lines)} Bars, top to bottom: {cats}. "
-                         "The notes the marks resolve to are in the text box under the chart."))
+                         "The notes the marks resolve to are in the text box under the chart.",
+                axis_title=axis_title, axis_step=lay.axis_step(geom.axis_max),
+                axis_title_at=lay.axis_title_at(self.m, geom.plot, axis_title)))
             nbox = Box(self.body.left, frame.bottom + 6, frame_w, notes_h)
             self._textbox(s, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in note_paras],
                           "Notes", italic_from=len(note_paras) - 1, columns=plan.note_columns,

@@ -205,6 +205,37 @@ def label_nowrap_and_offset(dlbl, x_offset: float) -> None:
     etree.SubElement(manual, _c("y"), val="0")
 
 
+def value_axis_at_last_category(chart_space) -> None:
+    """Put the value axis (its numbers and title) beside the last category: a bar chart whose categories
+    run top to bottom (catAx orientation maxMin) otherwise draws it above the first bar. ``c:valAx/c:crosses``
+    says where the value axis crosses the category axis (ECMA-376 21.2.2.33); python-pptx writes only the
+    category axis's."""
+    for ax in chart_space.iter(_c("valAx")):
+        crosses = ax.find(_c("crosses"))
+        if crosses is None:
+            crosses_at = ax.find(_c("crossesAt"))
+            if crosses_at is not None:
+                ax.remove(crosses_at)
+            crosses = etree.SubElement(ax, _c("crosses"))
+            ax.find(_c("crossAx")).addnext(crosses)
+        crosses.set("val", "max")
+
+
+def value_axis_title_layout(chart_space, x: float, y: float) -> None:
+    """The value axis title's top left corner, as fractions of the chart space (``c:title/c:layout``,
+    ``xMode``/``yMode`` edge)."""
+    for title in chart_space.iterfind(f"{_c('chart')}/{_c('plotArea')}/{_c('valAx')}/{_c('title')}"):
+        old = title.find(_c("layout"))
+        if old is not None:
+            title.remove(old)
+        layout = etree.Element(_c("layout"))
+        manual = etree.SubElement(layout, _c("manualLayout"))
+        for tag, val in (("xMode", "edge"), ("yMode", "edge"), ("x", f"{x:.4f}"), ("y", f"{y:.4f}")):
+            etree.SubElement(manual, _c(tag)).set("val", val)
+        tx = title.find(_c("tx"))
+        (tx.addnext(layout) if tx is not None else title.insert(0, layout))
+
+
 def plot_area_layout(chart_space, x: float, y: float, w: float, h: float) -> None:
     """The plot area's inner rectangle, as fractions of the chart space."""
     plot = chart_space.find(f"{_c('chart')}/{_c('plotArea')}")
