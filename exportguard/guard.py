@@ -359,12 +359,7 @@ def lean_table(table: BoundTable, asked: bool = False) -> BoundTable | None:
     keys = tuple(c.key for c in table.columns)
     if asked:  # the lean defaults in place of the text columns asked for, the figures as asked
         keys = DEFAULT_COLUMNS + tuple(k for k in keys if k in FIGURE_COLUMNS and k != "throughput")
-    results = []
-    for row in table.rows:
-        fig = next((c for c in row if isinstance(c, BoundFigure)), None)
-        if fig is None:
-            return None
-        results.append(fig.result)
+    results = _row_results(table)
     if not results:
         return None
     lean = lean_columns(keys, bool(results[0].own), results)
@@ -384,6 +379,17 @@ def lean_table(table: BoundTable, asked: bool = False) -> BoundTable | None:
                    table_note=_table_note(results, table.slack, shared, table.ranked, table.selection))
 
 
+def _row_results(table: BoundTable) -> list[Result]:
+    """The result of each row's figure, in row order; [] where a row holds none (no lean form then)."""
+    results = []
+    for row in table.rows:
+        fig = next((c for c in row if isinstance(c, BoundFigure)), None)
+        if fig is None:
+            return []
+        results.append(fig.result)
+    return results
+
+
 CHART_LABEL_COLUMNS = ("rank", "submitter", "system")
 
 
@@ -395,12 +401,7 @@ def lean_chart_table(table: BoundTable) -> BoundTable | None:
     table's notices (the scales it spans) stay. None where the columns were asked for, or none leave."""
     if not table.defaults:
         return None
-    results = []
-    for row in table.rows:
-        fig = next((c for c in row if isinstance(c, BoundFigure)), None)
-        if fig is None:
-            return None
-        results.append(fig.result)
+    results = _row_results(table)
     if not results:
         return None
     keys = [c.key for c in table.columns]

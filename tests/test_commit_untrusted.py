@@ -186,34 +186,12 @@ def test_another_users_files_named_like_leftovers_are_left_alone_and_said_once(r
 def test_a_genuine_record_across_two_folders_is_finished(report, tmp_path):
     """The checks do not stop the protocol's own cross-folder records: a two-folder export killed
     after its record was written is finished by the next command in either folder."""
-    from exportguard.render.commit import Commit, recover
+    from exportguard.render.commit import recover
 
     a, b = tmp_path / "a", tmp_path / "b"
     finals = [a / "r.md", b / "r.csv"]
 
-    class Killed(BaseException):
-        pass
-
-    real_replace = os.replace
-    calls = []
-
-    def replace_then_die(src, dst):
-        calls.append(dst)
-        if len(calls) == 2:
-            raise Killed  # as if killed between the two moves: no undo runs
-        real_replace(src, dst)
-
-    commit = Commit(finals, run=RUN)
-    commit.__enter__()
-    for final in finals:
-        Path(commit.stage(final)).write_text(f"new {final.name}\n")
-    os.replace = replace_then_die
-    try:
-        with pytest.raises(Killed):
-            commit.commit()
-    finally:
-        os.replace = real_replace
-        commit._unlock()
+    _killed_at_move(finals, 2)
     assert (a / "r.md").read_text() == "new r.md\n" and not (b / "r.csv").exists()
     told = recover([b])  # the folder that holds only the journal
     assert (b / "r.csv").read_text() == "new r.csv\n", told
@@ -240,34 +218,13 @@ def test_files_named_like_a_record_that_are_no_record_are_not_acted_on(report, s
 def test_an_undo_cut_short_is_carried_on_not_turned_into_a_finish(tmp_path):
     """Killed while undoing (one target already put back, the others still new or unmoved): the next
     recovery goes on undoing; finishing the rest would leave a mixed set."""
-    from exportguard.render.commit import Commit, _read_record, recover
+    from exportguard.render.commit import _read_record, recover
 
     finals = [tmp_path / n for n in ("a.md", "b.csv", "c.pdf")]
     for f in finals:
         f.write_text(f"previous {f.name}\n")
 
-    class Killed(BaseException):
-        pass
-
-    real_replace, calls = os.replace, []
-
-    def replace_then_die(src, dst):
-        calls.append(dst)
-        if len(calls) == 3:
-            raise Killed
-        real_replace(src, dst)
-
-    commit = Commit(finals, run=RUN)
-    commit.__enter__()
-    for f in finals:
-        Path(commit.stage(f)).write_text(f"new {f.name}\n")
-    os.replace = replace_then_die
-    try:
-        with pytest.raises(Killed):
-            commit.commit()
-    finally:
-        os.replace = real_replace
-        commit._unlock()
+    _killed_at_move(finals, 3)
     record = _read_record(own_name(finals[0], RUN, "commit"))
     final, _part, backup = record.entries[0]
     os.replace(backup, final)  # the undo had put a.md back when it was killed
@@ -275,3 +232,32 @@ def test_an_undo_cut_short_is_carried_on_not_turned_into_a_finish(tmp_path):
     assert [f.read_text() for f in finals] == [f"previous {f.name}\n" for f in finals], told
     assert any("undid an interrupted export" in t for t in told)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f.name for f in finals)
+
+
+class _Killed(BaseException):
+    """Raised as a SIGKILL would stop the process: no undo runs."""
+
+
+def _killed_at_move(finals, n: int) -> None:
+    """A commit of ``finals`` (each part "new NAME") cut off as it enters its ``n``-th move."""
+    from exportguard.render.commit import Commit
+
+    real_replace, calls = os.replace, []
+
+    def replace_then_die(src, dst):
+        calls.append(dst)
+        if len(calls) == n:
+            raise _Killed
+        real_replace(src, dst)
+
+    commit = Commit(finals, run=RUN)
+    commit.__enter__()
+    for final in finals:
+        Path(commit.stage(final)).write_text(f"new {final.name}\n")
+    os.replace = replace_then_die
+    try:
+        with pytest.raises(_Killed):
+            commit.commit()
+    finally:
+        os.replace = real_replace
+        commit._unlock()
