@@ -20,8 +20,11 @@ class Counts:
     ingest_runs: int
 
     def line(self) -> str:
-        return (f"{self.results:,} results ({self.own_runs:,} own runs), {self.sources:,} sources, "
-                f"{self.quarantines:,} quarantined rows, {self.ingest_runs:,} ingest runs")
+        from .wording import count_words
+
+        return (f"{count_words(self.results, 'result')} ({count_words(self.own_runs, 'own run')}), "
+                f"{count_words(self.sources, 'source')}, {count_words(self.quarantines, 'quarantined row')}, "
+                f"{count_words(self.ingest_runs, 'ingest run')}")
 
 
 def counts(conn: sa.Connection) -> Counts:
