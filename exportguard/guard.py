@@ -356,21 +356,27 @@ def lean_table(table: BoundTable, asked: bool = False) -> BoundTable | None:
     what left the table (the accelerator's name, the result ID's column, tokens per sample) is in the
     row's note. None where the table's columns were asked for: those stay as asked, unless ``asked``
     (a slide they cannot fit at all, which then says which columns it leaves out)."""
-    keys = tuple(c.key for c in table.columns)
-    if asked:  # the lean defaults in place of the text columns asked for, the figures as asked
-        keys = DEFAULT_COLUMNS + tuple(k for k in keys if k in FIGURE_COLUMNS and k != "throughput")
+    has = tuple(c.key for c in table.columns)
+    keys = has  # with ``asked``: the lean defaults in place of the text columns asked for, the figures as asked
+    if asked:
+        keys = DEFAULT_COLUMNS + tuple(k for k in has if k in FIGURE_COLUMNS and k != "throughput")
     results = _row_results(table)
     if not results:
         return None
-    lean = lean_columns(keys, bool(results[0].own), results)
-    lean = tuple(k for k in lean if k in [c.key for c in table.columns])  # never a column the table lacks
-    if lean == tuple(c.key for c in table.columns):
+    lean = tuple(k for k in lean_columns(keys, bool(results[0].own), results) if k in has)  # never one it lacks
+    if lean == has:
         return None
     problems = _hidden_differences(results, lean, table.title)
     if problems:  # lean_columns adds what a comparison must show: never expected, never passed over
         raise GuardError(problems)
-    keep = [[c.key for c in table.columns].index(k) for k in lean]
-    shared = Shared.of(results, shown=lean)
+    return _showing(table, results, lean)
+
+
+def _showing(table: BoundTable, results: Sequence[Result], keys: Sequence[str]) -> BoundTable:
+    """``table`` with only the columns ``keys`` (in that order), each row's note and the table note
+    bound again to what its cells now show, so that what left the table is in the notes."""
+    keep = [[c.key for c in table.columns].index(k) for k in keys]
+    shared = Shared.of(results, shown=keys)
     rows = []
     for row, r in zip(table.rows, results):
         note = row_note(r, shared)
@@ -411,14 +417,7 @@ def lean_chart_table(table: BoundTable) -> BoundTable | None:
     lean = [k for k in keys if k in label or k in FIGURE_COLUMNS]
     if lean == keys:
         return None
-    keep = [keys.index(k) for k in lean]
-    shared = Shared.of(results, shown=lean)
-    rows = []
-    for row, r in zip(table.rows, results):
-        note = row_note(r, shared)
-        rows.append(tuple(replace(c, note=note) if isinstance(c, BoundFigure) else c for c in (row[i] for i in keep)))
-    return replace(table, columns=tuple(table.columns[i] for i in keep), rows=tuple(rows),
-                   table_note=_table_note(results, table.slack, shared, table.ranked, table.selection))
+    return _showing(table, results, lean)
 
 
 def scale_notices(results: Sequence[Result], per_accelerator_shown: bool = False) -> tuple[Notice, ...]:

@@ -355,15 +355,19 @@ class Store:
         except _FAULTS as e:
             raise StoreError(f"{self.display_url}: could not be read: {_cause(e, self.url)}") from None
 
+    def _write_policy(self, needs: str) -> "_WritePolicy":
+        """How a writer waits for the write lock; a read-only store refused first, saying what ``needs`` it."""
+        if self.read_only:
+            raise StoreError(f"the store at {self.display_url} is read-only (the file or its folder cannot be "
+                             f"written): {needs}")
+        return _WritePolicy(self.wait_s, self.tell, self.display_url)
+
     @contextmanager
     def writing(self) -> Iterator[sa.Connection]:
         """One write transaction, under the store's write lock. Raises StoreError (in one line,
         with the transaction rolled back: nothing of it stored) for a lock not had within
         ``wait_s``, a store file deleted or replaced meanwhile, or a fault of the database."""
-        if self.read_only:
-            raise StoreError(f"the store at {self.display_url} is read-only (the file or its folder cannot be "
-                             "written): reading works, ingesting needs write access")
-        policy = _WritePolicy(self.wait_s, self.tell, self.display_url)
+        policy = self._write_policy("reading works, ingesting needs write access")
         try:
             with self.engine.connect() as conn:
                 self._refuse_another_file(conn, "write")
@@ -388,10 +392,7 @@ class Store:
         commands, upgrades included, wait for this one migrator. On SQLite each step takes the write
         lock (BEGIN IMMEDIATE), with foreign keys off for the connection: a step rebuilds a table
         that others reference (SQLite's documented way), which it checks before committing."""
-        if self.read_only:
-            raise StoreError(f"the store at {self.display_url} is read-only (the file or its folder cannot be "
-                             "written): upgrading it needs write access")
-        policy = _WritePolicy(self.wait_s, self.tell, self.display_url)
+        policy = self._write_policy("upgrading it needs write access")
         try:
             with self.engine.connect() as conn:
                 self._refuse_another_file(conn, "write")

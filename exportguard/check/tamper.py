@@ -32,9 +32,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
 
-from ..detect import find_figures
+from ..detect import defuse, find_figures
 from ..embedding import PDF_SCOPE, PPTX_CELL, PPTX_SCOPE, xlsx_sheet_of
 from ..manifest import shown_digest
+from ..sanitize import visible
 from .evaluate import DOCUMENT, EMBEDDED, Figure, Hit, hit, on
 
 # Texts that do not stand where a reader sees them: a cell's comment, text inside a chart's workbook.
@@ -85,16 +86,11 @@ def _squash(text: str) -> str:
     return squashed if squashed.isascii() else unicodedata.normalize("NFKC", squashed)
 
 
-def _note_forms(note: str) -> tuple[str, ...]:
-    """A note as the manifest records it, and as a paged format shows source text in it: source text
-    that reads like a mark or a figure defused ('[t]' as '(t)'; detect.defuse, the renderers' own
-    layer), controls and invisible characters shown (sanitize.visible)."""
-    from ..detect import defuse
-    from ..sanitize import visible
-
-    shown = _squash(defuse(visible(note)))
-    raw = _squash(note)
-    return (raw,) if shown == raw else (raw, shown)
+def _shown_note(note: str) -> str:
+    """A note as a paged format shows source text in it: what reads like a mark or a figure defused
+    ('[t]' as '(t)'; detect.defuse, the renderers' own layer), controls and invisible characters shown
+    (sanitize.visible). Worked out only for a note not found as the manifest records it."""
+    return _squash(defuse(visible(note)))
 
 
 def _note_stands(want: str, seen) -> bool:
@@ -273,7 +269,8 @@ class ManifestCheck:
         for e in self.entries.values():
             seen = self.notes_in.get(e.scope, {})
             for mark, note in zip(e.marks, e.notes):
-                found = any(_note_stands(want, seen) for want in _note_forms(note))
+                raw = _squash(note)
+                found = _note_stands(raw, seen) or _note_stands(_shown_note(note), seen)
                 if not found:
                     missing[(e.scope, mark, note)].append(e)
         hits = []
