@@ -309,14 +309,24 @@ def source_name(source: str) -> str:
     return source
 
 
+def cited_source(provenance) -> str:
+    """A source as a data column states it: an MLCommons publication's public URL, a local file by its
+    folder and name (source_name). Never the local path: where the data sits is the exporter's
+    machine, not the reader's; the whole path is in the manifest."""
+    url = provenance.source_url
+    if url and not url.startswith("file:"):
+        return url
+    return source_name(url or provenance.source_locator or provenance.source_path)
+
+
 def source_words(result: Result) -> str:
     """Where a result comes from, as a Sources table cites it for a reader: the public URL of an
     MLCommons publication; an own run's tool, result file and run date; else the file's name. No
     local path: the whole path is in the manifest."""
     p = result.conditions.provenance
+    name = cited_source(p)
     if p.source_url and not p.source_url.startswith("file:"):
-        return p.source_url
-    name = source_name(p.source_url or p.source_locator or p.source_path)
+        return name
     if result.own:
         run = result.conditions.run
         return f"{run.tool} result file {name}, run on {run.run_date}"

@@ -37,7 +37,7 @@ def _chart_slide(z: zipfile.ZipFile) -> str:
 
 
 def _without_visible_notes(deck: Path, out: Path) -> tuple[Path, int]:
-    """The deck with the chart slide's 'Notes' shape cut out of the slide XML (its embedded
+    """The deck with the chart slide's notes boxes ('Notes', 'Notes 2') cut out of the slide XML (its embedded
     workbook, with the same notes below the data, untouched)."""
     with zipfile.ZipFile(deck) as src:
         slide = _chart_slide(src)
@@ -47,8 +47,11 @@ def _without_visible_notes(deck: Path, out: Path) -> tuple[Path, int]:
                 if info.filename == slide:
                     xml = blob.decode("utf-8")
                     shapes = re.findall(r"<p:sp>(?:(?!</p:sp>).)*</p:sp>", xml, re.S)
-                    [notes] = [s for s in shapes if 'name="Notes"' in s]
-                    blob = xml.replace(notes, "").encode("utf-8")
+                    notes = [s for s in shapes if re.search(r'name="Notes( \d+)?"', s)]
+                    assert notes
+                    for shape in notes:
+                        xml = xml.replace(shape, "")
+                    blob = xml.encode("utf-8")
                 dst.writestr(info, blob)
     return out, int(re.search(r"\d+", slide.rsplit("/", 1)[1]).group())
 

@@ -77,13 +77,17 @@ def test_the_deck_holds_no_tool_internals_and_its_title_slide_dates_its_data(dem
 
 def test_an_own_run_is_cited_by_tool_file_and_run_date(demo, tmp_path):
     db = f"sqlite:///{demo.parent / 'store.db'}"
-    out = CliRunner().invoke(main, ["--db", db, "export", "--non-mlperf", "--to", str(tmp_path / "own.pptx"),
-                                    "--to", str(tmp_path / "own.pdf"), "--to", str(tmp_path / "own.xlsx")])
+    out = CliRunner().invoke(main, ["--db", db, "export", "--non-mlperf",
+                                    *(a for ext in ("pptx", "pdf", "xlsx", "csv", "md")
+                                      for a in ("--to", str(tmp_path / f"own.{ext}")))])
     assert out.exit_code == 0, out.output
     slides = _slide_texts(tmp_path / "own.pptx")
     pages = _pdf_pages(tmp_path / "own.pdf")
-    for text in [*slides, *pages]:
+    # the data files too: a CSV's source column names an own run's file by folder and name, never its path
+    data = [(tmp_path / f"own.{ext}").read_text(encoding="utf-8-sig") for ext in ("csv", "md")]
+    for text in [*slides, *pages, *data]:
         assert not INTERNALS.findall(text), INTERNALS.findall(text)
+    assert ",own-traffic/own-traffic-infqps-" in data[0]
     sources = "\n".join(t for t in slides if t.startswith("Sources"))
     assert "vllm bench serve result file own-traffic/own-traffic-infqps" in sources and "run on 2026-12-01" in sources
     test_the_workbook_holds_no_local_path_and_cites_sources_in_readers_words(tmp_path / "x", tmp_path / "own.xlsx")

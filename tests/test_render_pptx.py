@@ -156,6 +156,15 @@ def _shape(slide, name):
     return next((s for s in slide.shapes if s.name == name), None)
 
 
+def _notes_boxes(slide) -> list:
+    """A chart slide's notes boxes, left to right ('Notes', 'Notes 2'): each holds whole notes."""
+    return [s for s in slide.shapes if re.fullmatch(r"Notes( \d+)?", s.name)]
+
+
+def _notes_paras(slide) -> list[str]:
+    return [p.text for box in _notes_boxes(slide) for p in box.text_frame.paragraphs]
+
+
 def _footer_rows(table) -> list[str]:
     """Texts of the rows merged across the whole table (the notes rows)."""
     n = len(table.columns)
@@ -224,8 +233,7 @@ def test_every_figure_cell_label_and_headline_holds_value_unit_band_and_a_mark_r
                         marks = MARKS.findall(text)
                         assert marks and all(m in notes for m in marks), (text, sorted(notes))
             for shape in _charts(slide):
-                box = _shape(slide, "Notes")
-                notes = _notes_in(p.text for p in box.text_frame.paragraphs)
+                notes = _notes_in(_notes_paras(slide))
                 for text in _labels(shape):
                     checked["chart"] += 1
                     assert THROUGHPUT.match(text) and BAND.search(text), text
@@ -265,7 +273,7 @@ def test_the_manifest_lists_every_figure_where_the_deck_shows_it(deck_report, de
             elif m := CHART_LOC.match(loc):
                 s, k, p = map(int, m.groups())
                 assert _labels(_charts(slides[s - 1])[k - 1])[p - 1] == entry["shown"]["text"], loc
-                lines = [x.text for x in _shape(slides[s - 1], "Notes").text_frame.paragraphs]
+                lines = _notes_paras(slides[s - 1])
             else:
                 m = HEADLINE_LOC.match(loc)
                 assert m, loc
@@ -918,12 +926,12 @@ def _check_rendered(path: Path, pdf: Path) -> None:
     prs = Presentation(path)
     manifest = read_manifest(path)
     pages = _pages(pdf)
-    # the notes in reading order: a chart's notes box may set them in two columns, which pdftotext's
+    # the notes in reading order: a chart's notes stand in two boxes side by side, which pdftotext's
     # -layout mode interleaves line by line
     read = _pages(pdf, layout=False)
     assert len(pages) == len(prs.slides) == len(read)
-    # and the notes box alone, read in its order: uncropped, a chart's bar labels can fall between its columns
-    boxed = [_box_text(pdf, n, _shape(slide, "Notes")) for n, slide in enumerate(prs.slides, 1)]
+    # and each notes box alone, read in its order: uncropped, a chart's bar labels can fall between them
+    boxed = ["\n".join(_box_text(pdf, n, box) for box in _notes_boxes(slide)) for n, slide in enumerate(prs.slides, 1)]
     for entry in manifest["figures"]:
         slide = int(entry["location"].split(",")[0].split()[1])
         page = pages[slide - 1]
@@ -952,11 +960,34 @@ def _check_rendered(path: Path, pdf: Path) -> None:
             inside = [w for w in words if top - 1 <= w[1] < strip_top - 1]
             assert inside and all(left - 1 <= w[0] and w[2] <= right + 1 for w in inside), \
                 f"slide {n}: text outside its table"
-        for shape in _charts(slide) + [s for s in slide.shapes if s.name == "Notes"]:
-            left, right = shape.left / emu, (shape.left + shape.width) / emu
+        def within(w, shape):
+            return shape.left / emu - 1 <= w[0] and w[2] <= (shape.left + shape.width) / emu + 1
+
+        boxes = _notes_boxes(slide)
+        for shape in _charts(slide) + boxes:
             top, bottom = shape.top / emu, (shape.top + shape.height) / emu
             inside = [w for w in words if top <= (w[1] + w[3]) / 2 <= bottom]
-            assert all(left - 1 <= w[0] and w[2] <= right + 1 for w in inside), f"slide {n}: text outside {shape.name}"
+            # a notes box's neighbour stands beside it, at the same height: a word must lie in one of them
+            peers = boxes if shape in boxes else [shape]
+            assert all(any(within(w, p) for p in peers) for w in inside), f"slide {n}: text outside {shape.name}"
+
+
+def test_a_chart_slides_note_stands_whole_in_one_notes_box_as_libreoffice_draws_it(deck, rendered):
+    """Two notes boxes side by side on a wide slide, each holding whole notes: no note begins at the
+    foot of one and ends at the top of the other, as one box flowing into two columns would break it."""
+    pdf = rendered[deck.name]
+    split = 0
+    for n, slide in enumerate(Presentation(deck).slides, 1):
+        boxes = _notes_boxes(slide)
+        if len(boxes) < 2:
+            continue
+        split += 1
+        for box in boxes:
+            drawn = _unbroken(_box_text(pdf, n, box))
+            for para in box.text_frame.paragraphs:
+                for note in re.split(r" (?=\[[a-z]+\] )", para.text):
+                    assert _unbroken(note) in drawn, f"slide {n}: {note[:60]!r} not whole in {box.name}"
+    assert split, "no chart slide with two notes boxes in the deck"
 
 
 def test_libreoffice_shows_each_figure_with_its_binding_and_its_notes_on_the_same_slide(deck, rendered):

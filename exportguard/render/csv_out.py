@@ -17,6 +17,7 @@ import csv
 import functools
 from pathlib import Path
 
+from ..citation import cited_source
 from ..sanitize import visible
 from ..report import BesideSection, BoundFigure, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
 from ..embedding import CSV_FIGURE_HEADER, CSV_VALUE_HEADER, csv_cell
@@ -134,7 +135,7 @@ class CsvRenderer:
                   c.accelerators_total, c.nodes, i.round, i.division, i.availability,
                   b.benchmark, b.scenario, i.result_id, i.result_id_state, s.tokens_per_sample,
                   s.tokens_per_sample_basis, own_shape_words(r) if r.own else shape_words(s), load_text(r), table_note,
-                  r.conditions.provenance.source_url, r.conditions.provenance.retrieved_on, report.caveat_short,
+                  cited_source(r.conditions.provenance), r.conditions.provenance.retrieved_on, report.caveat_short,
                   report.legend)
         self.emit_values(values, fig)
         doc.place(csv_cell(self.row_no, FIGURE_COLUMN), fig, lettering, safe_text(text),

@@ -623,7 +623,6 @@ class ChartPlan:
     pages: list[tuple[int, int]]
     cat_lines: list[list[str]]  # per bar, the category label broken into lines
     cat_width: float  # room for category labels, left of the plot
-    note_columns: int = 1  # columns of the notes box under the chart
 
 
 def chart_category_lines(m: Metrics, parts: Sequence[str], size: float, width: float) -> list[str]:
@@ -648,9 +647,9 @@ def note_columns(width: float) -> int:
     return 2 if width >= NOTE_COLUMN_MIN else 1
 
 
-def _column_width(width: float, columns: int) -> float:
-    """The width of one column of a notes box, insets and the gap between columns taken off."""
-    return (width - 2 * CELL_PAD_X - NOTE_COLUMN_GAP * (columns - 1)) / columns
+def note_column_width(width: float, columns: int) -> float:
+    """The width of one box of a notes area ``width`` wide set in ``columns`` side-by-side boxes."""
+    return (width - NOTE_COLUMN_GAP * (columns - 1)) / columns
 
 
 def _band(lines: int, lh: float) -> float:
@@ -665,18 +664,56 @@ def chart_note_paras(shared: Sequence[str], marked: Sequence[str], legend: str) 
     return [*shared, *([" ".join(marked)] if marked else []), legend]
 
 
+def chart_note_columns(m: Metrics, shared: Sequence[str], marked: Sequence[str], legend: str, size: float,
+                       width: float) -> list[list[str]]:
+    """The paragraphs of a chart slide's notes (chart_note_paras), one list per notes box: one box
+    where the area is narrow, else two side by side (note_columns). The split falls between whole
+    paragraphs or between two marked notes, never inside one (an application flowing one box's text
+    into its next column breaks a note where a line ends), at the point that makes the taller box
+    least tall; the legend closes the last box."""
+    columns = note_columns(width)
+    if columns == 1:
+        return [chart_note_paras(shared, marked, legend)]
+    items = [("shared", t) for t in shared] + [("note", t) for t in marked] + [("legend", legend)]
+    box_w = note_column_width(width, columns)
+
+    def paras(part):
+        out: list[str] = []
+        notes = [t for kind, t in part if kind == "note"]
+        for kind, t in part:
+            if kind != "note":
+                out.append(t)
+            elif t is notes[0]:
+                out.append(" ".join(notes))  # a box's marked notes run on in one paragraph
+        return out
+
+    best = None
+    for cut in range(1, len(items)):
+        boxes = [paras(items[:cut]), paras(items[cut:])]
+        tallest = max(notes_box_height(m, b, size, box_w) for b in boxes)
+        if best is None or tallest < best[0]:
+            best = (tallest, boxes)
+    return best[1]
+
+
+def notes_area_height(m: Metrics, boxes: Sequence[Sequence[str]], size: float, width: float) -> float:
+    """The height of a notes area ``width`` wide holding ``boxes`` (chart_note_columns) side by side:
+    its tallest box."""
+    box_w = note_column_width(width, len(boxes))
+    return max(notes_box_height(m, b, size, box_w) for b in boxes)
+
+
 def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_parts: Sequence[Sequence[str]],
                labels: Sequence[str], row_notes: Sequence[Sequence[str]], shared: Sequence[str], legend: str,
                notes_width: float, ladder=CHART_LADDER) -> ChartPlan:
     """Bars per chart slide and font sizes: each slide holds a chart (title ``title_h`` tall, then
     one band per bar, tall enough for its category label and data label) above a notes box
-    (chart_note_paras: ``shared``, the notes of its bars, the ``legend``; in two columns where the box
-    is wide: note_columns); together at most ``height``. Each step of ``ladder`` is tried with the
+    (chart_note_columns: ``shared``, the notes of its bars, the ``legend``; in two boxes side by side
+    where the area is wide); together at most ``height``. Each step of ``ladder`` is tried with the
     category labels in each share of CATEGORY_SHARES of the width (a wider label column puts a label
     on fewer lines, the bars keep the rest); the fewest slides win, then the larger type, then the
     narrower label column."""
     best = None
-    columns = note_columns(notes_width)
     for label_pt, note_pt in ladder:
         label_w = max((m.width(t, label_pt) for t in labels), default=0.0)
         longest = max((m.width(" · ".join(p for p in parts if p), label_pt) for parts in cat_parts), default=0.0)
@@ -690,7 +727,7 @@ def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_part
             if label_w + 2 * CELL_PAD_X > plot_w * 0.62:
                 continue  # the labels would squeeze the bars
             cat_lines = [chart_category_lines(m, parts, label_pt, cat_w - 2 * CELL_PAD_X) for parts in cat_parts]
-            plan = ChartPlan(label_pt, note_pt, [], cat_lines, cat_w, columns)
+            plan = ChartPlan(label_pt, note_pt, [], cat_lines, cat_w)
             pages = _fill_charts(m, plan, title_h, row_notes, shared, legend, notes_width, height)
             if pages is None:
                 continue
@@ -701,8 +738,7 @@ def plan_chart(m: Metrics, width: float, height: float, title_h: float, cat_part
         label_pt, note_pt = ladder[-1]
         cat_w = width * 0.3
         best = ChartPlan(label_pt, note_pt, [(i, i + 1) for i in range(len(cat_parts))],
-                         [chart_category_lines(m, p, label_pt, cat_w - 2 * CELL_PAD_X) for p in cat_parts], cat_w,
-                         columns)
+                         [chart_category_lines(m, p, label_pt, cat_w - 2 * CELL_PAD_X) for p in cat_parts], cat_w)
     if len(best.pages) > 1:  # spread the bars evenly
         bounds = even_split(len(cat_parts), len(best.pages))
         if all(_chart_page_fits(m, best, b, title_h, row_notes, shared, legend, notes_width, height)
@@ -732,19 +768,16 @@ def _chart_page_fits(m, plan: ChartPlan, bounds, title_h, row_notes, shared, leg
     bars = sum(_band(len(plan.cat_lines[i]), lh) for i in range(start, stop))
     # measured with the widest mark a slide can have in practice
     marked = [NOTE_PREFIX + t for t in dict.fromkeys(t for i in range(start, stop) for t in row_notes[i])]
-    paras = chart_note_paras(shared, marked, legend)
-    notes_h = notes_box_height(m, paras, plan.note_pt, notes_width, plan.note_columns)
+    boxes = chart_note_columns(m, shared, marked, legend, plan.note_pt, notes_width)
+    notes_h = notes_area_height(m, boxes, plan.note_pt, notes_width)
     return title_h + 8 + AXIS_ROOM + bars + notes_h + 8 <= height
 
 
-def notes_box_height(m: Metrics, notes: Sequence[str], size: float, width: float, columns: int = 1) -> float:
-    """The height of a notes box holding ``notes`` (as drawn, marks included), set in ``columns``
-    columns. Text flows from one column into the next line by line, so two columns need half the
-    lines plus at most one line (and its paragraph spacing) that does not split evenly."""
-    inner = _column_width(width, columns)
+def notes_box_height(m: Metrics, notes: Sequence[str], size: float, width: float) -> float:
+    """The height of a notes box ``width`` wide holding ``notes`` (as drawn, marks included)."""
+    inner = width - 2 * CELL_PAD_X
     lh = m.line_height(size)
-    total = sum(m.lines(t, size, inner) * lh + size * 0.25 for t in notes)
-    return 2 * CELL_PAD_Y + total / columns + (lh + size * 0.25) * (columns - 1)
+    return 2 * CELL_PAD_Y + sum(m.lines(t, size, inner) * lh + size * 0.25 for t in notes)
 
 
 @dataclass

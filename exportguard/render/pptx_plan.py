@@ -4,7 +4,7 @@
 report order (a title slide; per table section a native table whose footer rows, merged across the
 table, hold the table note, the notes of the marks on that slide and the trademark legend, continued
 over as many slides as the rows need, each lettered on its own; per chart section a bar chart per
-figure column with the bands as error bars and the notes in a text box beneath; per KPI section one
+figure column with the bands as error bars and the notes in text boxes beneath; per KPI section one
 box holding the headline figure, its scenario and shape, and its notes; per beside section an MLPerf
 panel and an own-runs panel side by side and the shape panel; per text section its paragraphs; then
 the caveat and the sources), which rows and bars go on which slide, every text shown (through
@@ -371,8 +371,8 @@ class _Planner:
                                      len(pages), len(rows), what=f": {header}" if chart_no else "")
             s = self._slide(page_title)
             notes = self._note_lines(lettering)
-            note_paras = lay.chart_note_paras(shared, notes, self.legend)
-            notes_h = lay.notes_box_height(self.m, note_paras, plan.note_pt, frame_w, plan.note_columns)
+            note_boxes = lay.chart_note_columns(self.m, shared, notes, self.legend, plan.note_pt, frame_w)
+            notes_h = lay.notes_area_height(self.m, note_boxes, plan.note_pt, frame_w)
             frame = Box(self.body.left, self.body.top, frame_w, self.body.height - notes_h - 6)
             shown = [slide_text(lettering.text(f), figure=True) for f in sub]
             geom = lay.chart_geometry(frame.width, frame.height, title_h, plan.cat_width, [f.magnitude for f in sub],
@@ -387,13 +387,17 @@ class _Planner:
                 geom.axis_max, _frame(geom.plot), band, band_words(slack),
                 tuple(shared + notes + [self.legend, self.caveat]),
                 alt_text=f"Bar chart. {' '.join(title_lines)} Bars, top to bottom: {cats}. "
-                         "The notes the marks resolve to are in the text box under the chart.",
+                         f"The notes the marks resolve to are in the text {'boxes' if len(note_boxes) > 1 else 'box'} "
+                         "under the chart.",
                 axis_title=axis_title, axis_step=lay.axis_step(geom.axis_max),
                 axis_title_at=lay.axis_title_at(self.m, geom.plot, axis_title)))
-            nbox = Box(self.body.left, frame.bottom + 6, frame_w, notes_h)
-            self._textbox(s, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in note_paras],
-                          "Notes", italic_from=len(note_paras) - 1, columns=plan.note_columns,
-                          column_gap=lay.NOTE_COLUMN_GAP if plan.note_columns > 1 else 0.0)
+            # whole notes in each box, side by side: the legend closes the last box, in italics
+            box_w = lay.note_column_width(frame_w, len(note_boxes))
+            for k, paras in enumerate(note_boxes):
+                last = k == len(note_boxes) - 1
+                nbox = Box(self.body.left + k * (box_w + lay.NOTE_COLUMN_GAP), frame.bottom + 6, box_w, notes_h)
+                self._textbox(s, nbox, [Para(t, plan.note_pt, space_after=plan.note_pt * 0.25) for t in paras],
+                              "Notes" if k == 0 else f"Notes {k + 1}", italic_from=len(paras) - 1 if last else None)
             self._caveat_strip(s)
             self._speaker_notes(s, page_title, shown, shared + self._detail_lines(lettering))
 
