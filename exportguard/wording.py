@@ -277,6 +277,12 @@ def marks_words(letters) -> str:
     return f"[{']['.join(letters)}]" if letters else ""
 
 
+def note_line(mark: str, text: str) -> str:
+    """'[a] Result 5.1-0061, verified.': a note as every format writes it after the figures it binds,
+    its mark in brackets (marks_words) and its text."""
+    return f"[{mark}] {text}"
+
+
 def mark_name(i: int) -> str:
     """a, b, ..., z, aa, ab, ...: the i-th mark (from 0)."""
     name = ""

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from ..citation import OWN_FIELDS, OWN_NOTE_MARK
 from ..detect import MARK, Detected, column_figure, find_figures
 from ..rules import Finding, finding
+from ..wording import marks_words
 
 EMBEDDED = "embedded"  # the kind the observer hears for text inside a container (never seen on the page)
 
@@ -528,7 +529,7 @@ def _names_mlperf(text: str) -> bool:
 
 
 def _marks(marks) -> str:
-    return "".join(f"[{m}]" for m in marks)
+    return marks_words(marks)
 
 
 def _kind(scope: str) -> str:

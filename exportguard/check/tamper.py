@@ -36,6 +36,7 @@ from ..detect import defuse, find_figures
 from ..embedding import PDF_SCOPE, PPTX_CELL, PPTX_SCOPE, xlsx_sheet_of
 from ..manifest import shown_digest
 from ..sanitize import visible
+from ..wording import marks_words
 from .evaluate import DOCUMENT, EMBEDDED, Figure, Hit, hit, on
 
 # Texts that do not stand where a reader sees them: a cell's comment, text inside a chart's workbook.
@@ -336,6 +337,6 @@ def _what_went(old: str, new: str) -> str:
         gone.append(f"band {b.band}")
     lost = [m for m in b.marks if m not in a.marks]
     if lost:
-        gone.append("mark " + "".join(f"[{m}]" for m in lost))
+        gone.append("mark " + marks_words(lost))
     gone += [f"label {lab!r}" for lab in b.labels if lab not in a.labels]
     return f" ({', '.join(gone)} removed)" if gone else ""

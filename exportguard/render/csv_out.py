@@ -21,7 +21,7 @@ from ..citation import cited_source
 from ..sanitize import visible
 from ..report import BesideSection, BoundFigure, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
 from ..embedding import CSV_FIGURE_HEADER, CSV_VALUE_HEADER, csv_cell
-from ..wording import band_words, load_text, own_shape_words, shape_words
+from ..wording import band_words, load_text, note_line, own_shape_words, shape_words
 from .panels import beside_parts
 from .walk import Lettering, Walk, walk
 
@@ -126,7 +126,7 @@ class CsvRenderer:
         r, report = fig.result, doc.report
         i, b, c, s = r.conditions.identity, r.conditions.benchmark, r.conditions.configuration, r.conditions.shape
         letters = lettering.letters(fig)
-        notes = " ".join(f"[{m}] {note.text}" for m, note in zip(letters, fig.notes))
+        notes = " ".join(note_line(m, note.text) for m, note in zip(letters, fig.notes))
         low, high = fig.band_edges() or (None, None)
         values = (n, title, text, fig.magnitude, fig.unit_text, band_words(fig.slack), low, high,
                   " ".join(letters), notes, span.words() if span else "",

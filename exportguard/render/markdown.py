@@ -17,6 +17,7 @@ from pathlib import Path
 from ..embedding import MD_POINTER, md_headline, md_table_cell
 from ..sanitize import visible
 from ..report import BesideSection, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..wording import note_line
 from .panels import beside_parts, notes_of
 from .walk import FigureCell, TablePart, Walk, walk
 
@@ -87,7 +88,7 @@ class MarkdownRenderer:
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
         part = doc.part(n, section.title, section.table)
         self._part(doc, self._heading(section.title), part)
-        self.lines += [f"- [{m}] {md_text(note.text)}" for m, note in part.lettering.notes()]
+        self.lines += ["- " + note_line(m, md_text(note.text)) for m, note in part.lettering.notes()]
         self._legend(doc)
 
     def beside(self, doc: Walk, n: int, section: BesideSection) -> None:
@@ -96,7 +97,7 @@ class MarkdownRenderer:
         mlperf, own, lettering = beside_parts(n, section)
         for part in (mlperf, *own):
             self._part(doc, self._heading(part.title), part)
-            self.lines += [f"- [{m}] {md_text(note.text)}" for m, note in notes_of(part.table, lettering)]
+            self.lines += ["- " + note_line(m, md_text(note.text)) for m, note in notes_of(part.table, lettering)]
             self.lines += ["", "*Beside, never one comparison: each panel has its own band rule and notes.*", ""]
         self._heading(f"{section.title}: both shapes")
         self.lines += [f"- {md_text(r.label)}: {md_text(r.shape)}; load: {md_text(r.load)}"
@@ -132,7 +133,7 @@ class MarkdownRenderer:
         self.lines += [f"**{text}**: {md_text(section.inline_conditions)}", "",
                        f"*{md_text(section.table_note.text)}*", ""]
         self.lines += self._notices(section.notices)
-        self.lines += [f"- [{m}] {md_text(note.text)}" for m, note in lettering.notes()]
+        self.lines += ["- " + note_line(m, md_text(note.text)) for m, note in lettering.notes()]
         self._legend(doc)
 
     def text(self, doc: Walk, n: int, section: TextSection) -> None:

@@ -1078,7 +1078,7 @@ def draw_notes(canv, page: Page, block: TextBlock, notebook: NoteBook, height: f
             x, y = x + step, top
         lines = notebook.text_lines(para.text, width, plan.columns)
         t.font(NOTE_MARK.font, NOTE_MARK.size)
-        t.text(x, y - NOTE.leading + lift, f"[{para.mark}]")
+        t.text(x, y - NOTE.leading + lift, marks_words([para.mark]))
         t.font(NOTE.font, NOTE.size)
         t.lines(x + NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
         y -= len(lines) * NOTE.leading + NOTE_GAP

@@ -30,7 +30,7 @@ from ..errors import ExportguardError
 from ..guard import lean_chart_table, lean_table
 from ..layout import document as ld
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, columns_left_out_words, marks_words, shape_title
+from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, columns_left_out_words, marks_words, note_line, shape_title
 from . import pptx_layout as lay
 from .panels import beside_parts, notes_of
 from .pptx_layout import Box, Para
@@ -149,11 +149,11 @@ class _Planner:
         s.speaker_notes = slide_text("\n\n".join(parts), lines=True, figure=True)  # the parts are escaped already
 
     def _note_lines(self, lettering: Lettering) -> list[str]:
-        return [f"[{m}] {slide_text(note.text, limit=NOTE_LIMIT)}" for m, note in lettering.notes()]
+        return [note_line(m, slide_text(note.text, limit=NOTE_LIMIT)) for m, note in lettering.notes()]
 
     def _detail_lines(self, lettering: Lettering) -> list[str]:
         """Each mark's whole footnote (Note.full: framework, results folder), for the speaker notes."""
-        return [f"[{m}] {slide_text(note.full, limit=NOTE_LIMIT)}" for m, note in lettering.notes()]
+        return [note_line(m, slide_text(note.full, limit=NOTE_LIMIT)) for m, note in lettering.notes()]
 
     def _shown_on(self) -> dict[tuple, int]:
         """The first slide that shows each result, from the placements planned so far."""
@@ -518,14 +518,14 @@ class _Planner:
                     table, view, plan, shared = panels[k]
                     part = TablePart(n, table.title, table, a, b, lettering)
                     marked = notes_of(_rows_of(table, a, b), lettering)
-                    lines = [f"[{m}] {slide_text(note.text, limit=NOTE_LIMIT)}" for m, note in marked]
+                    lines = [note_line(m, slide_text(note.text, limit=NOTE_LIMIT)) for m, note in marked]
                     table_no += 1
                     block, height = self._table_block(s, part, plan, view, shared, lines, n, at=(x, y),
                                                       table_no=table_no, legend=False)
                     y += height + gap
                     shown += [c.shown_text for c in block.cells()]
                     said += shared
-                    mark_lines += [f"[{m}] {slide_text(note.full, limit=NOTE_LIMIT)}" for m, note in marked]
+                    mark_lines += [note_line(m, slide_text(note.full, limit=NOTE_LIMIT)) for m, note in marked]
             box = Box(self.body.left, self.body.bottom - strip_h, self.body.width, strip_h)
             self._textbox(s, box, strip_paras, "Legend", italic_from=0)
             self._caveat_strip(s)

@@ -26,7 +26,7 @@ from ..citation import Note, TableNote
 from ..clock import Clock
 from ..model import Result
 from ..report import BoundFigure, BoundTable, Cell, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import mark_name, marks_words
+from ..wording import mark_name, marks_words, note_line
 
 
 class Lettering:
@@ -66,12 +66,12 @@ class Lettering:
 
     def note_lines(self) -> list[str]:
         """'[a] NVIDIA, ...': the notes block of this scope."""
-        return [f"[{m}] {n.text}" for m, n in self.notes()]
+        return [note_line(m, n.text) for m, n in self.notes()]
 
     def footnote(self, fig: BoundFigure, table_note: TableNote) -> str:
         """A figure's full footnote: its text, the conditions its table shares, its marks' notes."""
         return "\n\n".join([self.text(fig), table_note.text] +
-                           [f"[{m}] {n.text}" for m, n in zip(self.letters(fig), self.notes_of(fig))])
+                           [note_line(m, n.text) for m, n in zip(self.letters(fig), self.notes_of(fig))])
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from ..citation import result_id_cell, source_words, suite_name
 from ..errors import ExportguardError
 from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
                       TextSection)
-from ..wording import TIE_RULE, band_words, number
+from ..wording import TIE_RULE, band_words, note_line, number
 from . import xlsx_formats as fmts
 from . import xlsx_layout as lay
 from .panels import beside_parts
@@ -388,11 +388,11 @@ class XlsxRenderer:
         notes = [(m, note) for m, note in lettering.notes() if note in wanted]  # this panel's, in mark order
         table_note = getattr(lettering, "table_note", None) if mode == fmts.TABLE and table.cohort.mlperf else None
         if table_note is not None:  # the table note is the note of the table's one mark: [a] at the top
-            top = [(f"[{m}] {note.text}", "note") for m, note in notes if note == table_note]
+            top = [(note_line(m, note.text), "note") for m, note in notes if note == table_note]
             notes = [(m, note) for m, note in notes if note != table_note]
         else:
             top = [(table.table_note.text, "note")]
-        note_lines = [f"[{m}] {note.text}" for m, note in notes]
+        note_lines = [note_line(m, note.text) for m, note in notes]
         if caveat:
             top.append((self.report.caveat_short, "caveat"))
         if text_cells and not self.text_cells:
@@ -500,7 +500,7 @@ class XlsxRenderer:
             cell, value = _number(fig.magnitude, fmt, style), float(f"{fig.magnitude:.16g}")
             text = shown(fig.magnitude, fig, fmt)
         notes = lettering.notes_of(fig)
-        marked = [f"[{m}] {note.full}" for m, note in zip(lettering.letters(fig), notes)]
+        marked = [note_line(m, note.full) for m, note in zip(lettering.letters(fig), notes)]
         own = [] if fig.note in notes else [f"This row: {fig.note.full}"]  # one mark per table: the row's note
         cell = cell.with_comment("\n\n".join([text] + ([] if own else [table_note]) + marked + own))
         doc.place(location, fig, lettering, clean_text(text), value)
