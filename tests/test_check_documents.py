@@ -338,6 +338,18 @@ def test_rules_that_read_the_note_a_mark_resolves_to(tmp_path, text, note, rule,
     assert words in report.hits[0].message
 
 
+def test_a_result_id_broken_after_its_hyphen_at_a_line_end_still_cites_the_result(tmp_path):
+    """As LibreOffice wraps a deck's note in the PDF it makes ("Result 5.1-" / "0042"): the note
+    still names its result; without the ID it does not."""
+    broken = NOTE.replace("result 5.1-0042", "result 5.1-\n  0042")
+    (tmp_path / "x.md").write_text(f"{BOUND}\n\n- {broken}\n\n{TRADEMARK_LEGEND}\n", encoding="utf-8")
+    (tmp_path / "y.md").write_text(f"{BOUND}\n\n- {broken.replace('0042', 'the one')}\n\n{TRADEMARK_LEGEND}\n",
+                                   encoding="utf-8")
+    found = run(tmp_path)
+    assert found["x.md"].hits == [], [str(h) for h in found["x.md"].hits]
+    assert [h.rule_id for h in found["y.md"].hits] == ["EG005"]
+
+
 def test_first_mention_of_mlperf_without_the_mark_is_a_warning_and_the_legend_does_not_count(tmp_path):
     (tmp_path / "a.md").write_text(f"MLPerf results are in.\n\n{TRADEMARK_LEGEND}\n", encoding="utf-8")
     (tmp_path / "b.md").write_text(f"MLPerf® results are in; MLPerf again.\n\n{TRADEMARK_LEGEND}\n", encoding="utf-8")

@@ -50,7 +50,9 @@ _INFERENCE_VERSION = re.compile(r"inference:?\s+(?:datacenter\s+|edge\s+)?v?\d+\
 _DIVISION = re.compile(r"(?:closed|open)(?=[\s,;.:)])")
 _BENCHMARK = re.compile(r"llama|mixtral|gpt-?j|gpt-?oss|deepseek|qwen|whisper|stable-diffusion|sdxl|dlrm|bert|"
                         r"resnet|retinanet|rgat|3d-unet")
-_RESULT_ID = re.compile(r"\d\.\d{1,2}-\d{3,5}(?!\d)")
+# a result ID ("5.1-0073"), also broken after its hyphen where a line ends: a PDF that LibreOffice made of
+# a deck breaks "Result 5.1-" / "0073" as the slide wraps it, and text extraction keeps the break
+_RESULT_ID = re.compile(r"\d\.\d{1,2}-\s?\d{3,5}(?!\d)")
 # A source as people write it: any URL, or a host with or without a path and with or without a scheme
 # ('https://mlcommons.org/...', 'www.mlcommons.org', 'github.com/mlcommons/inference_results_v5.1').
 _HOST = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
