@@ -11,7 +11,9 @@ A figure is a throughput a person reads in a text, written in any of these ways:
   '45,3 Samples/s', '1,2 Mio. Token/s', '101 253 tok/s' (thin-space thousands), and each end of a
   range ('120–155 tokens/sec' is two figures); per accelerator ('tok/s/GPU'), per dollar or per watt
   it is derived;
-- a derived cost figure: '$0.21/M tokens', '0.2121 USD per 1M tokens', '169,600 tokens/dollar';
+- a derived cost figure: '$0.21/M tokens', '0.2121 USD per 1M tokens', '169,600 tokens/dollar'; but a
+  price a provider charges per token count ('list price $0.20 / 1M tokens', '$0.40 / 1M input tokens',
+  under a heading or title that names a price: ``without_prices``) is not a figure;
 - a number after a label that names a throughput ('Output token throughput (tok/s):   1764.14',
   '"output_throughput": 1764.1', an AIPerf console row), under a heading line or a text table's
   column heading that names one, or in a sentence that states the unit once for several numbers
@@ -23,6 +25,9 @@ and ``unverified``. A number preceded by "target" (and
 the like) is a load setting, not a result. Tables and sheets: a number in a column whose header
 names a throughput unit is a figure too (``header_unit`` reads the header, ``column_figure`` the
 cell), with the same binding rules.
+
+Numbers inside a file name, a path or a URL are parts of a name, never figures: they are blanked out
+before any rule reads the text (``_without_file_names``).
 """
 from __future__ import annotations
 
@@ -81,6 +86,15 @@ _COSTS = (
                + _NOT_LETTER, _I),
 )
 _COST_QUALIFIER = ("cost per million tokens", "cost per million tokens", "tokens per dollar")  # one per _COSTS
+# a price a provider charges per token count, not a figure (figure_forms.PRICE_WORDS, PRICED_TOKENS)
+_PRICE = re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICE_WORDS) + _NOT_LETTER, _I)
+_PRICED_TOKENS = re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + r"\s*(?:tok|jeton)", _I)
+_PRICED_WORD = re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + _NOT_LETTER, _I)  # in a heading: 'input_usd_per_1m'
+
+# a file name or a URL: the numbers in it are parts of a name (figure_forms.FILE_EXTENSIONS)
+_NAME_TOKEN = re.compile(r"[^\s()\[\]<>,;|│┃]+")
+_EXTENSION = re.compile(r"\.(?:" + "|".join(F.FILE_EXTENSIONS) + r")(?![\w])", _I)
+_OTHER_UNIT_WORD = re.compile(r"(?<![\w/$€£%])(?-i:" + _alt(F.OTHER_UNITS) + r")(?![\w/])|[$€£%]")
 
 _BAND = re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable(?:: [^)]*)?\)|\([^()]{1,60}: no band\))")
 MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
@@ -126,7 +140,8 @@ _OTHER_BEFORE = frozenset(w.lower() for w in F.OTHER_QUANTITY_BEFORE)
 # None for anything, else a letter must not follow unless it starts one of these)
 _QUICK_KEYS = (
     ("/s", False, ("ec", "ek")), ("/ s", False, ("ec", "ek")), (" per s", False, ("ec",)), (" pro s", False, ("ek",)),
-    (" par s", False, ("ec",)), (" por s", False, ("eg",)), (" a second", False, None), ("qps", True, ()),
+    (" par s", False, ("ec",)), (" por s", False, ("eg",)), (" a second", False, None), ("-per-s", False, ("ec",)),
+    (" each second", False, None), (" every second", False, None), (" je sek", False, None), ("qps", True, ()),
     ("tps", True, ()), ("rps", True, ()), ("q/s", True, ()), ("_s", False, ("ec",)), ("$", False, None),
     ("€", False, None), ("£", False, None), ("usd", True, ()), ("eur", True, ("o",)), ("gbp", True, ()),
     ("dollar", True, None), ("cent", True, ("s",)), ("million tok", False, None), ("1m tok", False, None),
@@ -244,10 +259,11 @@ def find_figures(text: str) -> list[Detected]:
     """Every throughput figure quoted in ``text``, with the binding that follows it, in text order."""
     if not _quick(text):
         return []
+    original, text = text, _without_file_names(text)
     decimal = comma_decimal(text)
-    found = _explicit(text, decimal) + _costs(text, decimal)
-    found = _merge([], found)
-    rest = _masked(text, found)  # the labels and headings a figure of its own leaves: its unit is its own
+    costs, prices = _costs(text, decimal)
+    found = _merge([], _explicit(text, decimal) + costs)
+    rest = _masked(text, found + prices)  # the labels and headings a figure of its own leaves: its unit is its own
     if _LAYOUT_HINT.search(rest) and _quick(rest):
         found = _merge(found, _labelled(rest, decimal))
         if "\n" in rest:
@@ -255,8 +271,65 @@ def find_figures(text: str) -> list[Detected]:
             found = _merge(found, _headed_blocks(rest, decimal))
     found = [d if d.text == text[d.start:d.end] else _retext(d, text) for d in found]
     if _has_loose_digits(text, found):
-        found = _merge(found, _in_sentences(text, decimal, found))
+        found = _merge(found, _in_sentences(text, decimal, found, prices))
+    if text is not original:
+        found = [_retext(d, original) for d in found]
     return found
+
+
+def _without_file_names(text: str) -> str:
+    """The text with each file name, path and URL blanked out (same length): 'openai-4.0qps-...-094331.json'
+    names a run, and its numbers are no figures. Read word by word (linear in the text)."""
+    spans = [m.span() for m in _NAME_TOKEN.finditer(text) if _file_token(m.group(0), text, m.end())]
+    if not spans:
+        return text
+    out, last = [], 0
+    for a, b in spans:
+        out += [text[last:a], " " * (b - a)]
+        last = b
+    return "".join(out) + text[last:]
+
+
+def _file_token(t: str, text: str = "", end: int = -1) -> bool:
+    """Is one word a file name or a path: a name with its extension, a URL, a path of snake_case
+    folders ('poisson4_isl550_osl250/...'), or a long name that a line broke at a hyphen, as a PDF
+    wraps a source note ('openai-4.0qps-mock-llm-20261201-' then '094331.json')?"""
+    if len(t) < 6:
+        return False
+    if "." in t and _EXTENSION.search(t):
+        return True
+    if t.startswith(("http://", "https://")):
+        return True
+    if "/" in t and "_" in t and any(ch.isdigit() for ch in t):
+        return True
+    return (t.endswith("-") and t.count("-") >= 3 and any(ch.isdigit() for ch in t)
+            and (end < 0 or end == len(text) or text[end] == "\n"))
+
+
+def names_a_price(text: str) -> bool:
+    """Does a text (a sentence, a column heading, a slide title) say that the money amounts per token
+    count it holds or heads are prices a provider charges ('API pricing', 'Input price', 'list price')?"""
+    return bool(text) and _PRICE.search(text) is not None
+
+
+def is_price(d: Detected, about: str = "") -> bool:
+    """Is a cost per token count a price, not a figure: it carries no binding of its own, and its
+    unit counts tokens that providers price (input, cached) or ``about`` names a price."""
+    return (d.qualifier == _COST_QUALIFIER[0] and not (d.band or d.marks or d.labels)
+            and (_PRICED_TOKENS.search(d.unit) is not None or names_a_price(about)))
+
+
+def without_prices(found: list[Detected], about: str) -> list[Detected]:
+    """``found`` without the prices that ``about`` (what the text is under: its column heading, the
+    title over it) says they are."""
+    if not found or not names_a_price(about):
+        return found
+    return [d for d in found if not is_price(d, about)]
+
+
+def other_quantity(text: str) -> bool:
+    """Does a caption name the unit of another quantity ('GB HBM3e', 'GPUs', 'ms p99')?"""
+    return not header_unit(" ".join(text.split())) and _OTHER_UNIT_WORD.search(text) is not None
 
 
 def _masked(text: str, found: list[Detected]) -> str:
@@ -347,16 +420,29 @@ def _load_setting(text: str, at: int) -> bool:
     return _LOAD_WORD.search(before) is not None and _LOAD_SETTING.search(before) is not None
 
 
-def _costs(text: str, decimal: bool) -> list[Detected]:
-    found = []
+def _costs(text: str, decimal: bool) -> tuple[list[Detected], list[Detected]]:
+    """(derived cost figures, prices): a cost per token count whose sentence names a price is a price."""
+    found: list[Detected] = []
+    prices: list[Detected] = []
     if not _quick(text, _COST_FINDER):
-        return found
+        return found, prices
     for kind, rx in enumerate(_COSTS):
         for m in rx.finditer(text):
             d = _bound(text, m.start(), number_value(m.group(1), m.group(2), decimal), m.group(3).strip(), m.end(),
                        qualifier=_COST_QUALIFIER[kind])
-            found.append(d)
-    return found
+            (prices if is_price(d, _sentence_at(text, d.start, d.end)) else found).append(d)
+    return found, prices
+
+
+def _sentence_at(text: str, start: int, end: int) -> str:
+    """The sentence (within its line) that holds text[start:end]."""
+    lo = text.rfind("\n", 0, start) + 1
+    hi = text.find("\n", end)
+    hi = len(text) if hi < 0 else hi
+    for m in _SENTENCE_END.finditer(text, lo, start):
+        lo = m.end()
+    m = _SENTENCE_END.search(text, end, hi)
+    return text[lo:m.start() if m else hi]
 
 
 def _bound(text: str, start: int, value: float, unit: str, end: int, qualifier: str = "",
@@ -432,8 +518,13 @@ def header_unit(header: str) -> str | None:
     header = _heading_words(header)
     if not header or len(header) > HEADER_MAX_CHARS or not THROUGHPUT_HEADER.search(header):
         return None
+    if _names_a_file(header):
+        return None  # a file name or a path broken over lines ('.../openai-4.0qps-mock-llm-20261201-')
     cost = _HEADER_COST_UNIT.search(header)
     if cost:
+        if unit_qualifier(cost.group(0)) == _COST_QUALIFIER[0] and (names_a_price(header) or
+                                                                   _PRICED_WORD.search(header)):
+            return None  # a price list's column ('Input price ($/1M tokens)'): prices, not figures
         return cost.group(0)
     if _NOT_A_FIGURE_HEADER.search(header) or _FIGURE.search(header) or _CELL_NUMBER.fullmatch(header):
         return None
@@ -445,6 +536,14 @@ def header_unit(header: str) -> str | None:
     if _PER_SECOND_ONLY.search(header):
         return "throughput"
     return None if _OTHER_UNIT.search(header) else "throughput"
+
+
+def _names_a_file(text: str) -> bool:
+    """One word that is a file name or a path, whole or broken at a hyphen where a line wrapped."""
+    t = text.strip().strip("\"'`")
+    if not t or any(ch.isspace() for ch in t):
+        return False
+    return _file_token(t) or (("/" in t or "\\" in t) and "_" in t) or (t.endswith("-") and any(ch.isdigit() for ch in t))
 
 
 def column_figure(text: str, unit: str, context: str = "") -> Detected | None:
@@ -461,7 +560,9 @@ def column_figure(text: str, unit: str, context: str = "") -> Detected | None:
     lead = text[m.start():start].rstrip()
     if lead[-1:] in ("$", "€", "£"):  # the price's currency is part of what it reads
         start = m.start() + len(lead) - 1
-    d = _bound(text, start, number_value(m.group(1), m.group(2), comma_decimal(text)), unit, m.end(),
+    # a German heading reads its column German: '93,5' and '1.234,5' under 'Durchsatz (Token/s)'
+    decimal = comma_decimal(text) or comma_decimal(unit)
+    d = _bound(text, start, number_value(m.group(1), m.group(2), decimal), unit, m.end(),
                qualifier=qualifier, context=context or f"a number under a {unit!r} heading")
     rest = text[d.end:].strip()
     if rest and not rest.startswith(("(", "*", "†", "‡")) and _CELL_REST.match(rest):
@@ -647,7 +748,10 @@ def _text_tables(text: str, decimal: bool) -> list[Detected]:
 def table_figures(text: str) -> list[Detected]:
     """The figures of a text laid out as a table by position (a PDF page extracted with its layout):
     numbers under a heading that names a throughput."""
-    return _text_tables(text, comma_decimal(text)) if THROUGHPUT_HEADER.search(text) else []
+    if not THROUGHPUT_HEADER.search(text):
+        return []
+    text = _without_file_names(text)
+    return _text_tables(text, comma_decimal(text))
 
 
 def may_hold_columns(text: str) -> bool:
@@ -729,29 +833,34 @@ _VALUE_LINE = re.compile(r"^\s*(?:[-*•·]\s+)?(?P<label>[A-Za-z][^\n]{0,60}?)(
                          r"(?P<value>[~≈]?\d[^\s]*(?:\s(?:±\s?[\d.,]+\s?%|\[[a-z]{1,6}\]|derived|unverified))*)\s*$")
 
 
-def _in_sentences(text: str, decimal: bool, found: list[Detected]) -> list[Detected]:
+def _in_sentences(text: str, decimal: bool, found: list[Detected], prices: list[Detected] = ()) -> list[Detected]:
     """A unit stated once for several numbers: in a sentence that names a throughput unit (a figure's,
     or a bare '(samples/second)'), and in the sentence after it, a number that stands alone (not
     followed by a word of its own such as 'GPUs' or 'ms', not after words that name another
     quantity such as 'TTFT' or 'Llama', not in a row of numbers) is a figure in that unit."""
-    taken = _Spans(found)
+    taken = _Spans(sorted(list(found) + list(prices), key=lambda d: d.start))
     candidates = [m for m in _CONTEXT_NUMBER.finditer(text) if not taken.holds(m.start(1))]
     if not candidates:
         return []
-    mentions = [(d.start, d.end, d.unit, d.qualifier) for d in found if not d.context and not d.band_edge]
-    mentions += _bare_units(text, taken)
+    bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    # (start, end, unit, qualifier, sentences the unit reaches: its own and the next, or its own only)
+    mentions = [(d.start, d.end, d.unit, d.qualifier, 2) for d in found if not d.context and not d.band_edge]
+    mentions += [(a, b, u, q, 2) for a, b, u, q in _bare_units(text, taken)]
+    mentions += _throughput_subjects(text, taken, bounds)
     if not mentions:
         return []
-    bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
     starts = [m.start() for m in candidates]
     out: list[Detected] = []
     done: set[int] = set()
-    for start, end, unit, qualifier in sorted(mentions):
+    for start, end, unit, qualifier, reach in sorted(mentions):
         i = max(bisect.bisect_right(bounds, start) - 1, 0)
         # the sentence and the next, but no further than two lines from the mention: text extracted
         # from a page runs on without full stops through titles and tables
-        lo = max(bounds[i], _line_start(text, start, F.SENTENCE_LINES_BEFORE))
-        hi = min(bounds[min(i + 2, len(bounds) - 1)], _line_end(text, end, F.SENTENCE_LINES_AFTER))
+        lo = _line_start(text, start, F.SENTENCE_LINES_BEFORE, bounds[i])
+        hi = bounds[min(i + reach, len(bounds) - 1)]
+        hi = _line_end(text, end, F.SENTENCE_LINES_AFTER, max(hi, end))
+        if reach == 1:  # a sentence's subject: the numbers after it, on its line
+            lo, hi = end, _line_end(text, end, 0, hi)
         for m in candidates[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]:
             s = m.start(1)
             if m.end() > hi or s in done:
@@ -766,6 +875,36 @@ def _in_sentences(text: str, decimal: bool, found: list[Detected]) -> list[Detec
                 continue  # an edge or a band, not a figure
             out.append(d)
             done.add(s)
+    return out
+
+
+_SUBJECT = re.compile(r"(?<![\w\"'`])" + _THROUGHPUT_WORD + r"(?:\s*\([^()\d]{1,30}\))?(?![\w\"'`])", _I)
+SUBJECT_WORDS = 6  # a throughput word this far into its sentence is what the sentence is about
+
+
+def _throughput_subjects(text: str, taken: "_Spans", bounds: list[int]) -> list[tuple[int, int, str, str, int]]:
+    """A sentence about a throughput states its unit by its subject ('Offline throughput on the H200
+    node reached 118.5, against 84.2 on H100'): the word near the sentence's start, in a phrase that
+    names no other unit ('Network throughput', 'Throughput (GB/s)'), gives its numbers the unit."""
+    low = text.lower()
+    if not any(w in low for w in _THROUGHPUT_WORDS):
+        return []
+    out = []
+    for m in _SUBJECT.finditer(text):
+        if taken.holds(m.start()):
+            continue
+        i = max(bisect.bisect_right(bounds, m.start()) - 1, 0)
+        lo = max(bounds[i], m.start() - 160)  # SUBJECT_WORDS words at most: a bounded look back
+        nl = text.rfind("\n", lo, m.start())
+        lo = nl + 1 if nl >= 0 else lo
+        lead = text[lo:m.end()]
+        clause = re.split(r"[,;(]", text[lo:m.start()])[-1]
+        phrase = " ".join(clause.split()[-2:] + [m.group(0)])  # 'Offline throughput', 'Network throughput'
+        if len(lead.split()) > SUBJECT_WORDS or ":" in lead or header_unit(phrase) != "throughput":
+            continue
+        if text[m.end():m.end() + 3].lstrip()[:1] in (":", "=", "|", "│", "┃", ")", "\t"):
+            continue  # a label and its value ('Overall Output Throughput: 504.6'), read as one
+        out.append((m.start(), m.end(), "throughput", "", 1))
     return out
 
 
@@ -784,8 +923,8 @@ def _bare_units(text: str, taken: "_Spans") -> list[tuple[int, int, str, str]]:
 
 
 # where a unit ends, on the lowered text ('/s' but not '/sample', 'tps' but not 'https')
-_UNIT_ENDING = re.compile(r"/ ?s(?:ec(?:ond)?|ek(?:unde)?)?(?![a-z])|(?:per|pro|par|por) s(?:ec(?:ond)?|ek(?:unde)?|egundo)?"
-                          r"(?![a-z])|a second|(?<![a-z])(?:qps|tps|rps)(?![a-z])|q/s")
+_UNIT_ENDING = re.compile(r"/ ?s(?:ec(?:ond)?|ek(?:unde)?)?(?![a-z])|(?:per|pro|par|por)[ -]s(?:ec(?:ond)?|ek(?:unde)?|egundo)?"
+                          r"(?![a-z])|(?:a|each|every) second|je sekunde|(?<![a-z])(?:qps|tps|rps)(?![a-z])|q/s")
 
 
 class _Spans:
@@ -808,20 +947,26 @@ def _states_a_band(text: str, bounds: list[int], at: int) -> bool:
     return any(phrase in sentence for phrase in F.BAND_SENTENCE)
 
 
-def _line_start(text: str, at: int, lines: int) -> int:
+def _line_start(text: str, at: int, lines: int, floor: int = 0) -> int:
+    """The start of the line ``lines`` above the one at ``at``, or ``floor`` if that is later (a search
+    bounded by the sentence: a page of one long line holds many mentions)."""
     for _ in range(lines + 1):
-        at = text.rfind("\n", 0, at)
+        at = text.rfind("\n", floor, at)
         if at < 0:
-            return 0
+            return floor
     return at + 1
 
 
-def _line_end(text: str, at: int, lines: int) -> int:
+def _line_end(text: str, at: int, lines: int, ceiling: int | None = None) -> int:
+    ceiling = len(text) if ceiling is None else ceiling
     for _ in range(lines + 1):
-        at = text.find("\n", at + 1 if _ else at)
+        at = text.find("\n", at + 1 if _ else at, ceiling)
         if at < 0:
-            return len(text)
+            return ceiling
     return at
+
+
+LINE_WINDOW = 1000
 
 
 def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
@@ -830,8 +975,14 @@ def _stands_alone(text: str, m: re.Match, lo: int) -> bool:
         return False  # a count ('8'), a year
     if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "-~"):
         return False  # '83~22.04'
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    line_end = text.find("\n", m.end())
+    # the number's line, read no further than LINE_WINDOW characters each side: a table row is short,
+    # and a paragraph of one long line holds many numbers (reading it whole for each is quadratic)
+    floor = max(0, m.start() - LINE_WINDOW)
+    line_start = text.rfind("\n", floor, m.start()) + 1 or floor
+    ceiling = m.end() + LINE_WINDOW
+    line_end = text.find("\n", m.end(), ceiling)
+    if line_end < 0 and ceiling < len(text):
+        line_end = ceiling
     line = text[line_start:line_end if line_end >= 0 else len(text)]
     numbers = len(_ROW_NUMBER.findall(line))
     if numbers >= 3 and (numbers >= 0.3 * len(line.split()) or re.search(r"\S(?: {2,}|\t|\|)\S", line)):

@@ -14,6 +14,8 @@ COUNT_WORDS = (
     r"samples?", r"[ée]chantillons?", r"muestras?",
     r"quer(?:y|ies)", r"requ[êe]tes?", r"Abfragen", r"consultas?",
     r"req(?:uest)?s?", r"Anfragen",
+    # what a vision or recommendation benchmark's samples are, as its readers write them ('118,500 images/s')
+    r"images?", r"inferences?", r"Bilder", r"Inferenzen",
 )
 # Words people put between the number and the unit: '~66k output tokens/s', 'generated tok/s'.
 COUNT_ADJECTIVES = (
@@ -25,6 +27,8 @@ PER_SECOND = (
     r"\s?/\s?s(?:ec(?:ond)?)?", r"\s?/\s?Sek(?:unde|\.)?",
     r"\s+per\s+s(?:ec(?:ond)?)?", r"\s+a\s+second", r"\s+pro\s+Sek(?:unde|\.)?", r"\s+par\s+seconde",
     r"\s+por\s+segundo",
+    # 'samples-per-second' written as one word, 'samples each second' in prose
+    r"-per-s(?:ec(?:ond)?)?", r"\s+(?:each|every)\s+second", r"\s+je\s+Sekunde",
 )
 # Units written as one acronym: '147k TPS', 'target 45 QPS'.
 ACRONYM_UNITS = ("TPS", "QPS", "RPS", "q/s")
@@ -56,6 +60,16 @@ PER_MILLION_TOKENS = (
 )
 # The words of a cost heading without a currency symbol: 'Cost per 1M tokens', 'Kosten pro Mio. Token'.
 COST_WORDS = ("cost", "price", "Kosten", "Preis", "co[ûu]t", "prix")
+# What makes a money amount per token count a price, not a figure: what a provider charges ('$0.20 / 1M
+# tokens' on a price list, '2.10 USD per 1M tokens' in a quote) is set by contract, not measured on a
+# system with MLPerf's conditions. A cost per million tokens worked out from a system's throughput and
+# its hourly price is a throughput in disguise and stays a derived figure. These words, in the figure's
+# sentence, its column heading or the title over it, say it is a price.
+PRICE_WORDS = (r"pric(?:e|es|ed|ing)", r"input(?=\s*[:(])", r"list(?:ed)?\s+(?:at|price)", r"rate\s+card", r"charge[sd]?", r"bill(?:ed|ing)",
+               r"quot(?:e|ed|es|ation)", r"tariffs?", r"invoiced?", r"\w*preis(?:e|liste)?", r"Angebot", r"prix", r"tarifs?",
+               r"tarification", r"precios?")
+# Tokens that providers price and that no throughput counts ('$0.20 / 1M input tokens'): a price.
+PRICED_TOKENS = ("input", "prompt", "cached", "cache", "Eingabe-?")
 # '169,600 tokens/dollar', '169,600 tokens per $', 'Token pro Euro'.
 TOKENS_PER_CURRENCY = r"tok(?:en)?s?\s?(?:/\s?|\s+per\s+|\s+pro\s+|\s+par\s+)(?:\$|USD|dollars?|€|EUR|euros?)"
 
@@ -91,7 +105,26 @@ NOT_A_THROUGHPUT_HEADING = (r"\btarget(?:ed)?\b", r"\bper\s+sample\b", r"\blaten
                             r"\bITL\b", r"\bconfigured\b", r"\boffered\b", r"\b(?:request|arrival)\s+rate\b",
                             r"\bconcurrency\b", r"\bin\s+flight\b", r"\bper\s+(?:min(?:ute)?|hour|h)\b",
                             r"/\s?(?:min|h|hr|hour)\b", r"\bduration\b", r"\bgoal\b", r"\bZiel", r"\bobjectif\b",
-                            r"\bSLO\b")
+                            r"\bSLO\b",
+                            # a throughput of memory, a network or a disk: bandwidth, not tokens ('Speicherdurchsatz')
+                            r"\b(?:memory|network|disk|storage|i/?o|nvlink|pcie|interconnect|fabric)[\s-]+throughput",
+                            r"\b(?:Speicher|Netzwerk|Netz|Daten|Platten|Festplatten|Storage|Interconnect)-?durchsatz",
+                            r"\bd[ée]bit\s+(?:m[ée]moire|r[ée]seau|disque|du\s+r[ée]seau|de\s+la\s+m[ée]moire)",
+                            # counts per hour, day, month: a volume of traffic, not a rate per second
+                            r"\b(?:per|pro|je|par)\s+(?:day|week|month|year|Minute|Stunde|Std\.?|Tag|Woche|Monat|"
+                            r"heure|jour|mois)\b", r"/\s?(?:day|Tag|Std\.?|jour)\b")
+
+# A name of a file or a path: the numbers in it name a run, a rate setting or a time stamp, never a figure
+# ('poisson4_isl550_osl250/openai-4.0qps-mock-llm-20261201-094331.json' in a source note).
+FILE_EXTENSIONS = ("json", "jsonl", "csv", "tsv", "txt", "log", "ya?ml", "toml", "xlsx?", "pptx?", "pdf", "md", "html?",
+                   "png", "jpe?g", "svg", "zip", "gz", "tgz", "parquet", "db", "sqlite", "py", "ipynb", "out")
+# The units of other quantities, as a caption beside a headline number names them ('141' over 'GB HBM3e',
+# '72' over 'GPUs'): such a number is not in the unit that the slide's title states for its tiles.
+OTHER_UNITS = (r"[KMGTP]i?B(?:/s)?", r"[KMGT]b(?:/s|ps)", r"Gbit/s", r"ms", r"µs", r"sec(?:onds?)?", r"min(?:utes?)?",
+               r"hours?", r"W", r"kW", r"MW", r"%", r"GPUs?", r"accelerators?", r"chips?", r"nodes?", r"racks?", r"users?",
+               r"requests?", r"tokens", r"Token", r"params?", r"parameters", r"days?", r"USD", r"EUR", r"TTFT", r"TPOT",
+               r"latency", r"Latenz", r"memory", r"Speicher", r"HBM\w*", r"bandwidth", r"Bandbreite", r"context",
+               r"Kontext", r"concurrency", r"batch")
 
 # -- labels and tables in text ---------------------------------------------------------------------
 

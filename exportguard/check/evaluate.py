@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..citation import OWN_FIELDS, OWN_NOTE_MARK
-from ..detect import MARK, Detected, column_figure, find_figures
+from ..detect import MARK, Detected, column_figure, find_figures, without_prices
 from ..rules import Finding, finding
 from ..wording import marks_words
 
@@ -291,11 +291,13 @@ class Evaluator:
 
     def item(self, key: str, where: str, text: str, value: float | None = None, *, block: str = "",
              unit: str = "", kind: str = "text", line: int | None = None, shown: str | None = None,
-             within: str = "") -> None:
+             within: str = "", about: str = "") -> None:
         """One text a person sees. ``shown`` is what the file holds there when that differs from
         what a reader sees (a Markdown cell with its escapes): the manifest records that. ``within``
         names the container a reader must open to see it (``slide 3, chart 1 data``: the chart's
-        embedded workbook): its notes do not stand on the slide."""
+        embedded workbook): its notes do not stand on the slide. ``about`` is what the text stands
+        under (its column's heading, the slide's title, the section's heading): where it says the
+        amounts per token count are prices, they are no figures (detect.without_prices)."""
         if self._scope is None:
             self.scope(DOCUMENT)
         sc = self._scope
@@ -307,6 +309,8 @@ class Evaluator:
         if not text:
             return
         figs = detect(text)
+        if about and figs:
+            figs = without_prices(figs, about)
         column = False
         if not figs and unit:
             d = column_figure(text, unit, f"a number with the caption {unit!r} beside it" if kind == "tile" else "")

@@ -24,13 +24,16 @@ What else a reader sees on a slide, and so what is read with it:
 - the alternative text of pictures, shapes, tables and charts (``slide 3, picture 'Picture 4'
   (alt text)``): what a screen reader says and a hover shows;
 - a headline tile made of two shapes, a number and beside or under it a caption that names a unit
-  ('101,527' over 'tokens/s'): the number is a figure in the caption's unit;
+  ('101,527' over 'tokens/s', '~420k' over 'tokens/s on Llama 2 70B'): the number is a figure in the
+  caption's unit; a tile number without such a caption takes the unit the slide's title names;
+- the slide's title, as what every text on the slide stands under: a title that names a price
+  ('API pricing') makes the amounts per token count under it prices, not figures;
 - a chart without its embedded workbook (LibreOffice saves charts so): its category labels, from the
   chart's own cache.
 """
 from __future__ import annotations
 
-from ..detect import header_unit, row_units, tile_number
+from ..detect import header_unit, other_quantity, row_units, tile_number
 from .numfmt import format_number
 from .safety import NotInspectable, SafeZip, parse_tree
 from .xlsx_reader import main_part, read as read_workbook, relationships
@@ -87,10 +90,12 @@ class _Slide:
         self.at = f"slide {n}"
         self.tile_units: dict[int, str] = {}  # id(shape element) -> the unit of its caption beside it
         self.placeholders = True  # a layout's or master's placeholders are not shown on the slide
+        self.title = ""  # the slide's title: what its texts stand under (a price list's 'API pricing')
 
     def emit(self, label: str, text: str, block: str = "", detail: str = "", **kw) -> None:
         """An item at ``slide N, <label>``; ``detail`` adds what a person needs to find it."""
         if text.strip():
+            kw["about"] = " | ".join(t for t in (kw.get("about", ""), self.title) if t)
             key = f"{self.at}, {label}"
             self.sink.item(key, key + (f" ({detail})" if detail else ""), text, block=block or key, **kw)
 
@@ -166,6 +171,7 @@ class _Slide:
     def table(self, tbl, label: str) -> None:
         block = f"{self.at}, {label}"
         units: dict[int, str] = {}
+        heads: dict[int, str] = {}  # column -> its heading's text
         for r, tr in enumerate(tbl.iter(f"{A}tr"), 1):
             c = 0
             cells: list[tuple[int, str]] = []
@@ -180,13 +186,14 @@ class _Slide:
             labelled = row_units([t for _, t in cells]) if r > 1 else []
             for k, (col, text) in enumerate(cells):
                 if r == 1:
+                    heads[col] = text
                     unit = header_unit(text)
                     if unit:
                         units[col] = unit
                     self.emit(f"{label}, row {r}, column {col}", text, block, kind="header")
                 else:
                     self.emit(f"{label}, row {r}, column {col}", text, block, unit=units.get(col) or labelled[k],
-                              kind="cell")
+                              kind="cell", about=heads.get(col, ""))
 
     def chart(self, rid: str, k: int, prefix: str) -> None:
         rel = self.rels.get(rid)
@@ -356,7 +363,8 @@ def read(z: SafeZip, sink) -> None:
         tree = slide.find(f"{P}cSld/{P}spTree")
         behind = _behind(z, reader.rels, slide, layers)
         trees = [t for _, t in behind] + ([tree] if tree is not None else [])
-        reader.tile_units = _tiles(trees, layers=len(behind))
+        reader.title = _title(tree) if tree is not None else ""
+        reader.tile_units = _tiles(trees, layers=len(behind), title=reader.title)
         reader.placeholders = False
         for prefix, layer in behind:  # the master's and layout's own shapes, behind the slide's
             reader.shapes(layer, prefix)
@@ -407,12 +415,31 @@ def _behind(z: SafeZip, rels: dict, slide, layers: dict) -> list[tuple[str, obje
 _NEAR = 1.0  # how far apart (in the taller shape's heights) a number and its caption may stand
 
 
-def _tiles(trees, layers: int = 0) -> dict[int, str]:
+def _title(tree) -> str:
+    """The text of a slide's title: its title placeholder, else (a slide made from the blank layout)
+    the one-line text box at the top of the slide ('' when there is none)."""
+    for sp in tree.iter(f"{P}sp"):
+        ph = sp.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
+        if ph is not None and ph.get("type") in ("title", "ctrTitle"):
+            return " ".join(text_of(sp.find(f"{P}txBody")).split())
+    top = None
+    for sp, (_x, y, _w, _h) in _placed_shapes(tree):
+        text = text_of(sp.find(f"{P}txBody")).strip()
+        if text and (top is None or y < top[0]):
+            top = (y, text)
+    if top is None or "\n" in top[1] or len(top[1]) > 100 or tile_number(top[1]):
+        return ""
+    return top[1]
+
+
+def _tiles(trees, layers: int = 0, title: str = "") -> dict[int, str]:
     """id(number shape) -> the unit its caption names, for each shape that holds only a number
-    ('101,527', '101.5k ±5.4% [a]') with, right under, over or beside it, a shape whose text is a unit
-    caption ('tokens/s', 'Output tok/s'). Positions in slide coordinates (groups transformed); the first
-    ``layers`` trees are the master's and layout's, whose placeholders a slide does not show."""
-    numbers, captions = [], []
+    ('101,527', '~420k', '101.5k ±5.4% [a]') with, right under, over or beside it, a shape whose text is
+    a unit caption ('tokens/s', 'Output tok/s on Llama 2 70B'). A number without such a caption takes
+    the unit its slide's title names ('Cluster throughput (tokens/s)'), unless the text beside it names
+    another quantity ('GB HBM3e', 'GPUs'). Positions in slide coordinates (groups transformed); the
+    first ``layers`` trees are the master's and layout's, whose placeholders a slide does not show."""
+    numbers, captions, others = [], [], []
     for k, tree in enumerate(trees):
         for sp, box in _placed_shapes(tree):
             if k < layers and sp.find(f"{P}nvSpPr/{P}nvPr/{P}ph") is not None:
@@ -423,11 +450,14 @@ def _tiles(trees, layers: int = 0) -> dict[int, str]:
                 continue
             if (text[0].isdigit() or text[0] in "~≈") and tile_number(text):
                 numbers.append((sp, box))
-            elif not any(ch.isdigit() for ch in text):
-                unit = header_unit(" ".join(text.split()))
-                if unit:
-                    captions.append((unit, box))
-    if not numbers or not captions:
+                continue
+            # a caption may hold digits ('tokens/s on Llama 2 70B'); header_unit refuses a figure
+            unit = header_unit(" ".join(text.split()))
+            if unit:
+                captions.append((unit, box))
+            elif other_quantity(text):
+                others.append(box)
+    if not numbers:
         return {}
     gaps = {(i, j): g for i, (_, a) in enumerate(numbers) for j, (_, b) in enumerate(captions)
             if (g := _gap(a, b)) is not None}
@@ -436,6 +466,11 @@ def _tiles(trees, layers: int = 0) -> dict[int, str]:
         if (g == min(v for (a, _), v in gaps.items() if a == i) and
                 g == min(v for (_, b), v in gaps.items() if b == j)):
             found[id(numbers[i][0])] = captions[j][0]
+    title_unit = header_unit(title) if title else None
+    if title_unit:
+        for sp, box in numbers:
+            if id(sp) not in found and not any(_gap(box, o) is not None for o in others):
+                found[id(sp)] = title_unit
     return found
 
 

@@ -63,7 +63,7 @@ def read_csv(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
                 value = _paired_value(row, paired[1]) if paired and r > 1 and c - 1 == paired[0] else None
                 unit = (units.get(c, "") or (labelled[c - 1] if labelled else "")) if r > 1 else ""
                 sink.item(f"row {r}, column {c}", where, cell, value, block=f"row {r}",
-                          unit=unit, kind="header" if r == 1 else "cell", line=line)
+                          unit=unit, kind="header" if r == 1 else "cell", line=line, about=name)
             line = reader.line_num + 1
     except csv.Error as e:
         raise NotInspectable(f"not a readable CSV file: {e}") from None
@@ -331,6 +331,7 @@ def read_markdown(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
 
 def _read_markdown(lines: _Lines, sink) -> None:
     section = 0
+    heading = ""  # the last heading: what the text under it is about (a price list's '## API pricing')
     i = 0
     while (line := lines.get(i)) is not None:
         lines.forget(i)
@@ -338,6 +339,8 @@ def _read_markdown(lines: _Lines, sink) -> None:
         stripped = line.strip()
         if line.startswith("## "):
             section += 1
+        if stripped.startswith("#"):
+            heading = rendered(stripped.lstrip("#").strip())
         if stripped.startswith("|") and (sep := lines.get(i + 1)) is not None and _SEPARATOR.match(sep):
             headers = split_row(line)
             units = {c: u for c, h in enumerate(headers, 1) if (u := header_unit(rendered(h)))}
@@ -361,8 +364,10 @@ def _read_markdown(lines: _Lines, sink) -> None:
                 for c, cell in enumerate(cells, 1):
                     if cell:
                         key = f"section {section}, table row {r}, column {c}"
+                        about = rendered(headers[c - 1]) if c <= len(headers) else ""
                         _item(sink, key, f"line {n} ({key})", cell, block=block,
-                              unit=units.get(c, "") or labelled[c - 1], kind="cell", line=n)
+                              unit=units.get(c, "") or labelled[c - 1], kind="cell", line=n,
+                              about=" | ".join(t for t in (about, heading) if t))
                 i += 1
             continue
         if stripped.startswith(("```", "~~~")):  # a code block: one text, as a reader sees it
@@ -391,9 +396,10 @@ def _read_markdown(lines: _Lines, sink) -> None:
         m = _HEADLINE.match(stripped)
         if m:
             key = f"section {section}, headline"
-            _item(sink, key, f"line {n} ({key})", m.group(1), block=f"section {section}", line=n)
+            _item(sink, key, f"line {n} ({key})", m.group(1), block=f"section {section}", line=n, about=heading)
             if m.group(2).strip():
-                _item(sink, f"line {n}", f"line {n}", m.group(2), block=f"section {section}", line=n)
+                _item(sink, f"line {n}", f"line {n}", m.group(2), block=f"section {section}", line=n,
+                      about=" | ".join(t for t in (m.group(1), heading) if t))
             i += 1
             continue
         # a paragraph or a list item, with its continuation lines
@@ -406,7 +412,7 @@ def _read_markdown(lines: _Lines, sink) -> None:
         for more in _list_after(lines, i, para[-1]):
             para.append(more)
             i += 1
-        _item(sink, f"line {n}", f"line {n}", "\n".join(para), block=f"section {section}", line=n)
+        _item(sink, f"line {n}", f"line {n}", "\n".join(para), block=f"section {section}", line=n, about=heading)
 
 
 def _caption(lines: _Lines, i: int) -> str:
@@ -424,8 +430,10 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]\s|\d+[.)]\s)(?!\s*\[[a-z]{1,6}\]\s)")
 
 def _list_after(lines: _Lines, i: int, lead: str) -> list[str]:
     """The list right after a heading or a paragraph that names a throughput and introduces it
-    ('Offline throughput (samples/s):' then '- H200: 118.5'): one text with its lead, since the lead
-    states the unit of the list's numbers. Notes lists ('- [a] ...') stay items of their own."""
+    ('Offline throughput (samples/s):' then '- H200: 118.5'), and the paragraph right under such a
+    heading ('## Offline results (samples/s)' then 'H200 leads with 118.5, ...'): one text with its
+    lead, since the lead states the unit of their numbers. Notes lists ('- [a] ...') stay items of
+    their own."""
     head = lead.strip().lstrip("#").strip()
     if not (head.endswith(":") or lead.lstrip().startswith("#")) or not header_unit(head.rstrip(":").strip("*_ ")):
         return []
@@ -434,8 +442,9 @@ def _list_after(lines: _Lines, i: int, lead: str) -> list[str]:
         j += 1
     k = j
     listed = _Text(j + 1)
+    heading = lead.lstrip().startswith("#")  # a heading states the unit of the paragraph under it too
     while (line := lines.get(k)) is not None and line.strip() and (_LIST_ITEM.match(line) or
-                                                                   (k > j and not _BLOCK_START.match(line))):
+                                                                   ((k > j or heading) and not _BLOCK_START.match(line))):
         listed.append(line)  # bounded while it is scanned: the lines scanned are held until read
         k += 1
     return [lines.get(x) for x in range(i, k)] if k > j else []

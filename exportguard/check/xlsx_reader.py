@@ -369,7 +369,7 @@ def _report_unread(unread, cells, units: dict[int, str], sink, scope: str, quote
     labelled = dict(zip((c for c, _ in row), row_units([t or "0" for _, t in row])))
     for _r, col, ref, formula, code in unread:
         shown = format_number(1234.5, code)
-        why = ("under a throughput heading" if units.get(col) else
+        why = (f"under a throughput heading ({units[col]!r})" if units.get(col) else
                "right of a throughput label" if labelled.get(col) else
                f"its number format shows {shown!r}" if find_figures(shown) else
                "its formula writes a throughput unit" if find_figures("1 " + _literals(formula)) else "")
@@ -429,11 +429,13 @@ def _read_sheet(wb: Workbook, name: str, part: str, sink, scope: str, key_prefix
     unread: list[tuple[int, int, str, str, str]] = []
 
     header_row: list[int] = []  # the columns of the header row that named units, while the next row may extend it
+    heads: dict[int, str] = {}  # column -> the text of the last row of text over it: what its cells stand under
 
     def on_row(r: int, cells: list) -> None:
         if r > last[0] + 1:
             units.clear()  # an empty row ends a table
             header_row.clear()
+            heads.clear()
         last[0] = r
         found = {}
         text_only = all(c[2] is None for c in cells)
@@ -442,6 +444,9 @@ def _read_sheet(wb: Workbook, name: str, part: str, sink, scope: str, key_prefix
                 unit = header_unit(text)
                 if unit:
                     found[col] = unit
+            if len(cells) > 1 and not any(c[1].strip()[:1].isdigit() for c in cells):  # not a row of numbers as text
+                heads.clear()
+                heads.update((col, text) for col, text, _value, _ref in cells)
         if found:
             units.clear()
             units.update(found)
@@ -458,14 +463,20 @@ def _read_sheet(wb: Workbook, name: str, part: str, sink, scope: str, key_prefix
         for k, (col, text, value, ref) in enumerate(cells):
             unit = "" if found else units.get(col, "") or (labelled[k] if labelled else "")
             sink.item(key_prefix + quoted + ref, f"{scope}!{ref}", text, value, block=key_prefix + ref,
-                      unit=unit, kind="cell")
+                      unit=unit, kind="cell", about=heads.get(col, ""))
         if unread:
             _report_unread(unread, cells, units, sink, scope, quoted, key_prefix)
             unread.clear()
 
     def on_unread(r: int, col: int, ref: str, formula: str, code: str) -> None:
+        if unread and unread[-1][0] != r:  # the row before held uncalculated formulas only (no on_row for it)
+            _report_unread(unread, [], units, sink, scope, quoted, key_prefix)
+            unread.clear()
         if r > last[0] + 1:
             units.clear()
+            header_row.clear()
+            heads.clear()
+        last[0] = r  # a row of formulas is a row of its table: the table goes on under its heading
         unread.append((r, col, ref, formula, code))
 
     stream_cells(wb, part, on_row, on_unread)

@@ -589,10 +589,10 @@ BUILDERS = (label_first, units, locales, unit_once, derived_cost, reader_sees, c
 
 def build(folder: Path) -> list[Doc]:
     """Every document of the corpus, written into ``folder`` (one subfolder per class and set)."""
-    from . import more
+    from . import issue37, more
 
     docs = []
-    for builders, suffix in ((BUILDERS, ""), (more.BUILDERS, "-2")):
+    for builders, suffix in ((BUILDERS, ""), (more.BUILDERS, "-2"), (issue37.BUILDERS, "-3")):
         for builder in builders:
             sub = folder / (builder.__name__.replace("_", "-") + suffix)
             sub.mkdir(parents=True, exist_ok=True)
