@@ -17,7 +17,8 @@ from hypothesis import configuration as _hypothesis_configuration
 # Tests write only under temporary folders: Hypothesis keeps its examples there too, not in ./.hypothesis.
 _hypothesis_configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "exportguard-hypothesis")
 
-SHARED = Path(os.environ.get("EXPORTGUARD_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+# resolved: the store keeps the real path of each file it reads, and a newcomer may link ../shared
+SHARED = Path(os.environ.get("EXPORTGUARD_SHARED", Path(__file__).resolve().parents[2] / "shared")).resolve()
 MLPERF = SHARED / "mlperf"
 TREE_V51 = MLPERF / "submissions" / "v5.1"
 SUMMARY_V51 = MLPERF / "summaries" / "v5.1_summary_results.json"
