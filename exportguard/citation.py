@@ -309,14 +309,18 @@ def source_name(source: str) -> str:
     return source
 
 
+def _public_url(provenance) -> str | None:
+    """The source's URL where it is public (an MLCommons publication), else None (a local file)."""
+    url = provenance.source_url
+    return url if url and not url.startswith("file:") else None
+
+
 def cited_source(provenance) -> str:
     """A source as a data column states it: an MLCommons publication's public URL, a local file by its
     folder and name (source_name). Never the local path: where the data sits is the exporter's
     machine, not the reader's; the whole path is in the manifest."""
-    url = provenance.source_url
-    if url and not url.startswith("file:"):
-        return url
-    return source_name(url or provenance.source_locator or provenance.source_path)
+    return _public_url(provenance) or source_name(provenance.source_url or provenance.source_locator or
+                                                  provenance.source_path)
 
 
 def source_words(result: Result) -> str:
@@ -325,7 +329,7 @@ def source_words(result: Result) -> str:
     local path: the whole path is in the manifest."""
     p = result.conditions.provenance
     name = cited_source(p)
-    if p.source_url and not p.source_url.startswith("file:"):
+    if _public_url(p):
         return name
     if result.own:
         run = result.conditions.run

@@ -661,7 +661,11 @@ def chart_note_paras(shared: Sequence[str], marked: Sequence[str], legend: str) 
     """The paragraphs of a chart slide's notes box: what the chart shares (table note and statements,
     run on), its bars' notes ("[a] ...", "[b] ...") run on in one paragraph, as under a table, and the
     trademark legend last. Every paragraph ends its last line part-empty: fewer paragraphs, fewer lines."""
-    return [*shared, *([" ".join(marked)] if marked else []), legend]
+    return _note_paras(shared, marked, (legend,))
+
+
+def _note_paras(shared: Sequence[str], marked: Sequence[str], tail: Sequence[str] = ()) -> list[str]:
+    return [*shared, *([" ".join(marked)] if marked else []), *tail]
 
 
 def chart_note_columns(m: Metrics, shared: Sequence[str], marked: Sequence[str], legend: str, size: float,
@@ -674,22 +678,11 @@ def chart_note_columns(m: Metrics, shared: Sequence[str], marked: Sequence[str],
     columns = note_columns(width)
     if columns == 1:
         return [chart_note_paras(shared, marked, legend)]
-    items = [("shared", t) for t in shared] + [("note", t) for t in marked] + [("legend", legend)]
     box_w = note_column_width(width, columns)
-
-    def paras(part):
-        out: list[str] = []
-        notes = [t for kind, t in part if kind == "note"]
-        for kind, t in part:
-            if kind != "note":
-                out.append(t)
-            elif t is notes[0]:
-                out.append(" ".join(notes))  # a box's marked notes run on in one paragraph
-        return out
-
     best = None
-    for cut in range(1, len(items)):
-        boxes = [paras(items[:cut]), paras(items[cut:])]
+    for cut in range(1, len(shared) + len(marked) + 1):  # the first box ends after `cut` of them
+        k = max(cut - len(shared), 0)
+        boxes = [_note_paras(shared[:cut], marked[:k]), _note_paras(shared[cut:], marked[k:], (legend,))]
         tallest = max(notes_box_height(m, b, size, box_w) for b in boxes)
         if best is None or tallest < best[0]:
             best = (tallest, boxes)
