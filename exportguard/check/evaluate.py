@@ -263,6 +263,12 @@ def outside(text: str, spans) -> str:
     return "\n".join(part for part in out if part.strip())
 
 
+def stands_under(*contexts: str) -> str:
+    """What a text stands under, nearest first ('Input price ($/1M tokens) | API pricing'): a reader's
+    ``about`` for Evaluator.item."""
+    return " | ".join(c for c in contexts if c)
+
+
 class Evaluator:
     """The sink readers feed; ``finish()`` returns the findings."""
 

@@ -34,6 +34,7 @@ What else a reader sees on a slide, and so what is read with it:
 from __future__ import annotations
 
 from ..detect import header_unit, other_quantity, row_units, tile_number
+from .evaluate import stands_under
 from .numfmt import format_number
 from .safety import NotInspectable, SafeZip, parse_tree
 from .xlsx_reader import main_part, read as read_workbook, relationships
@@ -95,7 +96,7 @@ class _Slide:
     def emit(self, label: str, text: str, block: str = "", detail: str = "", **kw) -> None:
         """An item at ``slide N, <label>``; ``detail`` adds what a person needs to find it."""
         if text.strip():
-            kw["about"] = " | ".join(t for t in (kw.get("about", ""), self.title) if t)
+            kw["about"] = stands_under(kw.get("about", ""), self.title)
             key = f"{self.at}, {label}"
             self.sink.item(key, key + (f" ({detail})" if detail else ""), text, block=block or key, **kw)
 

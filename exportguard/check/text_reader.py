@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 from ..detect import caption_unit, header_unit, row_units, takes_caption_unit
-from .evaluate import DOCUMENT
+from .evaluate import DOCUMENT, stands_under
 from .manifests import CSV_FIGURE_HEADER, CSV_VALUE_HEADER
 from .safety import DEFAULT_LIMITS, Limits, NotInspectable, Pace, open_regular
 
@@ -367,7 +367,7 @@ def _read_markdown(lines: _Lines, sink) -> None:
                         about = rendered(headers[c - 1]) if c <= len(headers) else ""
                         _item(sink, key, f"line {n} ({key})", cell, block=block,
                               unit=units.get(c, "") or labelled[c - 1], kind="cell", line=n,
-                              about=" | ".join(t for t in (about, heading) if t))
+                              about=stands_under(about, heading))
                 i += 1
             continue
         if stripped.startswith(("```", "~~~")):  # a code block: one text, as a reader sees it
@@ -399,7 +399,7 @@ def _read_markdown(lines: _Lines, sink) -> None:
             _item(sink, key, f"line {n} ({key})", m.group(1), block=f"section {section}", line=n, about=heading)
             if m.group(2).strip():
                 _item(sink, f"line {n}", f"line {n}", m.group(2), block=f"section {section}", line=n,
-                      about=" | ".join(t for t in (m.group(1), heading) if t))
+                      about=stands_under(m.group(1), heading))
             i += 1
             continue
         # a paragraph or a list item, with its continuation lines
