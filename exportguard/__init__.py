@@ -32,15 +32,16 @@ __all__ = [
 # name -> the module that defines it (imported when the name is first used)
 _HOME = {
     "open_store": "api", "ingest_sources": "api", "select": "api", "build_report": "api", "export": "api",
-    "check_documents": "api", "Selection": "api", "BoundReport": "api", "CheckResult": "api", "ArgumentError": "api",
+    "check_documents": "api_check", "CheckResult": "api_check", "Selection": "api", "BoundReport": "api",
+    "ArgumentError": "api",
     "Store": "store", "IngestReport": "ingest", "BoundFigure": "report", "Finding": "rules",
     "ExportguardError": "errors", "SourceError": "errors", "StoreError": "errors", "SpecError": "spec",
     "GuardError": "guard", "ExportWriteError": "render.commit",
 }
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time the names load on first use
-    from .api import (ArgumentError, BoundReport, CheckResult, Selection, build_report, check_documents, export,
-                      ingest_sources, open_store, select)
+    from .api import ArgumentError, BoundReport, Selection, build_report, export, ingest_sources, open_store, select
+    from .api_check import CheckResult, check_documents
     from .errors import ExportguardError, SourceError, StoreError
     from .guard import GuardError
     from .ingest import IngestReport
@@ -50,21 +51,9 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time the names load o
     from .spec import SpecError
     from .store import Store
 
-FALLBACK_VERSION = "0+unknown"  # a source tree that is not installed has no package metadata
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("exportguard")
-    except PackageNotFoundError:
-        return FALLBACK_VERSION
-
-
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        value = _version()
+        from ._version import VERSION as value
     elif name in _HOME:
         import importlib
 

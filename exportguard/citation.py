@@ -16,20 +16,11 @@ from typing import Iterable
 from .caveat import UNVERIFIED_SENTENCE
 from .sanitize import shorten
 from .model import RESULT_ID_OFFICIAL, RESULT_ID_PENDING, UNKNOWN, CohortKey, Result, Slack
-from .wording import (band_words, load_words, number, own_latency_words, own_load_words, own_run_load_words,
-                      own_shape_words, own_tool_words, row_latency_words, row_load_words, shape_words, slack_words,
-                      tps_note_words, tps_words)
+from .wording import (OWN_FIELDS, OWN_NOTE_MARK, band_words, load_words, number, own_latency_words,
+                      own_load_words, own_run_load_words, own_shape_words, own_tool_words, row_latency_words,
+                      row_load_words, shape_words, slack_words, tps_note_words, tps_words)
 
 SUITE_NAMES = {"datacenter": "MLPerf® Inference: Datacenter", "edge": "MLPerf® Inference: Edge"}
-
-# An own measurement's note opens with this and gives its citation fields under these labels (who
-# measured, when, with which tool and version, on which system, at which shape and load, from which
-# source). The checker reads the same words (check/evaluate.py), so an own figure is told apart from an
-# MLPerf one by its note, and an own note never carries an MLPerf citation.
-OWN_NOTE_MARK = "Own measurement (not an MLPerf® result)"
-OWN_FIELDS = {"measured by": "Measured by:", "run date": "Run on:", "tool": "Tool:", "system": "System:",
-              "shape": "Shape:", "load": "Load:", "source": "Source:"}
-
 
 @dataclass(frozen=True, slots=True)  # one or more per figure: no instance dict
 class Citation:

@@ -821,7 +821,7 @@ def check(paths, out_format, output, ignore, list_rules, timeout, max_memory, qu
     without their binding, citation gaps and, in exportguard artifacts, edits since export.
 
     Exit status: 0 clean, 1 findings, 2 a file could not be inspected."""
-    from .api import ArgumentError, check_documents, rule_ids
+    from .api_check import ArgumentError, check_documents, rule_ids
     from .check.engine import Progress
     from .check.output import rules_text
 

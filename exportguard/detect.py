@@ -92,7 +92,12 @@ _PRICED_TOKENS = re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + r"\s
 _PRICED_WORD = re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + _NOT_LETTER, _I)  # in a heading: 'input_usd_per_1m'
 
 # a file name or a URL: the numbers in it are parts of a name (figure_forms.FILE_EXTENSIONS)
-_NAME_TOKEN = re.compile(r"[^\s()\[\]<>,;|│┃]+")
+_WORD_CHAR = r"[^\s()\[\]<>,;|│┃]"
+# A word that may name a file (_file_token decides): one with a file extension or a slash in it, or one
+# that ends in a hyphen (a long name a line broke); other words ('5.4%', 'v5.1') are passed over by the
+# regex engine, not in Python.
+_NAME_TOKEN = re.compile(rf"(?<!{_WORD_CHAR})(?:{_WORD_CHAR}*?(?:(?i:\.(?:{'|'.join(F.FILE_EXTENSIONS)})(?!\w))|/)"
+                         rf"{_WORD_CHAR}*|{_WORD_CHAR}*-(?!{_WORD_CHAR}))")
 _EXTENSION = re.compile(r"\.(?:" + "|".join(F.FILE_EXTENSIONS) + r")(?![\w])", _I)
 _OTHER_UNIT_WORD = re.compile(r"(?<![\w/$€£%])(?-i:" + _alt(F.OTHER_UNITS) + r")(?![\w/])|[$€£%]")
 

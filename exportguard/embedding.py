@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import re
 
+# The environment variable holding the key that signs a manifest (HMAC) and that checks a signature.
+SIGNING_KEY_ENV = "EXPORTGUARD_SIGNING_KEY"
+
 # -- sidecars and text formats -------------------------------------------------------------------
 SIDECAR = ".manifest.json"  # beside a CSV, and beside a Markdown file (which keeps only a pointer to it)
 MD_OPEN, MD_CLOSE = "<!-- exportguard-manifest\n", "\nexportguard-manifest -->"  # older Markdown exports

@@ -16,6 +16,7 @@ from typing import Iterator, Protocol
 
 from . import __version__
 from .clock import Clock, resolve as resolve_clock
+from .embedding import SIGNING_KEY_ENV
 from .memo import ByIdentity
 from .model import CohortKey, Conditions, fields_of
 from .report import BoundFigure, Report
@@ -26,7 +27,6 @@ SCHEMA = "exportguard-manifest/3"
 # Schema 2 stated every condition in every figure entry; 3 states each distinct condition part once
 # (top-level "conditions", "cohort_keys") and each entry refers to it. Both verify alike.
 SCHEMAS = ("exportguard-manifest/2", SCHEMA)
-SIGNING_KEY_ENV = "EXPORTGUARD_SIGNING_KEY"
 # The export run that wrote the artifact: {"run": 32 hex digits, "members": [the files written with
 # it, relative to its folder]} (docs/manifest.md); absent from manifests written before run ids.
 EXPORT_KEY = "export"

@@ -6,10 +6,8 @@ files fill them, and everything filled from here is marked as such on the stored
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from .model import SCENARIOS
 
@@ -44,6 +42,9 @@ class Erratum:
 
 
 def _load(name: str) -> dict:
+    import tomllib  # here, with the resource reader: `exportguard check` imports this module, rarely loads data
+    from importlib import resources
+
     return tomllib.loads(resources.files("exportguard").joinpath("data", name).read_text("utf-8"))
 
 

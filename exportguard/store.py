@@ -1218,12 +1218,9 @@ class StoreOutdated(StoreError):
 
 def tool_version() -> str:
     """This exportguard's release, X.Y (what a store records, to name it to an older exportguard)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ._version import VERSION
 
-    try:
-        return ".".join(version("exportguard").split(".")[:2])
-    except PackageNotFoundError:
-        return "unknown"
+    return ".".join(VERSION.split(".")[:2])
 
 
 def schema_version(conn) -> int | None:

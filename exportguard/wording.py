@@ -14,6 +14,15 @@ from .model import (NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_
                     TPS_ACCURACY_LOG, TPS_DERIVED, TPS_OWN, TPS_SUMMARY, Result, Shape, Slack)
 from .reference import model_references
 
+# An own measurement's note opens with this and gives its citation fields under these labels (who
+# measured, when, with which tool and version, on which system, at which shape and load, from which
+# source). citation.py writes them and the checker (check/evaluate.py) reads them, from here: so an own
+# figure is told apart from an MLPerf one by its note, an own note never carries an MLPerf citation,
+# and `exportguard check` does not load the citation machinery.
+OWN_NOTE_MARK = "Own measurement (not an MLPerf® result)"
+OWN_FIELDS = {"measured by": "Measured by:", "run date": "Run on:", "tool": "Tool:", "system": "System:",
+              "shape": "Shape:", "load": "Load:", "source": "Source:"}
+
 UNIT_SHORT = {"tokens/s": "tok/s", "samples/s": "samples/s", "queries/s": "queries/s"}
 
 

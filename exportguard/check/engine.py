@@ -103,7 +103,7 @@ def _format(path: Path) -> str | None:
 
 
 def _signing_key() -> bytes | None:
-    from ..manifest import SIGNING_KEY_ENV
+    from ..embedding import SIGNING_KEY_ENV
 
     value = os.environ.get(SIGNING_KEY_ENV)
     return value.encode("utf-8") if value else None
@@ -111,7 +111,7 @@ def _signing_key() -> bytes | None:
 
 def preload(fmt: str) -> None:
     """Import a format's reader in the parent, so that each forked worker starts with it."""
-    from . import manifests, tamper  # noqa: F401
+    from . import manifests  # noqa: F401
     if fmt == "xlsx":
         from . import xlsx_reader  # noqa: F401
     elif fmt == "pptx":
@@ -123,12 +123,18 @@ def preload(fmt: str) -> None:
         from . import text_reader  # noqa: F401
 
 
+def preload_comparison() -> None:
+    """Import what compares an exportguard artifact with its manifest (the manifest model, the
+    report types) once a file has shown one: most files a reviewer checks carry none and need not
+    pay for it (a tenth of a second of each `exportguard check`)."""
+    from .. import manifest  # noqa: F401
+    from . import tamper  # noqa: F401
+
+
 def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | None = None) -> FileReport:
     """Inspect one file in this process (the worker): manifest, reading, rules, comparison."""
     from ..errors import ExportguardError
-    from ..manifest import verify
     from .manifests import ManifestNotFound, NoManifestReader, read_manifest
-    from .tamper import ManifestCheck
 
     report = FileReport(str(path), fmt)
     pre: list[Hit] = []
@@ -148,6 +154,9 @@ def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | 
         report.manifest = {"present": True, "readable": False}
         pre.append(hit("manifest-invalid", "manifest", str(e).replace(f"{path}: ", ""), scope=DOCUMENT))
     if manifest is not None:
+        from ..manifest import verify
+        from .tamper import ManifestCheck
+
         problems = verify(manifest, key)
         pre += [hit("manifest-invalid", "manifest", p, scope=DOCUMENT) for p in problems]
         observer = ManifestCheck(manifest, fmt)
@@ -229,6 +238,9 @@ def check(paths: Iterable[str | Path], *, limits: Limits = DEFAULT_LIMITS, ignor
             report.hits = [h for h in report.hits if h.rule_id not in ignored]
             if report.status == FINDINGS and not report.hits:
                 report.status = CLEAN
+        if report.manifest and "comparison" not in preloaded:
+            preload_comparison()  # the next artifacts' workers start with it
+            preloaded.add("comparison")
         reports.append(report)
     if progress:
         progress(len(files), len(files), "")

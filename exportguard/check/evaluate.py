@@ -17,7 +17,7 @@ applies the rules:
 - EG006 unverified-not-labelled, EG007 derived-not-labelled, EG011 mlperf-without-mark (the first
   mention in the document).
 - An own measurement (a figure labelled "own measurement", or whose note opens with
-  citation.OWN_NOTE_MARK) is held to its own citation fields instead of MLPerf's (EG005: who measured,
+  wording.OWN_NOTE_MARK) is held to its own citation fields instead of MLPerf's (EG005: who measured,
   when, tool, system, shape, load, source) and must be labelled as one on both sides (EG022), so that an
   own figure never passes as an MLPerf one and an MLPerf note never covers an own figure.
 
@@ -31,10 +31,9 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from ..citation import OWN_FIELDS, OWN_NOTE_MARK
 from ..detect import MARK, Detected, column_figure, find_figures, without_prices
 from ..rules import Finding, finding
-from ..wording import marks_words
+from ..wording import OWN_FIELDS, OWN_NOTE_MARK, marks_words
 
 EMBEDDED = "embedded"  # the kind the observer hears for text inside a container (never seen on the page)
 
