@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass
 
 from . import figure_forms as F
+from . import lazy_re
 
 _I = re.IGNORECASE
 
@@ -60,83 +61,83 @@ _NUM_SPACED = _NUM_TIGHT.replace("]\\d{3})+", " ]\\d{3})+", 1)
 _BEFORE = r"(?<![\w.,\u00a0\u202f\u2009])"
 
 
-def _figure_pattern(number: str) -> re.Pattern:
+def _figure_pattern(number: str) -> lazy_re.LazyPattern:
     """groups: 1 number, 2 its scale, 3 a range's second number, 4 its scale, 5 the unit"""
     rng = r"(?:" + _alt(F.RANGE_JOINERS) + number + _SCALE + r")?"
-    return re.compile(_BEFORE + number + _SCALE + rng + r"\s*(" + _UNIT + ")", _I)
+    return lazy_re.compile(_BEFORE + number + _SCALE + rng + r"\s*(" + _UNIT + ")", _I)
 
 
 _FIGURE = _figure_pattern(_NUM_TIGHT)
 _FIGURE_SPACED = _figure_pattern(_NUM_SPACED)
-_LOAD_SETTING = re.compile(_alt(F.LOAD_SETTING_BEFORE) + r"\s*[:=]?\s*[~≈]?\s*$", _I)
-_PER = re.compile(_alt(F.PER_JOINERS) + "(" + _alt(p for p, _, _ in F.PER_WHAT) + ")" + _NOT_LETTER, _I)
-_PER_KIND = [(re.compile(p + "$", _I), name, derived) for p, name, derived in F.PER_WHAT]
-_EDGE = re.compile(r",\s+((?:low|high)\s+edge)\s+of|\s*(=)(?=\s*±)", _I)
-_BAND_OF = re.compile(r"\s+band\s+of\s+the\s+figure", _I)  # '9,124 tok/s = ±5.4% band of the figure [a]'
+_LOAD_SETTING = lazy_re.compile(_alt(F.LOAD_SETTING_BEFORE) + r"\s*[:=]?\s*[~≈]?\s*$", _I)
+_PER = lazy_re.compile(_alt(F.PER_JOINERS) + "(" + _alt(p for p, _, _ in F.PER_WHAT) + ")" + _NOT_LETTER, _I)
+_PER_KIND = [(lazy_re.compile(p + "$", _I), name, derived) for p, name, derived in F.PER_WHAT]
+_EDGE = lazy_re.compile(r",\s+((?:low|high)\s+edge)\s+of|\s*(=)(?=\s*±)", _I)
+_BAND_OF = lazy_re.compile(r"\s+band\s+of\s+the\s+figure", _I)  # '9,124 tok/s = ±5.4% band of the figure [a]'
 
 # derived cost figures: groups 1 number, 2 its scale, 3 the unit
 _CURRENCY = _alt(F.CURRENCY_SYMBOLS)
 _PER_MILLION = _alt(F.PER_MILLION_TOKENS)
 _COSTS = (
-    re.compile(r"(?<![\w$€£])" + r"(?:" + _CURRENCY + r"|(?-i:USD|EUR|GBP)\s?)\s?" + _NUM_TIGHT + _SCALE
+    lazy_re.compile(r"(?<![\w$€£])" + r"(?:" + _CURRENCY + r"|(?-i:USD|EUR|GBP)\s?)\s?" + _NUM_TIGHT + _SCALE
                + r"(\s*" + _PER_MILLION + ")" + _NOT_LETTER, _I),
-    re.compile(_BEFORE + _NUM_TIGHT + _SCALE + r"(\s*(?:" + _CURRENCY + "|" + _alt(F.CURRENCY_WORDS) + r")\s*"
+    lazy_re.compile(_BEFORE + _NUM_TIGHT + _SCALE + r"(\s*(?:" + _CURRENCY + "|" + _alt(F.CURRENCY_WORDS) + r")\s*"
                + _PER_MILLION + ")" + _NOT_LETTER, _I),
-    re.compile(r"(?<![\w.,\u00a0\u202f\u2009$€£])" + _NUM_TIGHT + _SCALE + r"(\s*" + _ADJ + F.TOKENS_PER_CURRENCY + ")"
+    lazy_re.compile(r"(?<![\w.,\u00a0\u202f\u2009$€£])" + _NUM_TIGHT + _SCALE + r"(\s*" + _ADJ + F.TOKENS_PER_CURRENCY + ")"
                + _NOT_LETTER, _I),
 )
 _COST_QUALIFIER = ("cost per million tokens", "cost per million tokens", "tokens per dollar")  # one per _COSTS
 # a price a provider charges per token count, not a figure (figure_forms.PRICE_WORDS, PRICED_TOKENS)
-_PRICE = re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICE_WORDS) + _NOT_LETTER, _I)
-_PRICED_TOKENS = re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + r"\s*(?:tok|jeton)", _I)
-_PRICED_WORD = re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + _NOT_LETTER, _I)  # in a heading: 'input_usd_per_1m'
+_PRICE = lazy_re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICE_WORDS) + _NOT_LETTER, _I)
+_PRICED_TOKENS = lazy_re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + r"\s*(?:tok|jeton)", _I)
+_PRICED_WORD = lazy_re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + _NOT_LETTER, _I)  # in a heading: 'input_usd_per_1m'
 
 # a file name or a URL: the numbers in it are parts of a name (figure_forms.FILE_EXTENSIONS)
 _WORD_CHAR = r"[^\s()\[\]<>,;|│┃]"
 # A word that may name a file (_file_token decides): one with a file extension or a slash in it, or one
 # that ends in a hyphen (a long name a line broke); other words ('5.4%', 'v5.1') are passed over by the
 # regex engine, not in Python.
-_NAME_TOKEN = re.compile(rf"(?<!{_WORD_CHAR})(?:{_WORD_CHAR}*?(?:(?i:\.(?:{'|'.join(F.FILE_EXTENSIONS)})(?!\w))|/)"
+_NAME_TOKEN = lazy_re.compile(rf"(?<!{_WORD_CHAR})(?:{_WORD_CHAR}*?(?:(?i:\.(?:{'|'.join(F.FILE_EXTENSIONS)})(?!\w))|/)"
                          rf"{_WORD_CHAR}*|{_WORD_CHAR}*-(?!{_WORD_CHAR}))")
-_EXTENSION = re.compile(r"\.(?:" + "|".join(F.FILE_EXTENSIONS) + r")(?![\w])", _I)
-_OTHER_UNIT_WORD = re.compile(r"(?<![\w/$€£%])(?-i:" + _alt(F.OTHER_UNITS) + r")(?![\w/])|[$€£%]")
+_EXTENSION = lazy_re.compile(r"\.(?:" + "|".join(F.FILE_EXTENSIONS) + r")(?![\w])", _I)
+_OTHER_UNIT_WORD = lazy_re.compile(r"(?<![\w/$€£%])(?-i:" + _alt(F.OTHER_UNITS) + r")(?![\w/])|[$€£%]")
 
-_BAND = re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable(?:: [^)]*)?\)|\([^()]{1,60}: no band\))")
+_BAND = lazy_re.compile(r"\s?(?:±\s?\d+(?:[.,]\d+)?\s?%|\(slack not estimable(?:: [^)]*)?\)|\([^()]{1,60}: no band\))")
 MARK = r"[a-z]{1,6}"  # a, b, ..., z, aa, ..., zz, aaa, ...: wording.mark_name for up to 321 million notes
-_MARKS = re.compile(r"\s?((?:\[" + MARK + r"\])+)")
-_LABELS = re.compile(r"(?:\s(?:derived|unverified|own measurement,?))+")
-_LABEL = re.compile(r"derived|unverified|own measurement")
-_COMMA_DECIMAL = re.compile(_alt(h.lower() for h in F.COMMA_DECIMAL_HINTS))  # on the lowered text: faster
+_MARKS = lazy_re.compile(r"\s?((?:\[" + MARK + r"\])+)")
+_LABELS = lazy_re.compile(r"(?:\s(?:derived|unverified|own measurement,?))+")
+_LABEL = lazy_re.compile(r"derived|unverified|own measurement")
+_COMMA_DECIMAL = lazy_re.compile(_alt(h.lower() for h in F.COMMA_DECIMAL_HINTS))  # on the lowered text: faster
 
 # headings and labels
 _THROUGHPUT_WORD = _alt(F.THROUGHPUT_WORDS)
 _HEADER_COST = (r"(?:" + _CURRENCY + "|USD|EUR|GBP|" + "|".join(F.COST_WORDS) + r")\s*(?:/|per|pro|par|\()\s*"
                 r"(?:1\s?)?(?:M|million|Mio\.?)\s*(?:(?:output|input|generated)\s+)?tok(?:en)?s?" + _NOT_LETTER
                 + "|" + F.TOKENS_PER_CURRENCY + _NOT_LETTER)
-THROUGHPUT_HEADER = re.compile(_UNIT + "|" + _THROUGHPUT_WORD + "|" + _HEADER_COST, _I)
-_HEADER_UNIT = re.compile(r"(?<![A-Za-z])" + _UNIT + "(?:" + _PER.pattern + ")?", _I)
-_HEADER_COST_UNIT = re.compile(_HEADER_COST, _I)
-_NOT_A_FIGURE_HEADER = re.compile("|".join(F.NOT_A_THROUGHPUT_HEADING), _I)
-_OTHER_UNIT = re.compile(r"[(\[/,:]|\bin\b", _I)  # 'Throughput (GB/s)', 'Throughput, Mbps', 'throughput in MB'
-_PER_SECOND_ONLY = re.compile(r"\(\s*(?:per\s+s(?:ec(?:ond)?)?|/\s?s(?:ec(?:ond)?)?)\s*\)\s*$", _I)
-_SNAKE = re.compile(r"^[\"'`*]*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+[\"'`*]*$")
-_SNAKE_UNIT = re.compile(r"\b(tok(?:en)?s?|samples?|req(?:uest)?s?|quer(?:y|ies))\s(s|sec|second)\b", _I)
-_CELL_NUMBER = re.compile(r"\s*[~≈]?\s*" + _NUM_TIGHT + _SCALE)
-_CELL_PRICE = re.compile(r"\s*[~≈]?\s*(?:[$€£]\s?)?" + _NUM_TIGHT + _SCALE)  # '$0.12' under 'Cost per 1M tokens'
-_CELL_SPACED = re.compile(r"\s*[~≈]?\s*" + _NUM_SPACED + _SCALE)
-_CELL_REST = re.compile(r"[A-Za-z0-9%/:-]")
+THROUGHPUT_HEADER = lazy_re.compile(_UNIT + "|" + _THROUGHPUT_WORD + "|" + _HEADER_COST, _I)
+_HEADER_UNIT = lazy_re.compile(r"(?<![A-Za-z])" + _UNIT + "(?:" + _PER.pattern + ")?", _I)
+_HEADER_COST_UNIT = lazy_re.compile(_HEADER_COST, _I)
+_NOT_A_FIGURE_HEADER = lazy_re.compile("|".join(F.NOT_A_THROUGHPUT_HEADING), _I)
+_OTHER_UNIT = lazy_re.compile(r"[(\[/,:]|\bin\b", _I)  # 'Throughput (GB/s)', 'Throughput, Mbps', 'throughput in MB'
+_PER_SECOND_ONLY = lazy_re.compile(r"\(\s*(?:per\s+s(?:ec(?:ond)?)?|/\s?s(?:ec(?:ond)?)?)\s*\)\s*$", _I)
+_SNAKE = lazy_re.compile(r"^[\"'`*]*[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+[\"'`*]*$")
+_SNAKE_UNIT = lazy_re.compile(r"\b(tok(?:en)?s?|samples?|req(?:uest)?s?|quer(?:y|ies))\s(s|sec|second)\b", _I)
+_CELL_NUMBER = lazy_re.compile(r"\s*[~≈]?\s*" + _NUM_TIGHT + _SCALE)
+_CELL_PRICE = lazy_re.compile(r"\s*[~≈]?\s*(?:[$€£]\s?)?" + _NUM_TIGHT + _SCALE)  # '$0.12' under 'Cost per 1M tokens'
+_CELL_SPACED = lazy_re.compile(r"\s*[~≈]?\s*" + _NUM_SPACED + _SCALE)
+_CELL_REST = lazy_re.compile(r"[A-Za-z0-9%/:-]")
 HEADER_MAX_CHARS = 100
 
 # text laid out as labels and tables
-_CELL_SPLIT = re.compile(r"[ \t]*(?:[│┃|\t]|[:=](?=\s|$)|(?<!\d)[:=](?=\d|\")|(?<=[^\d\s,])[,;](?=\s*\d)|,\s*(?=[\"'])|"
+_CELL_SPLIT = lazy_re.compile(r"[ \t]*(?:[│┃|\t]|[:=](?=\s|$)|(?<!\d)[:=](?=\d|\")|(?<=[^\d\s,])[,;](?=\s*\d)|,\s*(?=[\"'])|"
                          r"(?<=\S)\s{2,}(?=\S)|\s[-–—]\s)[ \t]*")
-_TABLE_SPLIT = re.compile(r"[ \t]*[│┃|\t][ \t]*|(?<=\S)\s{2,}(?=\S)")
-_STATISTIC = re.compile(r"[\s\-*•·]*" + _alt(F.STATISTIC_LABELS) + r"\s*$", _I)
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z\"'(\[•\-])|\n\s*\n|\n(?=\s*[-*•·]\s)")
-_BARE_UNIT = re.compile(r"(?<![\w])" + _UNIT, _I)
-_CONTEXT_NUMBER = re.compile(r"(?<![\w.,'\u00a0\u202f\u2009\"“‘«$€£#±/:\-])[~≈]?" + _NUM_TIGHT + _SCALE + r"(?![\w%‰×\-/:])")
-_YEAR = re.compile(r"(?:19[5-9]\d|20\d\d)$")
-_WORD = re.compile(r"[A-Za-zÀ-ÿ][\w\-.]*|[±$€£%#×]")
+_TABLE_SPLIT = lazy_re.compile(r"[ \t]*[│┃|\t][ \t]*|(?<=\S)\s{2,}(?=\S)")
+_STATISTIC = lazy_re.compile(r"[\s\-*•·]*" + _alt(F.STATISTIC_LABELS) + r"\s*$", _I)
+_SENTENCE_END = lazy_re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z\"'(\[•\-])|\n\s*\n|\n(?=\s*[-*•·]\s)")
+_BARE_UNIT = lazy_re.compile(r"(?<![\w])" + _UNIT, _I)
+_CONTEXT_NUMBER = lazy_re.compile(r"(?<![\w.,'\u00a0\u202f\u2009\"“‘«$€£#±/:\-])[~≈]?" + _NUM_TIGHT + _SCALE + r"(?![\w%‰×\-/:])")
+_YEAR = lazy_re.compile(r"(?:19[5-9]\d|20\d\d)$")
+_WORD = lazy_re.compile(r"[A-Za-zÀ-ÿ][\w\-.]*|[±$€£%#×]")
 _FOLLOWS = frozenset(w.lower() for w in F.FOLLOWS_A_FIGURE)
 _OTHER_BEFORE = frozenset(w.lower() for w in F.OTHER_QUANTITY_BEFORE)
 
@@ -153,7 +154,7 @@ _QUICK_KEYS = (
     ("/m tok", False, None), ("/1m", False, None), ("m tok", True, None), ("mio. tok", False, None),
 ) + tuple((w.lower(), False, None) for w in F.THROUGHPUT_WORDS)
 _COST_KEYS = frozenset(("$", "€", "£", "usd", "eur", "gbp", "dollar", "cent"))
-_LOAD_WORD = re.compile("|".join(w for word in F.LOAD_SETTING_WORDS for w in (word, word.capitalize())))
+_LOAD_WORD = lazy_re.compile("|".join(w for word in F.LOAD_SETTING_WORDS for w in (word, word.capitalize())))
 
 
 def _key_finder(keys) -> tuple[re.Pattern, dict]:
@@ -222,7 +223,7 @@ def comma_decimal(text: str) -> bool:
     return _COMMA_DECIMAL.search(text.lower()) is not None
 
 
-_COMMA_NUMBER = re.compile(r"\d\.\d{3},\d|(?<![\d,.])\d+,\d{1,2}(?![\d,])")
+_COMMA_NUMBER = lazy_re.compile(r"\d\.\d{3},\d|(?<![\d,.])\d+,\d{1,2}(?![\d,])")
 
 
 def number_value(raw: str, scale: str | None = None, comma_is_decimal: bool = False) -> float:
@@ -353,7 +354,7 @@ def _retext(d: Detected, text: str) -> Detected:
                     d.context)
 
 
-_LAYOUT_HINT = re.compile(r"[\n:=│┃|\t]|  ")
+_LAYOUT_HINT = lazy_re.compile(r"[\n:=│┃|\t]|  ")
 
 
 def _has_loose_digits(text: str, found: list[Detected]) -> bool:
@@ -496,7 +497,7 @@ def unit_qualifier(unit: str) -> str:
     return ""
 
 
-_UNIT_THEN_PER = re.compile(_UNIT + _PER.pattern, _I)
+_UNIT_THEN_PER = lazy_re.compile(_UNIT + _PER.pattern, _I)
 
 
 # -- headings, labels and columns --------------------------------------------------------------------
@@ -694,7 +695,7 @@ def _table_cells(line: str) -> tuple[list[tuple[int, int, str]], bool]:
     return cells, True
 
 
-_PIPE = re.compile("[" + re.escape(F.TEXT_TABLE_SEPARATORS) + "]")
+_PIPE = lazy_re.compile("[" + re.escape(F.TEXT_TABLE_SEPARATORS) + "]")
 _RULE_LINE = set("-=+|:│┃┡┩╇━─┏┓┗┛┳┻╋┼├┤┌┐└┘┬┴╭╮╰╯ \t")
 
 
@@ -704,7 +705,7 @@ def _heading_cell(text: str) -> bool:
     return bool(_HEADING_START.match(text)) and text.count("(") == text.count(")")
 
 
-_HEADING_START = re.compile(r"[\"'*`(]?[A-Za-zÀ-ÿ_]")
+_HEADING_START = lazy_re.compile(r"[\"'*`(]?[A-Za-zÀ-ÿ_]")
 
 
 def _text_tables(text: str, decimal: bool) -> list[Detected]:
@@ -775,11 +776,11 @@ def may_hold_columns(text: str) -> bool:
 
 
 _THROUGHPUT_WORDS = tuple(w.lower() for w in F.THROUGHPUT_WORDS)
-_HEADER_COST_LOW = re.compile("(?:" + "|".join(w.lower() for w in F.COST_WORDS) + r")\s*(?:/|per|pro|par)"
+_HEADER_COST_LOW = lazy_re.compile("(?:" + "|".join(w.lower() for w in F.COST_WORDS) + r")\s*(?:/|per|pro|par)"
                               r"|tokens?\s*(?:/|per|pro|par)\s*[$€£de]")
 
 
-_NUMBER_BEFORE = re.compile(r"\d(?:[kKM]|\s?(?:Mio\.|million|thousand))?\s*(?:[-–—]\s*)?$")
+_NUMBER_BEFORE = lazy_re.compile(r"\d(?:[kKM]|\s?(?:Mio\.|million|thousand))?\s*(?:[-–—]\s*)?$")
 
 
 def _column_of(header: list[tuple[int, int, str]], cell: tuple, index: int | None) -> str:
@@ -834,7 +835,7 @@ def _headed_blocks(text: str, decimal: bool) -> list[Detected]:
 
 
 # one value on a line: '• H200: 118.5', 'p50 = 97.2', 'B200   101,527', 'H100 84.2 ±5% [a]'
-_VALUE_LINE = re.compile(r"^\s*(?:[-*•·]\s+)?(?P<label>[A-Za-z][^\n]{0,60}?)(?:\s*[:=]\s*|\s+)"
+_VALUE_LINE = lazy_re.compile(r"^\s*(?:[-*•·]\s+)?(?P<label>[A-Za-z][^\n]{0,60}?)(?:\s*[:=]\s*|\s+)"
                          r"(?P<value>[~≈]?\d[^\s]*(?:\s(?:±\s?[\d.,]+\s?%|\[[a-z]{1,6}\]|derived|unverified))*)\s*$")
 
 
@@ -883,7 +884,7 @@ def _in_sentences(text: str, decimal: bool, found: list[Detected], prices: list[
     return out
 
 
-_SUBJECT = re.compile(r"(?<![\w\"'`])" + _THROUGHPUT_WORD + r"(?:\s*\([^()\d]{1,30}\))?(?![\w\"'`])", _I)
+_SUBJECT = lazy_re.compile(r"(?<![\w\"'`])" + _THROUGHPUT_WORD + r"(?:\s*\([^()\d]{1,30}\))?(?![\w\"'`])", _I)
 SUBJECT_WORDS = 6  # a throughput word this far into its sentence is what the sentence is about
 
 
@@ -928,7 +929,7 @@ def _bare_units(text: str, taken: "_Spans") -> list[tuple[int, int, str, str]]:
 
 
 # where a unit ends, on the lowered text ('/s' but not '/sample', 'tps' but not 'https')
-_UNIT_ENDING = re.compile(r"/ ?s(?:ec(?:ond)?|ek(?:unde)?)?(?![a-z])|(?:per|pro|par|por)[ -]s(?:ec(?:ond)?|ek(?:unde)?|egundo)?"
+_UNIT_ENDING = lazy_re.compile(r"/ ?s(?:ec(?:ond)?|ek(?:unde)?)?(?![a-z])|(?:per|pro|par|por)[ -]s(?:ec(?:ond)?|ek(?:unde)?|egundo)?"
                           r"(?![a-z])|(?:a|each|every) second|je sekunde|(?<![a-z])(?:qps|tps|rps)(?![a-z])|q/s")
 
 
@@ -1037,7 +1038,7 @@ def _numbered_lines(text: str, line_start: int) -> bool:
     return any(_PAGE_NUMBER_END.search(n) for n in near)
 
 
-_PAGE_NUMBER_END = re.compile(r"[A-Za-z)].*\s\d{1,4}\s*$")
+_PAGE_NUMBER_END = lazy_re.compile(r"[A-Za-z)].*\s\d{1,4}\s*$")
 
 
 def _words(text: str) -> list[str]:
@@ -1046,11 +1047,11 @@ def _words(text: str) -> list[str]:
     return [w.lower().rstrip(".:") for w in re.findall(r"[A-Za-zÀ-ÿ][\w\-.]*|[$€£#]", text)]
 
 
-_SHAPE_CLASS_NEXT = re.compile(r"\s*[A-Za-z]+\s*/")
-_ROW_NUMBER = re.compile(r"(?<![\w.,])\d[\d.,]*(?![\w%.,])(?!\s?%)")
+_SHAPE_CLASS_NEXT = lazy_re.compile(r"\s*[A-Za-z]+\s*/")
+_ROW_NUMBER = lazy_re.compile(r"(?<![\w.,])\d[\d.,]*(?![\w%.,])(?!\s?%)")
 
 
-MARK_LIKE = re.compile(r"\[(" + MARK + r")\]")  # what a mark looks like (wording.mark_name)
+MARK_LIKE = lazy_re.compile(r"\[(" + MARK + r")\]")  # what a mark looks like (wording.mark_name)
 
 
 def defuse(text: str) -> str:

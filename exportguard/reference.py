@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from .model import SCENARIOS
+from .states import SCENARIOS
 
 
 @dataclass(frozen=True)

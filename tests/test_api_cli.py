@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import exportguard as eg
-from exportguard import api, cli
+from exportguard import api, api_check, cli
 from tests.conftest import SUMMARY_V51, TREE_V51
 
 pytestmark = pytest.mark.real_data
@@ -91,8 +91,8 @@ def test_check_calls_the_api_and_keeps_its_exit_codes(url, tmp_path, monkeypatch
     _run(url, "export", "--model", "llama2-70b", "--track", "99", "--scenario", "Offline", "--division", "closed",
          "--to", str(tmp_path / "figures.md"))
     calls = []
-    real = api.check_documents
-    monkeypatch.setattr(api, "check_documents", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = api_check.check_documents  # the checker's calls live apart from the store's (a fast `check`)
+    monkeypatch.setattr(api_check, "check_documents", lambda *a, **k: calls.append(a) or real(*a, **k))
     assert "1 file: 0 with findings" in _run(url, "check", str(tmp_path / "figures.md"))
     assert calls == [(str(tmp_path / "figures.md"),)]
     assert "unknown rule 'EG999' (see --rules)" in _run(url, "check", "--ignore", "EG999", str(tmp_path), code=2)

@@ -31,6 +31,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from .. import lazy_re
 from ..detect import MARK, Detected, column_figure, find_figures, without_prices
 from ..rules import Finding, finding
 from ..wording import OWN_FIELDS, OWN_NOTE_MARK, marks_words
@@ -39,25 +40,25 @@ EMBEDDED = "embedded"  # the kind the observer hears for text inside a container
 
 # Field tests run on every note and on every text that states conditions: each is a substring test
 # (C speed) on the lowered text, confirmed by a pattern that starts with a literal where one is needed.
-SCENARIO = re.compile(r"(?<![A-Za-z])(?:Offline|Server|Interactive|SingleStream|MultiStream)(?![a-z])")
+SCENARIO = lazy_re.compile(r"(?<![A-Za-z])(?:Offline|Server|Interactive|SingleStream|MultiStream)(?![a-z])")
 _SHAPE_WORDS = ("tokens/sample", "tokens per sample", "token/sample", "tok/sample", "tokens / sample", "dataset",
                 "openorca", "cnn/dailymail", "cnn dailymail", "cnn/daily mail", "longbench", "output tokens",
                 "max output", "maximum output", "output length", "generation length", "generation shape", " isl ",
                 " osl ", "input length", "input tokens", "max. output")
-_VERSION = re.compile(r"v\d+\.\d+")
-_INFERENCE_VERSION = re.compile(r"inference:?\s+(?:datacenter\s+|edge\s+)?v?\d+\.\d+")
-_DIVISION = re.compile(r"(?:closed|open)(?=[\s,;.:)])")
-_BENCHMARK = re.compile(r"llama|mixtral|gpt-?j|gpt-?oss|deepseek|qwen|whisper|stable-diffusion|sdxl|dlrm|bert|"
+_VERSION = lazy_re.compile(r"v\d+\.\d+")
+_INFERENCE_VERSION = lazy_re.compile(r"inference:?\s+(?:datacenter\s+|edge\s+)?v?\d+\.\d+")
+_DIVISION = lazy_re.compile(r"(?:closed|open)(?=[\s,;.:)])")
+_BENCHMARK = lazy_re.compile(r"llama|mixtral|gpt-?j|gpt-?oss|deepseek|qwen|whisper|stable-diffusion|sdxl|dlrm|bert|"
                         r"resnet|retinanet|rgat|3d-unet")
 # a result ID ("5.1-0073"), also broken after its hyphen where a line ends: a PDF that LibreOffice made of
 # a deck breaks "Result 5.1-" / "0073" as the slide wraps it, and text extraction keeps the break
-_RESULT_ID = re.compile(r"\d\.\d{1,2}-\s?\d{3,5}(?!\d)")
+_RESULT_ID = lazy_re.compile(r"\d\.\d{1,2}-\s?\d{3,5}(?!\d)")
 # A source as people write it: any URL, or a host with or without a path and with or without a scheme
 # ('https://mlcommons.org/...', 'www.mlcommons.org', 'github.com/mlcommons/inference_results_v5.1').
 _HOST = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-_SOURCE = re.compile(r"\b(?:https?|ftp)://\S|\bwww\.\S|\b" + _HOST + r"(?:\." + _HOST + r")*\.(?:[a-z]{2,24}/\S"
+_SOURCE = lazy_re.compile(r"\b(?:https?|ftp)://\S|\bwww\.\S|\b" + _HOST + r"(?:\." + _HOST + r")*\.(?:[a-z]{2,24}/\S"
                      r"|(?:com|org|net|io|ai|dev|gov|edu|int|info|app|cloud|tech|eu|uk|de|fr|ch|jp|cn|kr|in|us)\b)")
-_RETRIEVED = re.compile(r"(?:retrieved|accessed|as of)[^.;]{0,20}?(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|"
+_RETRIEVED = lazy_re.compile(r"(?:retrieved|accessed|as of)[^.;]{0,20}?(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|"
                         r"[a-z]+\s+\d{1,2},?\s+\d{4})")
 
 
@@ -89,15 +90,15 @@ SHARED_CHARS = 16 << 20  # ...and their characters (a big text file's paragraphs
 # heading is checked in bounded memory (each kept figure and its finding take about 1 KB). exportguard's
 # own 100,000-figure workbook, one finding per row, stays well under it.
 MAX_LISTED = 200_000
-UNVERIFIED = re.compile(r"\bunverified\b|\bnot\s+verified\b", re.IGNORECASE)
-DERIVED_BASIS = re.compile(r"\bderived\b", re.IGNORECASE)
-MLPERF = re.compile(r"MLPerf")
-MLPERF_UNMARKED = re.compile(r"MLPerf(?!\s*(?:®|&reg;|\(R\)|\u00ae))(?!\s+name\b)(?!\s+logo\b)")
-LEGEND = re.compile(r"trademarks?\s+of\s+MLCommons", re.IGNORECASE)
-LEGEND_TEXT = re.compile(r"The\s+MLPerf\S{0,6}\s+name\s+and\s+logo.*?for\s+more\s+information\.?", re.IGNORECASE | re.DOTALL)
-NOTE_START = re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[(" + MARK + r")\][ \t]+(?=\S)", re.MULTILINE)
-_NOTE_END = re.compile(r"\n[ \t]*\n")
-_LINE = re.compile(r"\bline \d+")
+UNVERIFIED = lazy_re.compile(r"\bunverified\b|\bnot\s+verified\b", re.IGNORECASE)
+DERIVED_BASIS = lazy_re.compile(r"\bderived\b", re.IGNORECASE)
+MLPERF = lazy_re.compile(r"MLPerf")
+MLPERF_UNMARKED = lazy_re.compile(r"MLPerf(?!\s*(?:®|&reg;|\(R\)|\u00ae))(?!\s+name\b)(?!\s+logo\b)")
+LEGEND = lazy_re.compile(r"trademarks?\s+of\s+MLCommons", re.IGNORECASE)
+LEGEND_TEXT = lazy_re.compile(r"The\s+MLPerf\S{0,6}\s+name\s+and\s+logo.*?for\s+more\s+information\.?", re.IGNORECASE | re.DOTALL)
+NOTE_START = lazy_re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[(" + MARK + r")\][ \t]+(?=\S)", re.MULTILINE)
+_NOTE_END = lazy_re.compile(r"\n[ \t]*\n")
+_LINE = lazy_re.compile(r"\bline \d+")
 _FIELD_CACHE: dict[str, frozenset] = {}
 DOCUMENT = "document"  # the scope of a file without slides, sheets or pages (CSV, Markdown)
 
@@ -531,7 +532,7 @@ class Evaluator:
         return found
 
 
-_LEGEND_WORDS = re.compile(r"MLPerf\S{0,6}\s+(?:name|logo)\b")
+_LEGEND_WORDS = lazy_re.compile(r"MLPerf\S{0,6}\s+(?:name|logo)\b")
 
 
 def _names_mlperf(text: str) -> bool:

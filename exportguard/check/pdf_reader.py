@@ -19,14 +19,31 @@ at its line (``page 2, line 14 (column 'Throughput (tok/s)')``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 from ..detect import may_hold_columns, table_figures
 from .safety import (DEFAULT_LIMITS, Limits, NotInspectable, PypdfTrouble, check_file_size, configure_pypdf,
-                     inflate_page_contents, pdf_problem)
+                     inflate_page_contents, made_beside, pdf_problem, spare_core)
 
 
-def read(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
+def read(path: Path, sink, limits: Limits = DEFAULT_LIMITS, beside: bool | None = None) -> None:
+    """Each page's text and table cells to ``sink``, in page order. With a spare core (``beside``
+    None) or ``beside`` true, pypdf extracts the pages in a helper process while this one reads
+    those it has."""
     check_file_size(Path(path), limits)
+    pages = made_beside(lambda: _pages(path, limits), limits) if (spare_core() if beside is None else beside) \
+        else _pages(path, limits)
+    for n, text, cells in pages:
+        sink.scope(f"page {n}")
+        if text.strip():
+            sink.item(f"page {n}", f"page {n}", text, block=f"page {n}", kind="page", line=1)
+            for line, unit, figure in cells:
+                sink.item(f"page {n}", f"page {n}, line {line} (column {unit!r})", figure, block=f"page {n}",
+                          unit=unit, kind="cell", line=line)
+
+
+def _pages(path: Path, limits: Limits) -> Iterator[tuple[int, str, list[tuple[int, str, str]]]]:
+    """(page number, the page's text, the figures in its table columns as (line, column unit, text))."""
     configure_pypdf(limits)
     from pypdf import PdfReader
 
@@ -49,12 +66,9 @@ def read(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
             inflate_page_contents(page, n + 1)  # every content stream inflates within the limits, text or not
             text = page.extract_text() or ""
             trouble.check(n + 1)
-            sink.scope(f"page {n + 1}")
             text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-            if text.strip():
-                sink.item(f"page {n + 1}", f"page {n + 1}", text, block=f"page {n + 1}", kind="page", line=1)
-                if may_hold_columns(text):
-                    _columns(page, n + 1, text, sink, trouble)
+            cells = _columns(page, n + 1, text, trouble) if text.strip() and may_hold_columns(text) else []
+            yield n + 1, text, cells
     except NotInspectable:
         raise
     except MemoryError:
@@ -65,17 +79,18 @@ def read(path: Path, sink, limits: Limits = DEFAULT_LIMITS) -> None:
         trouble.close()
 
 
-def _columns(page, n: int, text: str, sink, trouble: PypdfTrouble) -> None:
+def _columns(page, n: int, text: str, trouble: PypdfTrouble) -> list[tuple[int, str, str]]:
     """The bare numbers under a throughput heading of a table on the page, read from its layout."""
     layout = page.extract_text(extraction_mode="layout") or ""
     trouble.check(n)
     lines = text.split("\n")
     at = 0
+    cells = []
     for d in table_figures(layout):
         number = d.text.split()[0]
         found = next((i for i in range(at, len(lines)) if number in lines[i]), None)
         if found is None:
             found = next((i for i in range(len(lines)) if number in lines[i]), 0)
         at = found
-        sink.item(f"page {n}", f"page {n}, line {found + 1} (column {d.unit!r})", d.text, block=f"page {n}",
-                  unit=d.unit, kind="cell", line=found + 1)
+        cells.append((found + 1, d.unit, d.text))
+    return cells

@@ -22,7 +22,8 @@ gigabytes or whose objects refer to each other in a loop. Nothing here trusts th
 - **Every file is inspected in a worker process** (``run_isolated``) with an address-space limit
   (RLIMIT_AS, set in the child to what it starts with plus ``max_memory_mb``) and a wall-clock
   limit enforced by the parent, which kills the
-  child when it is reached. Whatever goes wrong ends as ``NotInspectable(reason)``: "could not
+  child when it is reached. A PDF's pages are extracted beside the worker (``made_beside``), in a
+  helper forked from it with its limits, which the kernel ends with it. Whatever goes wrong ends as ``NotInspectable(reason)``: "could not
   inspect: <reason>", never a crash and never "no findings".
 
 The defaults are sized so that exportguard's own 100,000-figure workbook passes (about 26 MB
@@ -45,7 +46,7 @@ import xml.parsers.expat
 import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import ExportguardError
 
@@ -748,7 +749,8 @@ def _child(send, fn, args, limits: Limits, base: int = 0) -> None:
             message = _outcome(fn, args, limits)
         except MemoryError:  # even the reason of another failure could not be built
             message = ("not", memory_reason(limits))
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        peak = max(resource.getrusage(who).ru_maxrss  # the helper's too, where a reading had one
+                   for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
         try:
             send.send(message + (peak,))
         except MemoryError:  # pickling a big value ran past the limit: drop it, then send the reason
@@ -766,16 +768,106 @@ def _child(send, fn, args, limits: Limits, base: int = 0) -> None:
 
 
 def _outcome(fn, args, limits: Limits) -> tuple:
-    """("ok", value) or ("not", reason); a MemoryError, wherever it is raised in the inspection, is
-    the memory limit speaking (RLIMIT_AS makes every allocation past it fail)."""
+    """("ok", value) or ("not", reason)."""
     try:
         return ("ok", fn(*args))
-    except NotInspectable as e:
-        return ("not", e.reason)
-    except MemoryError:
-        return ("not", memory_reason(limits))
-    except RecursionError:
-        return ("not", "nesting deeper than the recursion limit (a reference loop or a deeply nested structure)")
-    except Exception as e:  # a parser's own error on a malformed file: say what, never crash
-        where = traceback.extract_tb(e.__traceback__)[-1]
-        return ("not", f"unreadable file ({type(e).__name__}: {e}; in {Path(where.filename).name}:{where.lineno})")
+    except Exception as e:
+        return ("not", _reason(e, limits))
+
+
+def _reason(e: Exception, limits: Limits) -> str:
+    """Why an inspection failed, in words; a MemoryError, wherever it is raised, is the memory limit
+    speaking (RLIMIT_AS makes every allocation past it fail)."""
+    if isinstance(e, NotInspectable):
+        return e.reason
+    if isinstance(e, MemoryError):
+        return memory_reason(limits)
+    if isinstance(e, RecursionError):
+        return "nesting deeper than the recursion limit (a reference loop or a deeply nested structure)"
+    where = traceback.extract_tb(e.__traceback__)[-1]  # a parser's own error on a malformed file: say what
+    return f"unreadable file ({type(e).__name__}: {e}; in {Path(where.filename).name}:{where.lineno})"
+
+
+# -- a reading beside the worker ---------------------------------------------------------------------
+
+def spare_core() -> bool:
+    """Whether this process may use a second core (a reading beside it is then worth its fork)."""
+    try:
+        return len(os.sched_getaffinity(0)) > 1
+    except (AttributeError, OSError):
+        return (os.cpu_count() or 1) > 1
+
+
+def made_beside(produce: Callable[[], Iterable], limits: Limits = DEFAULT_LIMITS) -> Iterator:
+    """The items ``produce()`` yields, made in a forked helper process while this one goes on with
+    those it has: a PDF's pages are extracted there while the worker reads the pages before them
+    (pypdf's extraction and the checker's reading each take a core, as a bare read takes one).
+
+    The helper starts from this process, so it has the worker's limits (its own address space
+    limit and recursion limit) and it dies with it (the parent's timeout kills the worker, and the
+    kernel then the helper). What the helper fails with is raised here as NotInspectable, with the
+    reason the worker would have given; a helper that ends without a word (killed, crashed) is a
+    reason too. The helper's items must pickle."""
+    from multiprocessing.connection import Pipe
+
+    receive, send = Pipe(duplex=False)
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the helper: it never returns into the worker's code
+        code = 0
+        try:
+            receive.close()
+            _die_with(parent)
+            try:
+                for item in produce():
+                    send.send(("item", item))
+                send.send(("end", None))
+            except Exception as e:
+                send.send(("not", _reason(e, limits)))
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    send.close()
+    ended = False
+    try:
+        while True:
+            try:
+                kind, payload = receive.recv()
+            except (EOFError, OSError):
+                break
+            if kind == "item":
+                yield payload
+            elif kind == "end":
+                ended = True
+                return
+            else:
+                ended = True
+                raise NotInspectable(payload)
+    finally:
+        receive.close()
+        if not ended:
+            try:
+                os.kill(pid, signal.SIGKILL)  # the worker stopped reading (its own failure): stop the helper
+            except ProcessLookupError:
+                pass
+        _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        sig = signal.Signals(-code).name if -code in {s.value for s in signal.Signals} else str(-code)
+        raise NotInspectable(f"the reading process was ended by {sig}: out of memory past {limits.max_memory_mb} MB "
+                             "(--max-memory to raise it), or a crash in a parser")
+    raise NotInspectable(f"the reading process ended unexpectedly (exit code {code})")
+
+
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this process when its parent ends (Linux), so that a worker killed at its
+    time limit leaves no helper running; elsewhere, a parent already gone ends it here."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(0)
