@@ -223,6 +223,9 @@ def main() -> None:
     ap.add_argument("--exportguard-100k", action="store_true", help="also exportguard's own 100,000-figure XLSX")
     ap.add_argument("--keep", type=Path, help="build the documents in this folder and keep them")
     args = ap.parse_args()
+    import compileall
+
+    compileall.compile_dir(str(REPO / "exportguard"), quiet=1)  # bytecode, as an install leaves it
     with tempfile.TemporaryDirectory(prefix="eg-bench-check-") as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
