@@ -14,9 +14,15 @@ from pathlib import Path
 import pytest
 from hypothesis import configuration as _hypothesis_configuration
 
+# The helper modules the tests share (no test module imports another: tests/test_suite_layout.py) assert
+# with plain `assert`; registered before any of them is imported, their failures say what differs.
+pytest.register_assert_rewrite("tests.bad_sources", "tests.faults", "tests.golden_files", "tests.office",
+                               "tests.pdf_pages", "tests.ranks")
+
 # Tests write only under temporary folders: Hypothesis keeps its examples there too, not in ./.hypothesis.
 _hypothesis_configuration.set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "exportguard-hypothesis")
 
+REPO = Path(__file__).resolve().parents[1]  # the repository: examples/, templates/, tests/golden/
 # resolved: the store keeps the real path of each file it reads, and a newcomer may link ../shared
 SHARED = Path(os.environ.get("EXPORTGUARD_SHARED", Path(__file__).resolve().parents[2] / "shared")).resolve()
 MLPERF = SHARED / "mlperf"
@@ -94,6 +100,40 @@ def v51_store(tmp_path_factory):
     s = open_store(f"sqlite:///{tmp_path_factory.mktemp('v51') / 'store.db'}")
     ingest_path(s, SUMMARY_V51)
     ingest_path(s, TREE_V51)
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
+def fixed_store(tmp_path_factory):
+    """A store of its own, ingested with a fixed retrieval date (the default is the files'
+    modification date, which a fresh copy of the data changes): the golden tests' (tests/golden_files.py)."""
+    from exportguard.ingest import ingest_path
+    from exportguard.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path_factory.mktemp('golden_store') / 'store.db'}")
+    ingest_path(store, SUMMARY_V51, retrieved_on="2025-01-15")
+    ingest_path(store, TREE_V51, retrieved_on="2025-01-15")
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """The real v5.1 summary, every own-traffic result file, and three repeated runs of one configuration
+    (tests/own_runs.py)."""
+    from exportguard.ingest import ingest_path
+    from exportguard.store import open_store
+    from tests.own_runs import BASE, OWN, own_csv
+
+    folder = tmp_path_factory.mktemp("mixed")
+    s = open_store(f"sqlite:///{folder / 'store.db'}")
+    ingest_path(s, SUMMARY_V51)
+    for path in sorted(OWN.rglob("*.json*")):
+        ingest_path(s, path)
+    rows = [BASE | dict(value=v, run_id=f"run-{n}", mean_input_tokens=i)
+            for n, (v, i) in enumerate((("781.2", "550.1"), ("774.0", "548.7"), ("779.9", "551.0")))]
+    ingest_path(s, own_csv(folder, rows))
     yield s
     s.close()
 

@@ -1,5 +1,6 @@
-"""The real office tools the tests render with: LibreOffice converts, poppler reads PDFs back. Under
-CI (CI=true) a missing tool fails the run; elsewhere the test skips, saying which tool it needs."""
+"""The real office tools the tests render with: LibreOffice converts, poppler reads PDFs back, and the
+deck's theme font (Calibri or its metric twin Carlito) is installed. Under CI (CI=true) a missing tool
+fails the run; elsewhere the test skips, saying which tool it needs."""
 from __future__ import annotations
 
 import os
@@ -54,3 +55,17 @@ def artifacts(kind: str, fallback: Path) -> Path:
     folder = Path(ARTIFACTS_ROOT) / kind if ARTIFACTS_ROOT else fallback
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def theme_font_measured() -> None:
+    """The default template's theme font, Calibri, is measured with its own metrics or its metric twin's
+    (Carlito, Debian's fonts-crosextra-carlito, which .ci/run installs); without either the planner
+    measures with the wider fallback and plans more slides, which is safe but not what PowerPoint draws."""
+    from exportguard.render.pptx_layout import font_file
+
+    found = font_file("Calibri") or ""
+    if any(name in found.lower() for name in ("calibri", "carlito")):
+        return
+    if IN_CI:
+        pytest.fail("CI=true but neither Calibri nor Carlito is installed (fonts-crosextra-carlito)")
+    pytest.skip("Calibri or its metric twin Carlito (fonts-crosextra-carlito) is needed to measure this deck")

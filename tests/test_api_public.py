@@ -365,6 +365,7 @@ def test_an_export_that_cannot_be_written_raises_export_write_error_and_leaves_t
     assert target.read_bytes() == b"previous" and [p.name for p in tmp_path.iterdir()] == ["report.xlsx"]
 
 
+@pytest.mark.quick
 def test_check_returns_findings_as_data(store, tmp_path):
     report = eg.build_report(store, **OFFLINE_70B, accelerator_count=8)
     [md, _] = eg.export(report, tmp_path / "figures.md")

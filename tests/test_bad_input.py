@@ -8,35 +8,44 @@ that use the ``store`` fixture run on PostgreSQL too.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
-import os
-import shutil
-import struct
-import zlib
-from functools import cache
 from pathlib import Path
 
 import pytest
 
 from exportguard.errors import SourceError
-from exportguard.ingest import IngestReport, csv_rows, ingest_path
+from exportguard.ingest import ingest_path
 from exportguard.store import open_store
-from tests.conftest import MLPERF, SUMMARY_V51, TREE_V51
+from tests.bad_sources import (
+    ACCURACY,
+    BAD,
+    PERF,
+    SCENARIO,
+    assert_actionable,
+    assert_reconciles,
+    copy_submitter,
+    csv_locator,
+    csv_slice,
+    csv_with_bad_row,
+    log_says,
+    only_quarantined,
+    png_named_csv,
+    replace_once,
+    scenario_locators,
+    stored_locators,
+    summary_locator,
+    summary_slice,
+    summary_with_bad_row,
+    tiny_png,
+    tree_with_invalid_result,
+    write_csv,
+    write_summary,
+)
+from tests.conftest import MLPERF, SUMMARY_V51
 from tests.real_data import require_real_data
 
 pytestmark = pytest.mark.real_data
 require_real_data(MLPERF)
-
-SYSTEM = "8xMI300X_2xEPYC_9575F"
-SCENARIO = f"results/{SYSTEM}/llama2-70b-99/Offline"  # the scenario folder the tree cases break
-PERF = "performance/run_1/mlperf_log_summary.txt"
-ACCURACY = "accuracy/accuracy.txt"
-BAD = 1  # index of the row the summary and CSV cases break; its neighbours must still be stored
-
-
-# --------------------------------------------------------------------------- helpers
 
 
 @pytest.fixture
@@ -44,131 +53,6 @@ def db(sqlite_url):
     s = open_store(sqlite_url)
     yield s
     s.close()
-
-
-def assert_reconciles(report: IngestReport, rows_in_input: int) -> None:
-    assert report.reconciles, report.summary_line()
-    assert report.rows_read == rows_in_input, report.summary_line()
-
-
-def assert_actionable(message: str, *fragments: str) -> None:
-    """A sentence a person can act on: words, not a traceback or a bare code, naming what is wrong."""
-    assert len(message.split()) >= 4, message
-    assert "Traceback" not in message and "Error(" not in message, message
-    for fragment in fragments:
-        assert fragment in message, (fragment, message)
-
-
-def stored_locators(store) -> set[str]:
-    return {r.conditions.provenance.source_locator for r in store.results()}
-
-
-def only_quarantined(store) -> dict:
-    (q,) = store.quarantined()
-    return q
-
-
-# The summary table: four real LLM rows (AMD's 8xMI300X, result 5.1-0001) and one real row of a
-# benchmark that is not an LLM one (skipped by rule, counted).
-@cache
-def _summary() -> tuple:
-    return tuple(json.loads(SUMMARY_V51.read_text()))
-
-
-def summary_slice() -> list[dict]:
-    rows = _summary()
-    llm = [r for r in rows if r["Location"].startswith(f"closed/AMD/results/{SYSTEM}/llama2-70b")][:4]
-    other = next(r for r in rows if r["Category"] == "closed" and r["Model"].startswith("resnet"))
-    assert [r["Scenario"] for r in llm] == ["Interactive", "Offline", "Server", "Interactive"]
-    return [dict(r) for r in llm] + [dict(other)]
-
-
-def write_summary(tmp_path: Path, rows, name: str = "v5.1_summary_results.json") -> Path:
-    path = tmp_path / name
-    path.write_text(json.dumps(rows, indent=1))
-    return path
-
-
-def summary_locator(path: Path, index: int) -> str:
-    return f"{path} row {index + 1}"
-
-
-# Submission trees: real submitter folders copied below tmp_path/v5.1/closed/.
-def copy_submitter(tmp_path: Path, submitter: str = "AMD", top: str | None = "v5.1") -> Path:
-    """Copy results/ and systems/ of a real submitter; returns the copy (the shared files are read-only,
-    so contents are copied, not modes)."""
-    src = TREE_V51 / "closed" / submitter
-    dst = (tmp_path / top if top else tmp_path) / "closed" / submitter
-    for part in ("results", "systems"):
-        for folder, _, files in os.walk(src / part):
-            target = dst / Path(folder).relative_to(src)
-            target.mkdir(parents=True, exist_ok=True)
-            for f in files:
-                shutil.copyfile(Path(folder) / f, target / f)
-    return dst
-
-
-def scenario_locators(sub: Path) -> set[str]:
-    """Each scenario folder of a copied submitter: one input row each, named as the ingest names it."""
-    return {str(p.relative_to(sub.parent.parent)) for p in sub.glob("results/*/*/*") if p.is_dir()}
-
-
-def replace_once(path: Path, old: bytes, new: bytes) -> None:
-    data = path.read_bytes()
-    assert data.count(old) == 1, (old, path)
-    path.write_bytes(data.replace(old, new))
-
-
-# CSV in exportguard's documented format, written from real summary rows.
-def mlperf_row(r: dict) -> dict:
-    """A real llama2-70b summary row as a row of exportguard's CSV."""
-    model, _, track = r["Model"].rpartition("-")
-    return {"mlperf": "yes", "submitter": r["Submitter"], "system_name": r["System"], "model": model,
-            "accuracy_track": track, "scenario": r["Scenario"], "value": str(r["Performance_Result"]),
-            "unit": "tokens/s", "accelerator": r["Accelerator"], "accelerators_per_node": str(r["a#"]),
-            "nodes": str(r["Nodes"]), "framework": r["Software"], "source_url": r["Details"],
-            "round": r["version"], "division": r["Category"], "availability": r["Availability"],
-            "system_id": r["Platform"]}
-
-
-def csv_slice() -> list[dict]:
-    interactive, offline, server = summary_slice()[:3]
-
-    # An in-house re-run of the same system, an own run (not an MLPerf result): it states the load it ran and
-    # its measured shape, and no MLPerf scenario, round or bounds.
-    own = mlperf_row(server) | {"mlperf": "no", "submitter": "AMD (in-house re-run)", "round": "", "division": "",
-                                "availability": "", "accuracy_track": "", "scenario": "", "system_id": "",
-                                "dataset": "OpenOrca", "tool": "vllm bench serve", "load": "Poisson",
-                                "request_rate": "80", "mean_input_tokens": "620.4", "mean_output_tokens": "294.1"}
-    return [mlperf_row(offline), own, mlperf_row(interactive)]
-
-
-def csv_text(rows: list[dict], extra_cells: dict[int, list[str]] | None = None) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(csv_rows.COLUMNS)
-    for i, row in enumerate(rows):
-        w.writerow([row.get(c, "") for c in csv_rows.COLUMNS] + (extra_cells or {}).get(i, []))
-    return buf.getvalue()
-
-
-def write_csv(tmp_path: Path, rows: list[dict], extra_cells: dict[int, list[str]] | None = None,
-              name: str = "results.csv") -> Path:
-    path = tmp_path / name
-    path.write_text(csv_text(rows, extra_cells))
-    return path
-
-
-def csv_locator(path: Path, index: int) -> str:
-    return f"{path} line {index + 2}"  # line 1 is the header
-
-
-def tiny_png() -> bytes:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
 
 
 # --------------------------------------------------------------------------- summary table: one bad row
@@ -406,10 +290,6 @@ def test_path_that_does_not_exist_is_a_clear_error_naming_it(db, tmp_path):
 # --------------------------------------------------------------------------- submission tree: one bad scenario
 
 
-def _log_says(old: bytes, new: bytes):
-    return lambda scenario: replace_once(scenario / PERF, old, new)
-
-
 def _accuracy_line(line: str):
     """Put ``line`` where the real accuracy dict was (line 4, between the tool's noise and hash=...)."""
     def write(scenario: Path):
@@ -423,37 +303,37 @@ ONE_MB_DICT = "{'tokens_per_sample': 301.1, " + ", ".join(f"'k{i}': {i}" for i i
 
 TREE_CASES = [
     # id, break the Offline scenario folder, reason, where in the folder (file and line), words of the message
-    ("invalid_result", _log_says(b"Result is : VALID", b"Result is : INVALID"), "invalid_result",
+    ("invalid_result", log_says(b"Result is : VALID", b"Result is : INVALID"), "invalid_result",
      f"{PERF} line 9", ["INVALID", "VALID"]),
-    ("text_tokens_per_second", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: abc"),
+    ("text_tokens_per_second", log_says(b"Tokens per second: 27803.9", b"Tokens per second: abc"),
      "bad_number", f"{PERF} line 8", ["Tokens per second", "'abc'", "not a number"]),
-    ("negative_tokens_per_second", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: -27803.9"),
+    ("negative_tokens_per_second", log_says(b"Tokens per second: 27803.9", b"Tokens per second: -27803.9"),
      "negative_value", f"{PERF} line 8", ["Tokens per second", "-27803.9"]),
-    ("non_utf8_log", _log_says(b"SUT name : PySUT", b"SUT name : PySUT \xff\xfe"), "not_utf8", PERF,
+    ("non_utf8_log", log_says(b"SUT name : PySUT", b"SUT name : PySUT \xff\xfe"), "not_utf8", PERF,
      ["line 4", "UTF-8"]),
     ("accuracy_holds_code", _accuracy_line("{'tokens_per_sample': __import__('os').getpid()}"),
      "accuracy_not_a_dict_literal", f"{ACCURACY} line 4", ["tokens_per_sample", "__import__"]),
     ("accuracy_one_megabyte_line", _accuracy_line(ONE_MB_DICT), "accuracy_line_too_long", f"{ACCURACY} line 4",
      ["characters"]),
     # Numbers in the run log: the one strict parser.
-    ("tokens_per_second_thousands_separator", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: 27,803.9"),
+    ("tokens_per_second_thousands_separator", log_says(b"Tokens per second: 27803.9", b"Tokens per second: 27,803.9"),
      "bad_number", f"{PERF} line 8", ["Tokens per second", "separator"]),
-    ("tokens_per_second_decimal_comma", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: 27803,9"),
+    ("tokens_per_second_decimal_comma", log_says(b"Tokens per second: 27803.9", b"Tokens per second: 27803,9"),
      "bad_number", f"{PERF} line 8", ["Tokens per second", "decimal comma"]),
-    ("tokens_per_second_arabic_indic", _log_says(b"Tokens per second: 27803.9",
+    ("tokens_per_second_arabic_indic", log_says(b"Tokens per second: 27803.9",
                                                  "Tokens per second: \u0662\u0667\u0668\u0660\u0663".encode()),
      "bad_number", f"{PERF} line 8", ["Tokens per second", "ASCII 0-9"]),
-    ("tokens_per_second_full_width", _log_says(b"Tokens per second: 27803.9",
+    ("tokens_per_second_full_width", log_says(b"Tokens per second: 27803.9",
                                                "Tokens per second: \uff12\uff17\uff18\uff10\uff13".encode()),
      "bad_number", f"{PERF} line 8", ["Tokens per second", "ASCII 0-9"]),
-    ("tokens_per_second_nan", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: nan"),
+    ("tokens_per_second_nan", log_says(b"Tokens per second: 27803.9", b"Tokens per second: nan"),
      "bad_number", f"{PERF} line 8", ["Tokens per second", "finite"]),
-    ("tokens_per_second_overflowing", _log_says(b"Tokens per second: 27803.9", b"Tokens per second: 1e309"),
+    ("tokens_per_second_overflowing", log_says(b"Tokens per second: 27803.9", b"Tokens per second: 1e309"),
      "bad_number", f"{PERF} line 8", ["Tokens per second", "finite"]),
-    ("samples_per_query_fraction", _log_says(b"samples_per_query : 245520", b"samples_per_query : 245520.5"),
+    ("samples_per_query_fraction", log_says(b"samples_per_query : 245520", b"samples_per_query : 245520.5"),
      "bad_number", f"{PERF} line ", ["samples_per_query", "decimal point"]),
     # The log must be the scenario its folder says.
-    ("server_log_in_offline_folder", _log_says(b"Scenario : Offline", b"Scenario : Server"), "scenario_mismatch",
+    ("server_log_in_offline_folder", log_says(b"Scenario : Offline", b"Scenario : Server"), "scenario_mismatch",
      f"{PERF} line 5", ["'Scenario : Server'", "Offline"]),
     # Tokens per sample against llama2-70b's 1024-token cap.
     ("tokens_per_sample_zero", _accuracy_line("{'rouge1': 44.4465, 'tokens_per_sample': 0}"),
@@ -778,6 +658,7 @@ def test_csv_row_with_more_cells_than_the_header_is_quarantined_and_its_neighbou
     assert stored_locators(db) == {csv_locator(path, i) for i in (0, 2)}
 
 
+@pytest.mark.quick
 def test_csv_rows_as_written_are_all_stored(db, tmp_path):
     """The control for the CSV matrix: the unbroken rows are valid, so each case's quarantine is its break."""
     rows = csv_slice()
@@ -793,32 +674,8 @@ def test_csv_rows_as_written_are_all_stored(db, tmp_path):
 # --------------------------------------------------------------------------- the same bad file twice
 
 
-def _summary_with_bad_row(tmp_path):
-    rows = summary_slice()
-    rows[BAD]["Performance_Result"] = "fast"
-    return write_summary(tmp_path, rows), len(rows)
-
-
-def _tree_with_invalid_result(tmp_path):
-    sub = copy_submitter(tmp_path)
-    _log_says(b"Result is : VALID", b"Result is : INVALID")(sub / SCENARIO)
-    return tmp_path / "v5.1", len(scenario_locators(sub))
-
-
-def _csv_with_bad_row(tmp_path):
-    rows = csv_slice()
-    rows[BAD]["unit"] = "tok/sec"
-    return write_csv(tmp_path, rows), len(rows)
-
-
-def _png_named_csv(tmp_path):
-    path = tmp_path / "results.csv"
-    path.write_bytes(tiny_png())
-    return path, 1
-
-
-@pytest.mark.parametrize("make", [_summary_with_bad_row, _tree_with_invalid_result, _csv_with_bad_row,
-                                  _png_named_csv], ids=["summary", "tree", "csv", "png_named_csv"])
+@pytest.mark.parametrize("make", [summary_with_bad_row, tree_with_invalid_result, csv_with_bad_row,
+                                  png_named_csv], ids=["summary", "tree", "csv", "png_named_csv"])
 def test_ingesting_the_same_bad_source_twice_adds_no_duplicate_quarantine_rows(store, tmp_path, make):
     path, rows_in_input = make(tmp_path)
 

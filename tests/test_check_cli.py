@@ -16,7 +16,7 @@ from exportguard.check.evaluate import fields_in, parse_notes
 from exportguard.check.numfmt import format_number
 from exportguard.detect import column_figure, find_figures, header_unit
 from exportguard.rules import RULES
-from tests.test_check_documents import pptx_person, xlsx_bound
+from tests.documents import pptx_person, xlsx_bound
 
 
 def cli(*args, cwd=None, env=None) -> subprocess.CompletedProcess:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from exportguard.caveat import SHORT, TRADEMARK_LEGEND
 from exportguard.check import engine
 from exportguard.check.evaluate import Evaluator
 from exportguard.check.tamper import SYNTAX, ManifestCheck
 from exportguard.manifest import shown_digest
-from tests.test_check_documents import NOTE, pdf_paragraphs
+from tests.documents import NOTE, pdf_paragraphs
 
+pytestmark = pytest.mark.quick
 NOTE_TEXT = NOTE[len("[a] "):]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.test_check_documents import pptx_person, xlsx_bound
+from tests.documents import pptx_person, xlsx_bound
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -20,7 +20,7 @@ import pytest
 
 from exportguard.check import safety
 from exportguard.check.safety import Limits, NotInspectable, SafeZip, parse_tree, run_isolated, stream_xml
-from tests.test_check_documents import pptx_person, xlsx_person
+from tests.documents import pptx_person, xlsx_person
 
 MAIN_NS = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 
@@ -161,6 +161,7 @@ def hostile(tmp_path_factory):
     return expect, out, time.monotonic() - started
 
 
+@pytest.mark.quick
 def test_every_hostile_file_could_not_be_inspected_for_its_own_reason(hostile):
     expect, out, _ = hostile
     assert out.returncode == 2, out.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from exportguard.check.engine import check
-from tests.corpus.documents import _declare, _inject, pptx, xlsx
+from tests.corpus.documents import inject_prolog, pptx, with_prolog, xlsx
 
 
 def hits(path: Path) -> list:
@@ -54,7 +54,7 @@ def test_a_formula_without_its_value_is_reported_only_where_a_figure_would_show(
 ])
 def test_a_dtd_in_any_part_of_a_workbook_is_not_inspected(tmp_path, part, declaration):
     book = xlsx(tmp_path / "b.xlsx", {"S": [["System", "Throughput"], ["B200", "101,527 tok/s ±5.4% [a]"]]})
-    bad = _inject(book, tmp_path / "bad.xlsx", part, declaration + b"\n")
+    bad = inject_prolog(book, tmp_path / "bad.xlsx", part, declaration + b"\n")
     (report,) = check([bad], isolate=False)
     assert report.status == "not-inspected" and repr(part) in report.reason and "DTD" in report.reason
 
@@ -62,14 +62,14 @@ def test_a_dtd_in_any_part_of_a_workbook_is_not_inspected(tmp_path, part, declar
 def test_a_dtd_behind_a_long_comment_or_in_utf16_is_found(tmp_path):
     book = xlsx(tmp_path / "b.xlsx", {"S": [["x"]]})
     comment = b"<!-- " + b"x" * 20_000 + b" -->\n<!DOCTYPE Types>\n"
-    (report,) = check([_inject(book, tmp_path / "long.xlsx", "[Content_Types].xml", comment)], isolate=False)
+    (report,) = check([inject_prolog(book, tmp_path / "long.xlsx", "[Content_Types].xml", comment)], isolate=False)
     assert report.status == "not-inspected"
     utf16 = tmp_path / "utf16.xlsx"
     with zipfile.ZipFile(book) as zin, zipfile.ZipFile(utf16, "w") as zout:
         for info in zin.infolist():
             data = zin.read(info.filename)
             if info.filename == "docProps/core.xml":
-                text = _declare(data, b"<!DOCTYPE cp>\n").decode("utf-8").replace('encoding="UTF-8"', 'encoding="UTF-16"')
+                text = with_prolog(data, b"<!DOCTYPE cp>\n").decode("utf-8").replace('encoding="UTF-8"', 'encoding="UTF-16"')
                 data = text.encode("utf-16")
             zout.writestr(info, data)
     (report,) = check([utf16], isolate=False)

@@ -35,6 +35,7 @@ def test_help_starts_without_importing_heavy_libraries():
     assert out.strip() == "[]"
 
 
+@pytest.mark.quick
 def test_demo_ingests_the_shipped_real_data_shows_the_cohorts_and_writes_a_bound_report(run, tmp_path):
     out = run("demo", "--out", str(tmp_path))
     assert "v5.1_summary_results.llm.json (mlperf_summary): 373 read = 351 added" in out
@@ -51,6 +52,7 @@ def test_demo_ingests_the_shipped_real_data_shows_the_cohorts_and_writes_a_bound
     assert "0 added" in again and "351 unchanged" in again
 
 
+@pytest.mark.quick
 def test_ingest_prints_a_reconciled_summary_per_source(run):
     out = run("ingest", str(TREE_V51), str(SUMMARY_V51))
     assert "51 read = 51 added" in out

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import re
 import time
 import zipfile
@@ -34,43 +33,12 @@ from exportguard.manifest import verify
 from exportguard.render import export
 from exportguard.render.package import entry_order, is_normalised
 from exportguard.spec import build_report, load_spec, parse_spec
-from tests.conftest import IN_CI
+from tests.conftest import REPO
+from tests.golden_files import EPOCH, SMALL_SPEC, assert_golden
 
 pytestmark = pytest.mark.real_data
-ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
-EPOCH = 1757376000  # 2025-09-09T00:00:00Z
 FORMATS = ("pptx", "xlsx", "pdf", "csv", "md")
-
-SMALL_SPEC = '''
-title = "Golden: a small MLPerf v5.1 report"
-audience = "tests"
-
-[filters]
-round = "v5.1"
-division = "closed"
-availability = "available"
-
-[[section]]
-kind = "kpi"
-title = "Highest llama2-70b Offline throughput"
-filters = { model = "llama2-70b", track = "99", scenario = "Offline" }
-pick = "top"
-
-[[section]]
-kind = "chart"
-title = "Top 3 systems, llama2-70b-99 Offline"
-filters = { model = "llama2-70b", track = "99", scenario = "Offline" }
-columns = ["rank", "submitter", "system", "accelerators", "throughput"]
-limit = 3
-
-[[section]]
-kind = "table"
-title = "Top 3 systems, llama2-70b-99 Server"
-filters = { model = "llama2-70b", track = "99", scenario = "Server" }
-columns = ["rank", "submitter", "system", "accelerators", "throughput"]
-limit = 3
-'''
 
 
 def _digests(files) -> dict[str, str]:
@@ -79,23 +47,7 @@ def _digests(files) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def deck_report(v51_store):
-    return build_report(v51_store, load_spec(ROOT / "examples" / "executive-deck.toml"))
-
-
-@pytest.fixture(scope="module")
-def fixed_store(tmp_path_factory):
-    """A store of its own, ingested with a fixed retrieval date (the default is the files'
-    modification date, which a fresh copy of the data changes)."""
-    from exportguard.ingest import ingest_path
-    from exportguard.store import open_store
-
-    from tests.conftest import SUMMARY_V51, TREE_V51
-
-    store = open_store(f"sqlite:///{tmp_path_factory.mktemp('golden_store') / 'store.db'}")
-    ingest_path(store, SUMMARY_V51, retrieved_on="2025-01-15")
-    ingest_path(store, TREE_V51, retrieved_on="2025-01-15")
-    yield store
-    store.close()
+    return build_report(v51_store, load_spec(REPO / "examples" / "executive-deck.toml"))
 
 
 @pytest.fixture(scope="module")
@@ -195,24 +147,6 @@ def _significant_xml(blob: bytes) -> str:
     return etree.tostring(root, method="c14n2").decode("utf-8") + "\n"
 
 
-def _regenerate(request) -> bool:
-    wanted = os.environ.get("EXPORTGUARD_REGEN_GOLDEN") == "1" or request.config.getoption("--regen-golden", False)
-    if wanted and IN_CI:
-        pytest.fail("golden files are not regenerated under CI=true: regenerate locally and commit them")
-    return wanted
-
-
-def assert_golden(text: str, path: Path, request, what: str) -> None:
-    """``text`` is the golden file at ``path`` (written first when regenerating: _regenerate)."""
-    if _regenerate(request):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="")
-    assert path.is_file(), f"{path} is missing: run with EXPORTGUARD_REGEN_GOLDEN=1 to write it (see the docstring)"
-    assert text == path.read_text(encoding="utf-8"), (
-        f"{what} differs from {path}; if the change is meant, regenerate (EXPORTGUARD_REGEN_GOLDEN=1) and review "
-        f"`git diff {path.parent.relative_to(ROOT)}/`")
-
-
 @pytest.fixture(scope="module")
 def golden_export(small_report, tmp_path_factory):
     folder = tmp_path_factory.mktemp("golden")
@@ -284,7 +218,7 @@ def text_form(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def example_export(fixed_store, tmp_path_factory):
-    report = build_report(fixed_store, load_spec(ROOT / "examples" / "executive-deck.toml"))
+    report = build_report(fixed_store, load_spec(REPO / "examples" / "executive-deck.toml"))
     folder = tmp_path_factory.mktemp("golden_examples")
     files = export(report, [folder / f"executive-deck.{ext}" for ext in FORMATS], clock=Clock.from_epoch(EPOCH))
     return {f.name: f for f in files if not f.name.endswith(".json")}

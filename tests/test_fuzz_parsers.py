@@ -27,9 +27,9 @@ from exportguard.ingest import Quarantined, Skipped, Source, Warned, csv_rows, m
 from exportguard.ingest.mlperf_logs import parse_accuracy, parse_performance_summary, parse_system_description
 from exportguard.ingest.numbers import COUNT, CSV, JSON, LOG, SUMMARY_TEXT, parse_count, parse_number
 from exportguard.model import OWN_LOAD_KINDS, SCENARIOS, UNITS, Result
+from tests.bad_sources import csv_slice, csv_text
 from tests.conftest import MLPERF, SUMMARY_V51, TREE_V51
 from tests.real_data import require_real_data
-from tests.test_bad_input import csv_slice, csv_text
 
 pytestmark = pytest.mark.real_data
 require_real_data(MLPERF)
@@ -82,7 +82,7 @@ def summary_rows() -> tuple[str, ...]:
 
 @cache
 def csv_lines() -> tuple[str, tuple[str, ...]]:
-    """The header and the real rows of test_bad_input's CSV (two MLPerf rows, one own test)."""
+    """The header and the real rows of tests/bad_sources.py's CSV (two MLPerf rows, one own test)."""
     header, *rows = csv_text(csv_slice()).rstrip("\n").split("\n")
     return header, tuple(rows)
 

@@ -19,7 +19,7 @@ from exportguard.report import BoundFigure, RankSpan, Report, TableSection, Text
 from exportguard.rules import RULES
 from exportguard.store import open_store
 
-pytestmark = pytest.mark.real_data
+pytestmark = [pytest.mark.real_data, pytest.mark.quick]
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,7 @@ import pytest
 from exportguard.errors import SourceError
 from exportguard.ingest import csv_rows, ingest_path, mlperf_summary, mlperf_tree
 from exportguard.store import open_store
-from tests.conftest import MLPERF, SUMMARY_V51, TREE_V51
-from tests.real_data import require_real_data
-from tests.test_bad_input import (
+from tests.bad_sources import (
     ACCURACY,
     BAD,
     PERF,
@@ -44,6 +42,8 @@ from tests.test_bad_input import (
     write_csv,
     write_summary,
 )
+from tests.conftest import MLPERF, SUMMARY_V51, TREE_V51
+from tests.real_data import require_real_data
 
 pytestmark = pytest.mark.real_data
 require_real_data(MLPERF)

@@ -19,9 +19,9 @@ from exportguard.cli import main
 from exportguard.ingest import ingest_path
 from exportguard.store import open_store, results_table
 from exportguard.wording import number
+from tests.bad_sources import csv_slice, summary_slice, write_csv, write_summary
 from tests.conftest import MLPERF, SHARED, SUMMARY_V51, TREE_V51
 from tests.real_data import require_real_data
-from tests.test_bad_input import csv_slice, summary_slice, write_csv, write_summary
 
 pytestmark = pytest.mark.real_data
 require_real_data(MLPERF)

@@ -3,7 +3,7 @@ one frozen layout.document.Document before anything is drawn, the manifest is bu
 and the painter draws every figure's text from it.
 
 Golden files pin the plan's text form (``Document.text()``) for the small report of
-tests/test_deterministic.py and the example executive deck, on A4, at a fixed clock and retrieval
+tests/golden_files.py and the example executive deck, on A4, at a fixed clock and retrieval
 date: tests/golden/plan/small.pdf.txt and executive-deck.pdf.txt. When a change to the PDF layout is
 meant to change them, regenerate and review the diff:
 
@@ -25,11 +25,11 @@ from exportguard.layout.document import BoundCell, ChartBlock, KpiBlock, TableBl
 from exportguard.render import pdf
 from exportguard.render.pdf_layout import LayoutError
 from exportguard.spec import build_report, load_spec, parse_spec
-from tests.test_deterministic import EPOCH, SMALL_SPEC, assert_golden, fixed_store  # noqa: F401  (a fixture)
-from tests.test_render_pdf import pages_raw, pages_text, squash
+from tests.conftest import REPO
+from tests.golden_files import EPOCH, SMALL_SPEC, assert_golden
+from tests.pdf_pages import pages_raw, pages_text, squash
 
 pytestmark = pytest.mark.real_data
-ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden" / "plan"
 
 
@@ -38,11 +38,11 @@ def _render(report, path):
 
 
 @pytest.fixture(scope="module")
-def planned(fixed_store, tmp_path_factory):  # noqa: F811
+def planned(fixed_store, tmp_path_factory):
     """The small report and the executive deck, rendered on A4: name -> (path, Rendered)."""
     folder = tmp_path_factory.mktemp("plan_pdf")
     reports = {"small": build_report(fixed_store, parse_spec(SMALL_SPEC, name="golden.toml")),
-               "executive-deck": build_report(fixed_store, load_spec(ROOT / "examples" / "executive-deck.toml"))}
+               "executive-deck": build_report(fixed_store, load_spec(REPO / "examples" / "executive-deck.toml"))}
     return {name: (folder / f"{name}.pdf", _render(report, folder / f"{name}.pdf")) for name, report in reports.items()}
 
 
@@ -63,7 +63,7 @@ def test_golden_plan_of_the_briefing(name, planned, request):
     figure's shown text and location, every page's notes with their marks) is the golden one."""
     _, done = planned[name]
     text = _plan_text(done.document)
-    assert "/work/" not in text and str(ROOT) not in text  # no machine's path in a golden file
+    assert "/work/" not in text and str(REPO) not in text  # no machine's path in a golden file
     assert_golden(text, GOLDEN / f"{name}.pdf.txt", request, f"the plan of {name}.pdf")
 
 
@@ -145,7 +145,7 @@ def _rebind(flow, block):
     return flow
 
 
-def test_the_painter_draws_the_figures_texts_the_plan_holds(fixed_store, tmp_path, monkeypatch):  # noqa: F811
+def test_the_painter_draws_the_figures_texts_the_plan_holds(fixed_store, tmp_path, monkeypatch):
     """Asserts: a figure's text changed in the plan (and so in the manifest built from it) is what
     the PDF shows, at every kind of block: the painter letters nothing itself."""
     report = build_report(fixed_store, parse_spec(SMALL_SPEC, name="golden.toml"))
@@ -160,7 +160,7 @@ def test_the_painter_draws_the_figures_texts_the_plan_holds(fixed_store, tmp_pat
     assert all(e["shown"]["text"].startswith("PLANNED ") for e in read_manifest(path)["figures"])
 
 
-def test_a_figure_the_plan_does_not_hold_is_an_error_not_a_guess(fixed_store, tmp_path, monkeypatch):  # noqa: F811
+def test_a_figure_the_plan_does_not_hold_is_an_error_not_a_guess(fixed_store, tmp_path, monkeypatch):
     """Asserts: where the plan holds plain text at a figure's place, the painter refuses (LayoutError)
     and writes no file, rather than drawing a figure the manifest does not list."""
     report = build_report(fixed_store, parse_spec(SMALL_SPEC, name="golden.toml"))

@@ -12,7 +12,7 @@ When a change to the planner is meant to change the plans, regenerate and review
     EXPORTGUARD_REGEN_GOLDEN=1 .venv/bin/python -m pytest -q tests/test_layout_plan_pptx.py
     git diff tests/golden/plan/
 
-Under CI=true regeneration is refused (as in tests/test_deterministic.py).
+Under CI=true regeneration is refused (tests/golden_files.py).
 """
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ from exportguard.render import export
 from exportguard.render.pptx_plan import plan_deck
 from exportguard.render.pptx_template import open_template
 from exportguard.spec import build_report, load_spec, parse_spec
-from tests.test_deterministic import EPOCH, ROOT, SMALL_SPEC, assert_golden, fixed_store  # noqa: F401  (a fixture)
+from tests.conftest import REPO
+from tests.golden_files import EPOCH, SMALL_SPEC, assert_golden
 
 pytestmark = pytest.mark.real_data
 GOLDEN = Path(__file__).resolve().parent / "golden" / "plan"
@@ -43,7 +44,7 @@ def _dated(report):
 @pytest.fixture(scope="module")
 def reports(fixed_store):
     return {"small": _dated(build_report(fixed_store, parse_spec(SMALL_SPEC, name="golden.toml"))),
-            "executive-deck": _dated(build_report(fixed_store, load_spec(ROOT / "examples" / "executive-deck.toml")))}
+            "executive-deck": _dated(build_report(fixed_store, load_spec(REPO / "examples" / "executive-deck.toml")))}
 
 
 @pytest.fixture(scope="module")

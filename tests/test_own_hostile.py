@@ -235,7 +235,7 @@ def test_an_implausible_own_throughput_is_refused(db, tmp_path, value):
 
 
 def test_an_implausible_throughput_is_refused_where_the_file_has_no_totals(db, tmp_path):
-    from tests.test_own_ingest import FIXTURES
+    from tests.own_runs import FIXTURES
 
     record = json.loads((FIXTURES / "genai-perf-0.0.8_concurrency8_isl550_osl250_profile_export_genai_perf.json")
                         .read_text())
@@ -405,7 +405,7 @@ def _cli_ingest(url, *paths):
 
 
 def test_ingest_of_the_tools_folder_reads_every_result_file_by_content_and_counts_the_rest(sqlite_url):
-    from tests.test_own_ingest import README_TABLE
+    from tests.own_runs import README_TABLE
 
     result = _cli_ingest(sqlite_url, OWN)
     assert result.exit_code == 0, result.output
@@ -429,7 +429,7 @@ def test_globbing_every_file_of_a_tool_folder_exits_zero(sqlite_url):
 def test_a_folder_with_an_mlcommons_tree_and_tool_files_reads_both(sqlite_url, tmp_path):
     import shutil
 
-    from tests.test_bad_input import copy_submitter, scenario_locators
+    from tests.bad_sources import copy_submitter, scenario_locators
 
     sub = copy_submitter(tmp_path / "mixed", "AMD")
     shutil.copy(VLLM, tmp_path / "mixed" / "vllm-run.json")

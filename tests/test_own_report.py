@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import io
 from pathlib import Path
 
 import pytest
@@ -13,33 +12,15 @@ import sqlalchemy as sa
 from exportguard.check.engine import check
 from exportguard.guard import DEFAULT_COLUMNS, GuardError, bind_table, validate
 from exportguard.ingest import ingest_path
-from exportguard.ingest.csv_rows import COLUMNS
 from exportguard.render import export
 from exportguard.report import BesideSection, ShapePanel
 from exportguard.spec import SpecError, build_report, parse_spec
 from exportguard.store import _result_to_row, _row_to_result, open_store, results_table
-from tests.conftest import SHARED, SUMMARY_V51
 from tests.office import convert
+from tests.own_runs import BASE, BESIDE, OWN, OWN_ONLY, own_csv
 
 pytestmark = pytest.mark.real_data
-OWN = SHARED / "own-traffic"
 ROOT = Path(__file__).resolve().parents[1]
-BASE = dict(mlperf="no", model="llama-3.1-70b", unit="tokens/s", source_url="https://wiki.example.com/run",
-            tool="vllm bench serve", tool_version="0.33.0", load="closed loop", concurrency="8",
-            mean_input_tokens="550", mean_output_tokens="250", submitter="perf team", system_name="lab-h100",
-            accelerator="NVIDIA H100-SXM-80GB", accelerators_per_node="8", nodes="1", framework="vLLM 0.6.3",
-            server_settings="--tp 8", run_date="2026-12-01")
-
-
-def _csv(tmp_path: Path, rows: list[dict], name: str = "own.csv") -> Path:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
-    for row in rows:
-        w.writerow([row.get(c, "") for c in COLUMNS])
-    path = tmp_path / name
-    path.write_text(buf.getvalue())
-    return path
 
 
 @pytest.fixture
@@ -49,26 +30,11 @@ def db(sqlite_url):
     s.close()
 
 
-@pytest.fixture(scope="module")
-def mixed(tmp_path_factory):
-    """The real v5.1 summary, every own-traffic result file, and three repeated runs of one configuration."""
-    folder = tmp_path_factory.mktemp("mixed")
-    s = open_store(f"sqlite:///{folder / 'store.db'}")
-    ingest_path(s, SUMMARY_V51)
-    for path in sorted(OWN.rglob("*.json*")):
-        ingest_path(s, path)
-    rows = [BASE | dict(value=v, run_id=f"run-{n}", mean_input_tokens=i)
-            for n, (v, i) in enumerate((("781.2", "550.1"), ("774.0", "548.7"), ("779.9", "551.0")))]
-    ingest_path(s, _csv(folder, rows))
-    yield s
-    s.close()
-
-
 # -- cohorts and the band ------------------------------------------------------------------------
 
 def test_repeated_runs_of_one_configuration_give_the_band(db, tmp_path):
     rows = [BASE | dict(value=v, run_id=f"r{n}") for n, v in enumerate(("781.2", "774.0", "779.9"))]
-    ingest_path(db, _csv(tmp_path, rows))
+    ingest_path(db, own_csv(tmp_path, rows))
     (cohort,) = db.cohorts()
     assert not cohort.key.mlperf and cohort.total == 3
     s = cohort.slack
@@ -80,7 +46,7 @@ def test_repeated_runs_of_one_configuration_give_the_band(db, tmp_path):
 
 
 def test_a_single_run_says_so_in_words(db, tmp_path):
-    ingest_path(db, _csv(tmp_path, [BASE | dict(value="781.2")]))
+    ingest_path(db, own_csv(tmp_path, [BASE | dict(value="781.2")]))
     (cohort,) = db.cohorts()
     assert (cohort.slack.estimable, cohort.slack.reason) == (False, "single run")
     fig = bind_table(cohort.results, title="t", slack=cohort.slack, columns=("throughput",)).rows[0][0]
@@ -91,7 +57,8 @@ def test_runs_on_a_system_nobody_described_are_never_taken_for_repeats(db, tmp_p
     anonymous = {k: v for k, v in BASE.items() if k not in ("submitter", "system_name", "accelerator",
                                                              "accelerators_per_node", "nodes", "framework",
                                                              "server_settings")}
-    ingest_path(db, _csv(tmp_path, [anonymous | dict(value="781.2", run_id="a"), anonymous | dict(value="700", run_id="b")]))
+    ingest_path(db, own_csv(tmp_path, [anonymous | dict(value="781.2", run_id="a"),
+                                       anonymous | dict(value="700", run_id="b")]))
     (cohort,) = db.cohorts()
     assert cohort.total == 2 and cohort.slack.reason == "no repeated runs"
     assert {r.conditions.identity.system_name for r in cohort.results} == {"unknown"}
@@ -103,7 +70,7 @@ def test_shapes_and_loads_make_separate_own_cohorts_anchored_at_their_founder(db
             BASE | dict(value="760", run_id="c", mean_output_tokens="290"),   # 16% from the founder: its own
             BASE | dict(value="700", run_id="d", mean_output_tokens="4155.6"),
             BASE | dict(value="690", run_id="e", load="Poisson", concurrency="", request_rate="3")]
-    ingest_path(db, _csv(tmp_path, rows))
+    ingest_path(db, own_csv(tmp_path, rows))
     cohorts = {c.key.own: sorted(r.conditions.run.run_id for r in c.results) for c in db.cohorts()}
     assert len(cohorts) == 4
     closed = {k: v for k, v in cohorts.items() if "closed loop" in k}
@@ -135,7 +102,7 @@ def test_own_runs_never_join_or_widen_an_mlperf_cohort(mixed):
     (dict(mlperf=True), "own_is_not_mlperf"),
 ])
 def test_the_store_refuses_an_own_run_dressed_as_mlperf_or_missing_its_conditions(store, tmp_path, change, constraint):
-    ingest_path(store, _csv(tmp_path, [BASE | dict(value="781.2")]))
+    ingest_path(store, own_csv(tmp_path, [BASE | dict(value="781.2")]))
     (r,) = store.results()
     row = _result_to_row(r) | change | dict(run_id="another")
     with pytest.raises(sa.exc.IntegrityError) as e, store.writing() as conn:
@@ -157,18 +124,6 @@ def test_a_run_ingested_again_with_another_system_is_kept_once_and_said(db, tmp_
 
 
 # -- beside MLPerf, never in one comparison ------------------------------------------------------
-
-BESIDE = """
-title = "Where we stand"
-
-[[section]]
-kind = "beside"
-title = "MLPerf® v5.1 llama2-70b-99 Offline beside our runs"
-mlperf = { round = "v5.1", division = "closed", model = "llama2-70b", track = "99", scenario = "Offline" }
-own = { tool = "vllm bench serve", scenario = "closed loop", model = "mock-llm" }
-limit = 4
-"""
-
 
 def test_a_beside_section_shows_both_cohorts_apart_with_both_shapes(mixed):
     report = build_report(mixed, parse_spec(BESIDE))
@@ -266,33 +221,6 @@ def test_csv_and_markdown_draw_the_beside_section_and_check_clean(mixed, tmp_pat
 
 # -- own notes check clean in all five formats, distinct from MLPerf notes ----------------------
 
-OWN_ONLY = """
-title = "MLPerf® v5.1 and our load tests, on slides of their own"
-
-[[section]]
-kind = "table"
-title = "MLPerf® v5.1 llama2-70b-99 Offline"
-filters = { round = "v5.1", division = "closed", model = "llama2-70b", track = "99", scenario = "Offline" }
-limit = 5
-
-[[section]]
-kind = "kpi"
-title = "Best repeated run"
-filters = { mlperf = false, tool = "vllm bench serve", model = "llama-3.1-70b" }
-
-[[section]]
-kind = "table"
-title = "vLLM runs"
-filters = { mlperf = false, tool = "vllm bench serve" }
-split_by_cohort = true
-
-[[section]]
-kind = "chart"
-title = "Repeated runs"
-filters = { mlperf = false, tool = "vllm bench serve", model = "llama-3.1-70b" }
-"""
-
-
 @pytest.fixture(scope="module")
 def own_artifacts(mixed, tmp_path_factory):
     out = tmp_path_factory.mktemp("own")
@@ -301,6 +229,7 @@ def own_artifacts(mixed, tmp_path_factory):
     return out
 
 
+@pytest.mark.quick
 def test_own_run_notes_check_clean_in_all_five_formats_beside_mlperf_sections(own_artifacts):
     reports = check([own_artifacts])
     assert {r.format for r in reports} == {"xlsx", "csv", "markdown", "pptx", "pdf"}

@@ -224,7 +224,7 @@ def test_beside_decks_check_clean_also_after_a_libreoffice_round_trip(decks, tmp
 
 
 def _beside_slides(store, folder: Path) -> list:
-    from tests.test_own_report import BESIDE
+    from tests.own_runs import BESIDE
 
     report = build_report(store, parse_spec(BESIDE))
     [section] = report.sections
@@ -233,7 +233,7 @@ def _beside_slides(store, folder: Path) -> list:
 
 
 def test_the_default_beside_section_takes_two_slides_at_9_pt_notes(store, tmp_path):
-    """tests/test_own_report.py's BESIDE section (the default, lean columns): two slides (three before the
+    """tests/own_runs.py's BESIDE section (the default, lean columns): two slides (three before the
     row notes left to the cells what they show and ran on in one footer row; four before that for the
     executive's columns), both panels on each, the shape panel on the last."""
     slides = _beside_slides(store, tmp_path)

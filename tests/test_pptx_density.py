@@ -17,6 +17,7 @@ from exportguard.citation import names_accelerator
 from exportguard.render import export
 from exportguard.render.pptx_template import build_default
 from exportguard.spec import build_report, load_spec, parse_spec
+from tests.office import theme_font_measured
 
 pytestmark = pytest.mark.real_data
 
@@ -165,7 +166,7 @@ def _figure_slides(path: Path) -> list:
 @pytest.mark.parametrize("name", ["top10-chart", "top10-table"])
 def test_a_top_n_section_takes_one_slide(decks, name):
     if name == "top10-chart":
-        _theme_font_measured()  # its ten bars and notes fit one slide by a few points, measured in Calibri's metrics
+        theme_font_measured()  # its ten bars and notes fit one slide by a few points, measured in Calibri's metrics
     assert len(_figure_slides(decks[name])) == 1
 
 
@@ -185,23 +186,8 @@ def test_a_4x3_top_8_takes_two_slides_of_four_each_titled_as_its_ranking(decks, 
             assert len(rows) == 4, [r.cells[0].text for r in shape.table.rows]
 
 
-def _theme_font_measured() -> None:
-    """The default template's theme font, Calibri, is measured with its own metrics or its metric twin's
-    (Carlito, Debian's fonts-crosextra-carlito, which .ci/run installs); without either the planner
-    measures with the wider fallback and plans more slides, which is safe but not what PowerPoint draws."""
-    from exportguard.render.pptx_layout import font_file
-    from tests.conftest import IN_CI
-
-    found = font_file("Calibri") or ""
-    if any(name in found.lower() for name in ("calibri", "carlito")):
-        return
-    if IN_CI:
-        pytest.fail("CI=true but neither Calibri nor Carlito is installed (fonts-crosextra-carlito)")
-    pytest.skip("Calibri or its metric twin Carlito (fonts-crosextra-carlito) is needed to measure this deck")
-
-
 def test_the_theme_font_is_measured_with_its_own_metrics():
-    _theme_font_measured()
+    theme_font_measured()
 
 
 def test_an_ad_hoc_cohort_deck_keeps_real_columns_with_their_rest_in_the_notes(v51_store):

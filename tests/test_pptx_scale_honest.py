@@ -107,9 +107,9 @@ def test_a_top_10_chart_of_the_default_columns_labels_its_bars_lean_and_fits_one
     from exportguard.render.pptx_plan import plan_deck
     from exportguard.render.pptx_template import open_template
     from exportguard.spec import build_report, parse_spec
-    from tests.test_pptx_density import _theme_font_measured
+    from tests.office import theme_font_measured
 
-    _theme_font_measured()
+    theme_font_measured()
     spec = "\n".join(line for line in TOP.format(n=10, kind="chart").splitlines() if not line.startswith("columns"))
     doc = plan_deck(build_report(v51_store, parse_spec(spec)), open_template(None))
     charts = [b for u in doc.units for b in u.blocks if isinstance(b, ChartBlock)]

@@ -22,7 +22,7 @@ from exportguard.render.pptx import HEADLINE_LIMIT, slide_text
 from exportguard.report import BoundFigure, ChartSection, KpiSection, TableSection
 from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
 from exportguard.wording import NOT_RANKED_SENTENCE, TIE_RULE, headline_words
-from tests.test_truthful_reports import DEMO_SPECS, EXAMPLES, assert_ranks_hold, parse_rank
+from tests.ranks import DEMO_SPECS, EXAMPLES, assert_ranks_hold, parse_rank
 
 pytestmark = pytest.mark.real_data
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"

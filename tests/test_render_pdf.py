@@ -11,7 +11,6 @@ import dataclasses
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -22,127 +21,18 @@ from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
 from exportguard.check.manifests import ManifestNotFound, read_manifest
 from exportguard.guard import GuardError, bind_table, kpi
 from exportguard.render import export
-from exportguard.wording import NO_SLACK
 from exportguard.report import Report, TableSection, TextSection
 from exportguard.spec import build_report, load_spec, parse_spec
 from exportguard.wording import TIE_RULE
-from tests.conftest import IN_CI
-from tests.office import artifacts, pdf_text, tool
+from tests.conftest import IN_CI, REPO
+from tests.office import artifacts, tool
+from tests.pdf_pages import (FULL_SPEC, LOCATION, assert_bound_page_by_page, entries_by_page, pages_text, qpdf_check,
+                             squash)
 
 pytestmark = pytest.mark.real_data
 
-REPO = Path(__file__).resolve().parents[1]
-LOCATION = re.compile(r"^page (\d+), (table (\d+), row (\d+), column (\d+)|chart (\d+), bar (\d+)|headline (\d+))$")
 NOTE_START = re.compile(r"^\s*\[([a-z]+)\]\s")
 OFFLINE_70B = dict(round="v5.1", division="closed", model="llama2-70b", accuracy_track="99", scenario="Offline")
-
-FULL_SPEC = '''
-title = "Every kind of section"
-audience = "tests"
-[filters]
-round = "v5.1"
-division = "closed"
-[[section]]
-kind = "kpi"
-title = "Highest llama2-70b-99 Offline throughput"
-filters = { model = "llama2-70b", track = "99", scenario = "Offline" }
-[[section]]
-kind = "text"
-title = "How to read this"
-text = """Each figure carries its unit, band and note mark.
-
-A <b>markup</b> attempt & an <img src="x.png"/> stay text."""
-[[section]]
-kind = "chart"
-title = "llama2-70b-99 Server"
-filters = { model = "llama2-70b", track = "99", scenario = "Server" }
-limit = 12
-[[section]]
-kind = "table"
-title = "llama2-70b-99 Offline, per accelerator"
-filters = { model = "llama2-70b", track = "99", scenario = "Offline" }
-derived = ["per_accelerator"]
-limit = 12
-'''
-
-
-# -- tools -----------------------------------------------------------------------------------------
-
-def pages_text(pdf: Path) -> list[str]:
-    """pdftotext -layout, one string per page."""
-    pages = pdf_text(pdf).split("\f")
-    return pages[:-1] if pages and not pages[-1].strip() else pages
-
-
-def pages_raw(pdf: Path) -> list[str]:
-    """pdftotext -raw, one string per page: the text in drawing order, so that each note of a notes
-    area in columns reads whole (the -layout reading puts the columns' lines side by side)."""
-    done = subprocess.run([tool("pdftotext"), "-raw", str(pdf), "-"], capture_output=True, text=True, check=True,
-                          timeout=120)
-    pages = done.stdout.split("\f")
-    return pages[:-1] if pages and not pages[-1].strip() else pages
-
-
-def squash(text: str) -> str:
-    """Text without any white space: a note broken over lines (even inside a word) still matches."""
-    return re.sub(r"\s+", "", text)
-
-
-def qpdf_check(pdf: Path) -> None:
-    done = subprocess.run([tool("qpdf"), "--check", str(pdf)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "No syntax or stream encoding errors found" in done.stdout
-
-
-def entries_by_page(manifest: dict) -> dict[int, list[dict]]:
-    pages: dict[int, list[dict]] = {}
-    for entry in manifest["figures"]:
-        m = LOCATION.match(entry["location"])
-        assert m, entry["location"]
-        pages.setdefault(int(m.group(1)), []).append(entry)
-    return pages
-
-
-# a note in the second of the notes' columns can share its line with one in the first: '...ms. [b] Derived'
-NOTE_IN_LINE = re.compile(r"(?:^\s*|(?<=\.) {1,3})\[([a-z]+)\]\s")
-
-
-def note_marks(page: str) -> list[str]:
-    return [m.group(1) for line in page.splitlines() for m in NOTE_IN_LINE.finditer(line)]
-
-
-def assert_bound_page_by_page(pdf: Path, manifest: dict) -> list[str]:
-    """The core promise: every figure's text (value, unit, band, mark) on one line of its page, and
-    that page's notes area holds exactly the notes of the figures on it, lettered from [a]."""
-    from exportguard.render.pdf_text import clean
-
-    pages, raw = pages_text(pdf), pages_raw(pdf)
-    for number, entries in entries_by_page(manifest).items():
-        page = pages[number - 1]
-        lines = page.splitlines()
-        flat = squash(raw[number - 1])
-        wanted: dict[str, str] = {}
-        for entry in entries:
-            shown = entry["shown"]["text"]
-            assert shown == entry["text"]
-            assert re.fullmatch(r"[\d,.]+ \S.*(±\d+(\.\d+)?%|\(slack not estimable(?:: .*)?\)|\(.*: no band\)).*(\[[a-z]+\])+.*", shown), shown
-            # a cohort without an estimable slack: the figure says so, its table note (entry's band_text) why
-            assert entry["unit"] in shown and (entry["band_text"] in shown or entry["band"] is None and NO_SLACK in shown)
-            assert any(shown in line for line in lines), f"page {number}: {shown!r} is not on one line"
-            for mark, note in zip(entry["marks"], entry["notes"]):
-                assert f"[{mark}]" in shown
-                assert squash(f"[{mark}]{clean(note, 2000)}") in flat, f"page {number}: note [{mark}] of {shown!r} missing"
-                assert wanted.setdefault(mark, note) == note, f"page {number}: mark [{mark}] means two notes"
-        marks = note_marks(raw[number - 1])
-        assert sorted(marks) == sorted(wanted), f"page {number}: notes {marks} for figures marked {sorted(wanted)}"
-        assert marks == [mark_name(i) for i in range(len(marks))], f"page {number}: lettered {marks}"
-    return pages
-
-
-def mark_name(i: int) -> str:
-    from exportguard.wording import mark_name as name
-
-    return name(i)
 
 
 def replicated(store, n: int, names=None):

@@ -10,15 +10,15 @@ from exportguard.check.engine import check
 from exportguard.check.manifests import read_manifest
 from exportguard.render import export
 from exportguard.spec import build_report, parse_spec
-from tests.test_own_report import BESIDE, OWN_ONLY, mixed  # noqa: F401 - the store of real own-traffic files
-from tests.test_render_pdf import assert_bound_page_by_page, entries_by_page, pages_raw, pages_text, qpdf_check, squash
-from tests.test_render_pdf_ranks import read_back_every_rank
+from tests.own_runs import BESIDE, OWN_ONLY
+from tests.pdf_pages import (assert_bound_page_by_page, entries_by_page, pages_raw, pages_text, qpdf_check,
+                             read_back_every_rank, squash)
 
 pytestmark = pytest.mark.real_data
 
 
 @pytest.fixture(scope="module")
-def beside_pdf(mixed, tmp_path_factory):  # noqa: F811
+def beside_pdf(mixed, tmp_path_factory):
     report = build_report(mixed, parse_spec(BESIDE))
     [path] = export(report, [tmp_path_factory.mktemp("pdf_beside") / "beside.pdf"])
     return report, path
@@ -53,14 +53,14 @@ def test_a_beside_section_draws_both_panels_and_the_shape_panel_together(beside_
     qpdf_check(path)
 
 
-def test_the_beside_pdf_checks_clean_and_its_ranks_hold(mixed, beside_pdf):  # noqa: F811
+def test_the_beside_pdf_checks_clean_and_its_ranks_hold(mixed, beside_pdf):
     report, path = beside_pdf
     [result] = check([path])
     assert result.status == "clean", [str(h) for h in result.hits[:5]]
     assert read_back_every_rank(mixed, report, path, {}) > 0
 
 
-def test_an_own_chart_says_its_band_comes_from_repeated_runs(mixed, tmp_path):  # noqa: F811
+def test_an_own_chart_says_its_band_comes_from_repeated_runs(mixed, tmp_path):
     report = build_report(mixed, parse_spec(OWN_ONLY))
     [path] = export(report, [tmp_path / "own.pdf"])
     [result] = check([path])
@@ -104,7 +104,7 @@ def _first_x(words, phrase: str) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def side_pdf(mixed, tmp_path_factory):  # noqa: F811
+def side_pdf(mixed, tmp_path_factory):
     from exportguard.render.pdf import render_planned
 
     report = build_report(mixed, parse_spec(SIDE_BY_SIDE))
@@ -167,7 +167,7 @@ def test_side_by_side_panels_and_the_shape_panel_share_the_sections_first_page(s
     assert dens["table_pt"] >= 8.5 and dens["notes_pt"] >= 8.0
 
 
-def test_side_by_side_marks_resolve_on_their_pages_and_check_clean(mixed, side_pdf):  # noqa: F811
+def test_side_by_side_marks_resolve_on_their_pages_and_check_clean(mixed, side_pdf):
     """Asserts: every figure is in the manifest, each mark's note stands on the figure's own page
     (and no other note), ranks read back as the guard's, qpdf finds the file sound and
     `exportguard check` reports it clean."""
@@ -196,7 +196,7 @@ def test_side_by_side_marks_resolve_on_their_pages_and_check_clean(mixed, side_p
     assert result.status == "clean", [str(h) for h in result.hits[:5]]
 
 
-def test_side_by_side_rows_that_do_not_fit_continue_side_by_side_with_heads_repeated(mixed, tmp_path):  # noqa: F811
+def test_side_by_side_rows_that_do_not_fit_continue_side_by_side_with_heads_repeated(mixed, tmp_path):
     """Asserts: with more MLPerf rows than the first page holds, the panel continues on the next
     page under "(continued)" with its shared conditions and header repeated, still placed as a
     pair, and every page's notes are its own figures' (checked clean)."""
@@ -228,7 +228,7 @@ def test_side_by_side_rows_that_do_not_fit_continue_side_by_side_with_heads_repe
 
 
 @pytest.mark.parametrize("size", ["a4", "letter"])
-def test_the_default_beside_section_on_a4_and_letter(mixed, tmp_path, size):  # noqa: F811
+def test_the_default_beside_section_on_a4_and_letter(mixed, tmp_path, size):
     """Asserts, for the default columns (guard.BESIDE_COLUMNS, OWN_BESIDE_COLUMNS): on A4 landscape
     the MLPerf panel and the first own panel stand side by side (the own panel right of the MLPerf
     one, tops level) on the section's first page with the whole shape panel under them; on Letter,

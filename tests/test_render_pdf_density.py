@@ -11,7 +11,7 @@ from exportguard.citation import names_accelerator
 from exportguard.render import pdf
 from exportguard.render.pdf_layout import TableShare, balance, density, geometry
 from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
-from tests.test_render_pdf import REPO
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.real_data
 COHORTS = [dict(round="v5.1", division="closed", model=m, accuracy_track=t, scenario=s)
@@ -83,7 +83,7 @@ def test_a_wide_table_goes_in_column_parts_at_full_size(v51_store, tmp_path, siz
     from exportguard.check.engine import check
     from exportguard.check.manifests import read_manifest
     from exportguard.spec import load_prices
-    from tests.test_render_pdf import assert_bound_page_by_page
+    from tests.pdf_pages import assert_bound_page_by_page
 
     spec = load_spec(REPO / "examples" / "vendor-comparison.toml")
     report = build_report(v51_store, spec, load_prices(spec.base_dir / spec.prices))

@@ -9,18 +9,15 @@ import re
 import pytest
 
 from exportguard.check.engine import check
-from exportguard.check.manifests import read_manifest
-from exportguard.guard import is_tie
 from exportguard.render import export
 from exportguard.report import BesideSection, ChartSection, KpiSection, TableSection
 from exportguard.spec import build_report, load_spec, parse_spec
 from exportguard.wording import NOT_RANKED_SENTENCE, TIE_RULE
-from tests.test_render_pdf import FULL_SPEC, LOCATION, REPO, pages_raw, pages_text, squash
+from tests.conftest import REPO
+from tests.pdf_pages import FULL_SPEC, pages_text, read_back_every_rank, squash
 
 pytestmark = pytest.mark.real_data
 
-# a rank cell as the PDF shows it, first on its row's line: "3", "3 (tie 2-11)", "not ranked"
-RANK = re.compile(r"^\s*(?:(\d+)(?: \(tie (\d+)-(\d+)\))?|(not ranked))\s")
 # one v5.1 cohort with a single result: its slack is not estimable, so nothing is ranked
 NOT_RANKED_SPEC = '''
 title = "A cohort of one"
@@ -29,57 +26,6 @@ kind = "table"
 title = "llama3.1-405b Interactive, open division"
 filters = { round = "v5.1", division = "open", model = "llama3.1-405b", scenario = "Interactive" }
 '''
-
-
-def _ranked_among(store, cohort, extra: dict):
-    """The figures the guard ranked a table's rows among: the whole stored cohort within the spec's
-    other filters (``extra``), highest first."""
-    k = cohort
-    results = store.results(round=k.round, division=k.division, model=k.model, accuracy_track=k.accuracy_track,
-                            scenario=k.scenario, **extra)
-    return sorted((r.value for r in results if r.cohort_key == k), reverse=True)
-
-
-def read_back_every_rank(store, report, path, extra: dict) -> int:
-    """Read every rank statement off the PDF's pages (the first words of the line that shows a
-    figure of the column ranked by) and check it against is_tie for every pair it covers: the
-    figure and each other figure it was ranked among. Returns the pairs checked."""
-    pages, raw = pages_text(path), pages_raw(path)
-    manifest = read_manifest(path)
-    slack = {}
-    for s in report.sections:
-        for t in (s.tables() if isinstance(s, BesideSection) else (s.table,) if hasattr(s, "table") else ()):
-            slack[t.cohort.label()] = (t.cohort, t.slack)
-    pairs = statements = 0
-    for entry in manifest["figures"]:
-        if entry["derived"] or "headline" in entry["location"]:
-            continue
-        p = int(LOCATION.match(entry["location"]).group(1))
-        page = pages[p - 1]
-        lines = [x for x in page.splitlines() if entry["shown"]["text"] in x]
-        assert lines, f"{entry['location']}: {entry['shown']['text']!r} not on one line"
-        m = RANK.match(lines[0])
-        if m is None:
-            continue  # a table or chart without ranks
-        statements += 1
-        flat = squash(raw[p - 1])  # in drawing order: a shared conditions block reads whole beside another panel
-        if m.group(4):
-            assert squash(NOT_RANKED_SENTENCE) in flat, f"page {p}: 'not ranked' without its sentence"
-            continue
-        assert squash(TIE_RULE) in flat, f"page {p}: a rank without the tie rule"
-        position = int(m.group(1))
-        lo, hi = (int(m.group(2)), int(m.group(3))) if m.group(2) else (position, position)
-        assert lo <= position <= hi
-        cohort, table_slack = slack[entry["cohort"]]
-        values = _ranked_among(store, cohort, extra)
-        assert values[position - 1] == pytest.approx(entry["value"]), (p, position, entry["value"])
-        for k, other in enumerate(values, 1):
-            if k != position:
-                pairs += 1
-                assert is_tie(entry["value"], other, table_slack) == (lo <= k <= hi), \
-                    f"page {p}: rank {m.group(0).strip()!r} of {entry['value']} against rank {k} ({other})"
-    assert statements, "no rank statement read back"
-    return pairs
 
 
 def notices_on_their_pages(report, folder) -> int:

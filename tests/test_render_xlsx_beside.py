@@ -16,14 +16,14 @@ from exportguard.check.manifests import read_manifest
 from exportguard.render import export
 from exportguard.spec import build_report, parse_spec
 from tests.office import convert
-from tests.test_own_report import BESIDE, mixed  # noqa: F401  (the store of MLPerf v5.1 and the own-traffic files)
+from tests.own_runs import BESIDE
 
 pytestmark = pytest.mark.real_data
 LOCATION = re.compile(r"^'((?:[^']|'')+)'!([A-Z]+)([0-9]+)$")
 
 
 @pytest.fixture(scope="module")
-def beside(mixed, tmp_path_factory):  # noqa: F811
+def beside(mixed, tmp_path_factory):
     report = build_report(mixed, parse_spec(BESIDE))
     [path] = export(report, [tmp_path_factory.mktemp("xlsx_beside") / "beside.xlsx"])
     return report, path
@@ -88,7 +88,7 @@ def test_the_beside_workbook_checks_clean_also_after_a_libreoffice_round_trip(be
     assert r.manifest["figures"] == len(read_manifest(path)["figures"])
 
 
-def test_past_the_budget_the_mlperf_panel_takes_one_mark_and_the_own_runs_keep_theirs(mixed, tmp_path,  # noqa: F811
+def test_past_the_budget_the_mlperf_panel_takes_one_mark_and_the_own_runs_keep_theirs(mixed, tmp_path,
                                                                                        monkeypatch):
     from exportguard.render import xlsx_formats as fmts
 

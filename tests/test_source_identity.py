@@ -8,10 +8,9 @@ import pytest
 
 from exportguard.ingest import ingest_path
 from exportguard.store import ingest_runs_table, quarantine_table, result_sources_table, results_table
+from tests.bad_sources import csv_with_bad_row, png_named_csv, summary_with_bad_row, tree_with_invalid_result
 from tests.conftest import MLPERF
 from tests.real_data import require_real_data
-from tests.test_bad_input import (_csv_with_bad_row, _png_named_csv, _summary_with_bad_row,
-                                  _tree_with_invalid_result)
 
 pytestmark = pytest.mark.real_data
 require_real_data(MLPERF)
@@ -35,8 +34,8 @@ def _spellings(path, tmp_path, monkeypatch):
     return [path.name, f"../{path.parent.name}/{path.name}", str(link), f"{folder_link}/./{path.name}"]
 
 
-@pytest.mark.parametrize("make", [_summary_with_bad_row, _tree_with_invalid_result, _csv_with_bad_row,
-                                  _png_named_csv], ids=["summary", "tree", "csv", "png_named_csv"])
+@pytest.mark.parametrize("make", [summary_with_bad_row, tree_with_invalid_result, csv_with_bad_row,
+                                  png_named_csv], ids=["summary", "tree", "csv", "png_named_csv"])
 def test_reingest_under_any_spelling_of_the_path_adds_nothing_anywhere(store, tmp_path, monkeypatch, make):
     path, _ = make(tmp_path)
     first = ingest_path(store, path.resolve())

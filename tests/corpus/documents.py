@@ -500,10 +500,12 @@ def hostile(d: Path) -> list[Doc]:
     chart = pptx(d / "_chart.pptx", [[("chart", "Offline", ["B200"], [("Throughput (tok/s)", (101527,))])]])
     dtd = b'<!DOCTYPE Types [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
     docs = [
-        Doc(_inject(base_x, d / "content-types-xxe.xlsx", "[Content_Types].xml", dtd), "hostile", not_inspectable=True),
-        Doc(_inject(base_p, d / "content-types-xxe.pptx", "[Content_Types].xml", dtd), "hostile", not_inspectable=True),
-        Doc(_inject(base_x, d / "core-props-entities.xlsx", "docProps/core.xml",
-                    b'<!DOCTYPE cp [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n'),
+        Doc(inject_prolog(base_x, d / "content-types-xxe.xlsx", "[Content_Types].xml", dtd), "hostile",
+            not_inspectable=True),
+        Doc(inject_prolog(base_p, d / "content-types-xxe.pptx", "[Content_Types].xml", dtd), "hostile",
+            not_inspectable=True),
+        Doc(inject_prolog(base_x, d / "core-props-entities.xlsx", "docProps/core.xml",
+                          b'<!DOCTYPE cp [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n'),
             "hostile", not_inspectable=True),
         Doc(_inject_nested(chart, d / "embedded-workbook-dtd.pptx", dtd), "hostile", not_inspectable=True),
     ]
@@ -512,18 +514,19 @@ def hostile(d: Path) -> list[Doc]:
     return docs
 
 
-def _inject(src: Path, dst: Path, part: str, declaration: bytes) -> Path:
+def inject_prolog(src: Path, dst: Path, part: str, declaration: bytes) -> Path:
     """A copy of a package whose ``part`` declares a DTD right after its XML declaration."""
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
             data = zin.read(info.filename)
             if info.filename == part:
-                data = _declare(data, declaration)
+                data = with_prolog(data, declaration)
             zout.writestr(info, data)
     return dst
 
 
-def _declare(data: bytes, declaration: bytes) -> bytes:
+def with_prolog(data: bytes, declaration: bytes) -> bytes:
+    """An XML part with ``declaration`` (a DTD, a comment) in its prolog, right after its XML declaration."""
     if data.startswith(b"<?xml"):
         end = data.index(b"?>") + 2
         return data[:end] + b"\n" + declaration + data[end:]
@@ -539,7 +542,7 @@ def _inject_nested(src: Path, dst: Path, declaration: bytes) -> Path:
                 with zipfile.ZipFile(io.BytesIO(data)) as a, zipfile.ZipFile(inner, "w", zipfile.ZIP_DEFLATED) as b:
                     for i in a.infolist():
                         content = a.read(i.filename)
-                        b.writestr(i, _declare(content, declaration) if i.filename == "[Content_Types].xml" else content)
+                        b.writestr(i, with_prolog(content, declaration) if i.filename == "[Content_Types].xml" else content)
                 data = inner.getvalue()
             zout.writestr(info, data)
     return dst
