@@ -13,6 +13,8 @@ import pytest
 from exportguard.check import pdf_reader
 from exportguard.check.safety import Limits, NotInspectable, made_beside, run_isolated
 
+pytestmark = pytest.mark.quick  # the PDF reading of every check, both ways: in the fast net
+
 
 def _pdf(path: Path, pages: list[list[str]]) -> Path:
     from reportlab.lib.pagesizes import A4
