@@ -22,6 +22,7 @@ from typing import Callable, Iterable, Iterator
 from ..errors import SourceError, StoreError
 from ..model import OWN_SOURCE_KINDS, Result
 from ..store import Store
+from .held import Held
 
 # The source model lives in .source (the readers import it from there); named here too, for callers.
 from .source import (KINDS_READ, LOAD_TEST_FILES, MAX_SOURCE_BYTES, IngestReport, Item, Quarantined,  # noqa: F401
@@ -319,7 +320,7 @@ def _write_rows(store: Store, source: Source, items: Iterable[Item], progress, r
                 committing: list) -> IngestReport:
     # The source is read whole before the write lock is taken: parsing a large or junk-filled file must
     # not keep every other ingest waiting; under the lock only the rows are written and committed.
-    items = [_storable_text(_note_warnings(report, item)) for item in items]
+    items = Held((_storable_text(_note_warnings(report, item)) for item in items), source.path)
     with store.writing() as conn:
         for chunk in _chunks(items, BATCH):
             if any(isinstance(item, Result) and item.own for item in chunk):
