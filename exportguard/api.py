@@ -19,8 +19,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .api_args import (ArgumentError, callback_arg, date_arg, flag_arg, memory_arg, path_arg, paths_arg, round_arg,
+from .api_args import (ArgumentError, callback_arg, date_arg, flag_arg, path_arg, paths_arg, round_arg,
                        seconds_arg, store_arg, text_arg, texts_arg)
+# The checker's calls live in api_check (no store, no SQLAlchemy: `exportguard check` starts fast);
+# importable from here as before.
+from .api_check import CheckResult, check_documents, rule_ids  # noqa: F401
 from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .clock import resolve as export_clock
 from .errors import SourceError, StoreError
@@ -29,7 +32,7 @@ from .ingest import IngestReport, ingest_path, not_a_result_file, sources_in
 from .ingest.own_system import NOT_DESCRIBED, SystemDescription, load_system, system_values
 from .model import AVAILABILITIES, DIVISIONS, OWN_LOAD_KINDS, SCENARIOS, UNITS, VERIFIED, Cohort
 from .report import BoundFigure, Report, TableSection
-from .rules import WARNING, Finding, rule
+from .rules import WARNING, Finding
 from .spec import (FILTER_KEYS, ReportSpec, load_prices, load_spec, no_match_words, overriding, spec_from_data,
                    spec_from_filters)
 from .store import DEFAULT_WAIT_S, Store, open_store as _open_store
@@ -521,8 +524,3 @@ def _check_option_value(name: str, value: Any) -> None:
         choices = tuple(PAGE_SIZES) if name == "page_size" else ORIENTATIONS
         if not isinstance(value, str) or value.lower() not in choices:
             raise ArgumentError(f"{name}={value!r}: one of {', '.join(choices)} (any case), for a .pdf target")
-
-
-# The checker's calls live in api_check (no store, no SQLAlchemy: `exportguard check` starts fast); here
-# they stay importable from the API as before.
-from .api_check import CheckResult, check_documents, rule_ids  # noqa: E402,F401

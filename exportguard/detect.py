@@ -80,17 +80,18 @@ _CURRENCY = _alt(F.CURRENCY_SYMBOLS)
 _PER_MILLION = _alt(F.PER_MILLION_TOKENS)
 _COSTS = (
     lazy_re.compile(r"(?<![\w$€£])" + r"(?:" + _CURRENCY + r"|(?-i:USD|EUR|GBP)\s?)\s?" + _NUM_TIGHT + _SCALE
-               + r"(\s*" + _PER_MILLION + ")" + _NOT_LETTER, _I),
+                    + r"(\s*" + _PER_MILLION + ")" + _NOT_LETTER, _I),
     lazy_re.compile(_BEFORE + _NUM_TIGHT + _SCALE + r"(\s*(?:" + _CURRENCY + "|" + _alt(F.CURRENCY_WORDS) + r")\s*"
-               + _PER_MILLION + ")" + _NOT_LETTER, _I),
-    lazy_re.compile(r"(?<![\w.,\u00a0\u202f\u2009$€£])" + _NUM_TIGHT + _SCALE + r"(\s*" + _ADJ + F.TOKENS_PER_CURRENCY + ")"
-               + _NOT_LETTER, _I),
+                    + _PER_MILLION + ")" + _NOT_LETTER, _I),
+    lazy_re.compile(r"(?<![\w.,\u00a0\u202f\u2009$€£])" + _NUM_TIGHT + _SCALE + r"(\s*" + _ADJ
+                    + F.TOKENS_PER_CURRENCY + ")" + _NOT_LETTER, _I),
 )
 _COST_QUALIFIER = ("cost per million tokens", "cost per million tokens", "tokens per dollar")  # one per _COSTS
 # a price a provider charges per token count, not a figure (figure_forms.PRICE_WORDS, PRICED_TOKENS)
 _PRICE = lazy_re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICE_WORDS) + _NOT_LETTER, _I)
 _PRICED_TOKENS = lazy_re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + r"\s*(?:tok|jeton)", _I)
-_PRICED_WORD = lazy_re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + _NOT_LETTER, _I)  # in a heading: 'input_usd_per_1m'
+# in a heading: 'input_usd_per_1m'
+_PRICED_WORD = lazy_re.compile(r"(?<![A-Za-zÀ-ÿ])" + _alt(F.PRICED_TOKENS) + _NOT_LETTER, _I)
 
 # a file name or a URL: the numbers in it are parts of a name (figure_forms.FILE_EXTENSIONS)
 _WORD_CHAR = r"[^\s()\[\]<>,;|│┃]"
@@ -98,7 +99,7 @@ _WORD_CHAR = r"[^\s()\[\]<>,;|│┃]"
 # that ends in a hyphen (a long name a line broke); other words ('5.4%', 'v5.1') are passed over by the
 # regex engine, not in Python.
 _NAME_TOKEN = lazy_re.compile(rf"(?<!{_WORD_CHAR})(?:{_WORD_CHAR}*?(?:(?i:\.(?:{'|'.join(F.FILE_EXTENSIONS)})(?!\w))|/)"
-                         rf"{_WORD_CHAR}*|{_WORD_CHAR}*-(?!{_WORD_CHAR}))")
+                              rf"{_WORD_CHAR}*|{_WORD_CHAR}*-(?!{_WORD_CHAR}))")
 _EXTENSION = lazy_re.compile(r"\.(?:" + "|".join(F.FILE_EXTENSIONS) + r")(?![\w])", _I)
 _OTHER_UNIT_WORD = lazy_re.compile(r"(?<![\w/$€£%])(?-i:" + _alt(F.OTHER_UNITS) + r")(?![\w/])|[$€£%]")
 
@@ -129,13 +130,14 @@ _CELL_REST = lazy_re.compile(r"[A-Za-z0-9%/:-]")
 HEADER_MAX_CHARS = 100
 
 # text laid out as labels and tables
-_CELL_SPLIT = lazy_re.compile(r"[ \t]*(?:[│┃|\t]|[:=](?=\s|$)|(?<!\d)[:=](?=\d|\")|(?<=[^\d\s,])[,;](?=\s*\d)|,\s*(?=[\"'])|"
-                         r"(?<=\S)\s{2,}(?=\S)|\s[-–—]\s)[ \t]*")
+_CELL_SPLIT = lazy_re.compile(r"[ \t]*(?:[│┃|\t]|[:=](?=\s|$)|(?<!\d)[:=](?=\d|\")|(?<=[^\d\s,])[,;](?=\s*\d)|"
+                              r",\s*(?=[\"'])|(?<=\S)\s{2,}(?=\S)|\s[-–—]\s)[ \t]*")
 _TABLE_SPLIT = lazy_re.compile(r"[ \t]*[│┃|\t][ \t]*|(?<=\S)\s{2,}(?=\S)")
 _STATISTIC = lazy_re.compile(r"[\s\-*•·]*" + _alt(F.STATISTIC_LABELS) + r"\s*$", _I)
 _SENTENCE_END = lazy_re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z\"'(\[•\-])|\n\s*\n|\n(?=\s*[-*•·]\s)")
 _BARE_UNIT = lazy_re.compile(r"(?<![\w])" + _UNIT, _I)
-_CONTEXT_NUMBER = lazy_re.compile(r"(?<![\w.,'\u00a0\u202f\u2009\"“‘«$€£#±/:\-])[~≈]?" + _NUM_TIGHT + _SCALE + r"(?![\w%‰×\-/:])")
+_CONTEXT_NUMBER = lazy_re.compile(r"(?<![\w.,'\u00a0\u202f\u2009\"“‘«$€£#±/:\-])[~≈]?" + _NUM_TIGHT + _SCALE
+                                  + r"(?![\w%‰×\-/:])")
 _YEAR = lazy_re.compile(r"(?:19[5-9]\d|20\d\d)$")
 _WORD = lazy_re.compile(r"[A-Za-zÀ-ÿ][\w\-.]*|[±$€£%#×]")
 _FOLLOWS = frozenset(w.lower() for w in F.FOLLOWS_A_FIGURE)
@@ -777,7 +779,7 @@ def may_hold_columns(text: str) -> bool:
 
 _THROUGHPUT_WORDS = tuple(w.lower() for w in F.THROUGHPUT_WORDS)
 _HEADER_COST_LOW = lazy_re.compile("(?:" + "|".join(w.lower() for w in F.COST_WORDS) + r")\s*(?:/|per|pro|par)"
-                              r"|tokens?\s*(?:/|per|pro|par)\s*[$€£de]")
+                                   r"|tokens?\s*(?:/|per|pro|par)\s*[$€£de]")
 
 
 _NUMBER_BEFORE = lazy_re.compile(r"\d(?:[kKM]|\s?(?:Mio\.|million|thousand))?\s*(?:[-–—]\s*)?$")
@@ -836,7 +838,8 @@ def _headed_blocks(text: str, decimal: bool) -> list[Detected]:
 
 # one value on a line: '• H200: 118.5', 'p50 = 97.2', 'B200   101,527', 'H100 84.2 ±5% [a]'
 _VALUE_LINE = lazy_re.compile(r"^\s*(?:[-*•·]\s+)?(?P<label>[A-Za-z][^\n]{0,60}?)(?:\s*[:=]\s*|\s+)"
-                         r"(?P<value>[~≈]?\d[^\s]*(?:\s(?:±\s?[\d.,]+\s?%|\[[a-z]{1,6}\]|derived|unverified))*)\s*$")
+                              r"(?P<value>[~≈]?\d[^\s]*"
+                              r"(?:\s(?:±\s?[\d.,]+\s?%|\[[a-z]{1,6}\]|derived|unverified))*)\s*$")
 
 
 def _in_sentences(text: str, decimal: bool, found: list[Detected], prices: list[Detected] = ()) -> list[Detected]:
@@ -929,8 +932,9 @@ def _bare_units(text: str, taken: "_Spans") -> list[tuple[int, int, str, str]]:
 
 
 # where a unit ends, on the lowered text ('/s' but not '/sample', 'tps' but not 'https')
-_UNIT_ENDING = lazy_re.compile(r"/ ?s(?:ec(?:ond)?|ek(?:unde)?)?(?![a-z])|(?:per|pro|par|por)[ -]s(?:ec(?:ond)?|ek(?:unde)?|egundo)?"
-                          r"(?![a-z])|(?:a|each|every) second|je sekunde|(?<![a-z])(?:qps|tps|rps)(?![a-z])|q/s")
+_UNIT_ENDING = lazy_re.compile(r"/ ?s(?:ec(?:ond)?|ek(?:unde)?)?(?![a-z])|(?:per|pro|par|por)[ -]"
+                               r"s(?:ec(?:ond)?|ek(?:unde)?|egundo)?(?![a-z])|(?:a|each|every) second|je sekunde|"
+                               r"(?<![a-z])(?:qps|tps|rps)(?![a-z])|q/s")
 
 
 class _Spans:

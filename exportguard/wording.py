@@ -10,7 +10,7 @@ import math
 import re
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from .reference import model_references
 from .states import (NOT_RECORDED, OWN_BURST, OWN_CLOSED_LOOP, OWN_CONSTANT, OWN_GAMMA, OWN_OTHER, OWN_POISSON,

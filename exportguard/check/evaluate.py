@@ -49,7 +49,7 @@ _VERSION = lazy_re.compile(r"v\d+\.\d+")
 _INFERENCE_VERSION = lazy_re.compile(r"inference:?\s+(?:datacenter\s+|edge\s+)?v?\d+\.\d+")
 _DIVISION = lazy_re.compile(r"(?:closed|open)(?=[\s,;.:)])")
 _BENCHMARK = lazy_re.compile(r"llama|mixtral|gpt-?j|gpt-?oss|deepseek|qwen|whisper|stable-diffusion|sdxl|dlrm|bert|"
-                        r"resnet|retinanet|rgat|3d-unet")
+                             r"resnet|retinanet|rgat|3d-unet")
 # a result ID ("5.1-0073"), also broken after its hyphen where a line ends: a PDF that LibreOffice made of
 # a deck breaks "Result 5.1-" / "0073" as the slide wraps it, and text extraction keeps the break
 _RESULT_ID = lazy_re.compile(r"\d\.\d{1,2}-\s?\d{3,5}(?!\d)")
@@ -57,9 +57,10 @@ _RESULT_ID = lazy_re.compile(r"\d\.\d{1,2}-\s?\d{3,5}(?!\d)")
 # ('https://mlcommons.org/...', 'www.mlcommons.org', 'github.com/mlcommons/inference_results_v5.1').
 _HOST = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _SOURCE = lazy_re.compile(r"\b(?:https?|ftp)://\S|\bwww\.\S|\b" + _HOST + r"(?:\." + _HOST + r")*\.(?:[a-z]{2,24}/\S"
-                     r"|(?:com|org|net|io|ai|dev|gov|edu|int|info|app|cloud|tech|eu|uk|de|fr|ch|jp|cn|kr|in|us)\b)")
+                          r"|(?:com|org|net|io|ai|dev|gov|edu|int|info|app|cloud|tech|eu|uk|de|fr|ch|jp|cn|kr|in|"
+                          r"us)\b)")
 _RETRIEVED = lazy_re.compile(r"(?:retrieved|accessed|as of)[^.;]{0,20}?(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+[a-z]+\s+\d{4}|"
-                        r"[a-z]+\s+\d{1,2},?\s+\d{4})")
+                             r"[a-z]+\s+\d{1,2},?\s+\d{4})")
 
 
 def _has_any(low: str, words) -> bool:
@@ -95,8 +96,10 @@ DERIVED_BASIS = lazy_re.compile(r"\bderived\b", re.IGNORECASE)
 MLPERF = lazy_re.compile(r"MLPerf")
 MLPERF_UNMARKED = lazy_re.compile(r"MLPerf(?!\s*(?:®|&reg;|\(R\)|\u00ae))(?!\s+name\b)(?!\s+logo\b)")
 LEGEND = lazy_re.compile(r"trademarks?\s+of\s+MLCommons", re.IGNORECASE)
-LEGEND_TEXT = lazy_re.compile(r"The\s+MLPerf\S{0,6}\s+name\s+and\s+logo.*?for\s+more\s+information\.?", re.IGNORECASE | re.DOTALL)
-NOTE_START = lazy_re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[(" + MARK + r")\][ \t]+(?=\S)", re.MULTILINE)
+LEGEND_TEXT = lazy_re.compile(r"The\s+MLPerf\S{0,6}\s+name\s+and\s+logo.*?for\s+more\s+information\.?",
+                              re.IGNORECASE | re.DOTALL)
+NOTE_START = lazy_re.compile(r"(?:^[ \t]*(?:[-*•·][ \t]+)?|(?<=[.;)][ \t]))\[(" + MARK + r")\][ \t]+(?=\S)",
+                             re.MULTILINE)
 _NOTE_END = lazy_re.compile(r"\n[ \t]*\n")
 _LINE = lazy_re.compile(r"\bline \d+")
 _FIELD_CACHE: dict[str, frozenset] = {}

@@ -31,8 +31,9 @@ def read(path: Path, sink, limits: Limits = DEFAULT_LIMITS, beside: bool | None 
     None) or ``beside`` true, pypdf extracts the pages in a helper process while this one reads
     those it has."""
     check_file_size(Path(path), limits)
-    pages = made_beside(lambda: _pages(path, limits), limits) if (spare_core() if beside is None else beside) \
-        else _pages(path, limits)
+    if beside is None:
+        beside = spare_core()
+    pages = made_beside(lambda: _pages(path, limits), limits) if beside else _pages(path, limits)
     for n, text, cells in pages:
         sink.scope(f"page {n}")
         if text.strip():

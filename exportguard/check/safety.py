@@ -21,9 +21,9 @@ gigabytes or whose objects refer to each other in a loop. Nothing here trusts th
   ends there or in pypdf's loop detection).
 - **Every file is inspected in a worker process** (``run_isolated``) with an address-space limit
   (RLIMIT_AS, set in the child to what it starts with plus ``max_memory_mb``) and a wall-clock
-  limit enforced by the parent, which kills the
-  child when it is reached. A PDF's pages are extracted beside the worker (``made_beside``), in a
-  helper forked from it with its limits, which the kernel ends with it. Whatever goes wrong ends as ``NotInspectable(reason)``: "could not
+  limit enforced by the parent, which kills the child when it is reached. A PDF's pages are
+  extracted beside the worker (``made_beside``), in a helper forked from it with its limits, which
+  the kernel ends with it. Whatever goes wrong ends as ``NotInspectable(reason)``: "could not
   inspect: <reason>", never a crash and never "no findings".
 
 The defaults are sized so that exportguard's own 100,000-figure workbook passes (about 26 MB
@@ -705,14 +705,18 @@ def memory_reason(limits: Limits) -> str:
 
 
 def _died(proc, limits: Limits) -> str:
-    code = proc.exitcode
+    return _end_reason(proc.exitcode, limits, "inspecting")
+
+
+def _end_reason(code: int | None, limits: Limits, process: str) -> str:
+    """Why a process that sent no word ended, from its exit status (negative: the signal)."""
     if code == _OUT_OF_MEMORY:
         return memory_reason(limits)
     if code is not None and code < 0:
         sig = signal.Signals(-code).name if -code in {s.value for s in signal.Signals} else str(-code)
-        return (f"the inspecting process was ended by {sig}: out of memory past {limits.max_memory_mb} MB "
+        return (f"the {process} process was ended by {sig}: out of memory past {limits.max_memory_mb} MB "
                 "(--max-memory to raise it), or a crash in a parser")
-    return f"the inspecting process ended unexpectedly (exit code {code})"
+    return f"the {process} process ended unexpectedly (exit code {code})"
 
 
 def _address_space() -> int:
@@ -852,12 +856,7 @@ def made_beside(produce: Callable[[], Iterable], limits: Limits = DEFAULT_LIMITS
             except ProcessLookupError:
                 pass
         _, status = os.waitpid(pid, 0)
-    code = os.waitstatus_to_exitcode(status)
-    if code < 0:
-        sig = signal.Signals(-code).name if -code in {s.value for s in signal.Signals} else str(-code)
-        raise NotInspectable(f"the reading process was ended by {sig}: out of memory past {limits.max_memory_mb} MB "
-                             "(--max-memory to raise it), or a crash in a parser")
-    raise NotInspectable(f"the reading process ended unexpectedly (exit code {code})")
+    raise NotInspectable(_end_reason(os.waitstatus_to_exitcode(status), limits, "reading"))
 
 
 def _die_with(parent: int) -> None:
