@@ -451,8 +451,9 @@ def export(report: BoundReport | Report, *targets: str | Path, text_cells: bool 
     the manifests beside CSV and Markdown files). ``text_cells``: XLSX figure cells hold the bound
     text; ``force``: replace read-only outputs; ``template``: a PPTX's .pptx/.potx.
 
-    Options are checked against the targets' formats (each renderer's OPTIONS): one that no target
-    takes (a page_size for a .md alone, a misspelt name) raises ArgumentError naming the options.
+    Options are checked against the targets' formats (each format's options, exportguard/formats.py):
+    one that no target takes (a page_size for a .md alone, a misspelt name) raises ArgumentError
+    naming the options.
 
     Raises GuardError (with the findings), ExportWriteError (nothing was replaced), ExportguardError."""
     from .render import export as _export
@@ -487,12 +488,12 @@ COMMON_OPTIONS = ("clock",)  # render.export's own: the instant every target sta
 
 
 def _check_options(targets: Sequence[Path], given: Mapping[str, Any]) -> None:
-    """Refuse an option that no target's format takes (render/*.py OPTIONS, the one list of each):
+    """Refuse an option that no target's format takes (each format's options in exportguard/formats.py):
     a misspelt name, or a PDF's page_size for a Markdown file alone, would be ignored without a word."""
-    from .render import FORMATS, renderer_for
+    from .formats import written_as
 
-    taken = {Path(t).suffix.lower(): renderer_for(Path(t)).OPTIONS for t in targets
-             if Path(t).suffix.lower() in FORMATS}  # an unknown format: render.export says so
+    taken = {fmt.suffix: fmt.options for fmt in map(written_as, targets)
+             if fmt is not None}  # an unknown format: render.export says so
     for name, value in given.items():
         if name in COMMON_OPTIONS or any(name in names for names in taken.values()):
             continue
@@ -504,9 +505,9 @@ def _check_options(targets: Sequence[Path], given: Mapping[str, Any]) -> None:
 
 
 def _all_options() -> dict[str, tuple[str, ...]]:
-    from .render import FORMATS, renderer_for
+    from .formats import FORMATS
 
-    return {suffix: renderer_for(Path(f"x{suffix}")).OPTIONS for suffix in FORMATS}
+    return {fmt.suffix: fmt.options for fmt in FORMATS}
 
 
 def _options_words(by_format: Mapping[str, Sequence[str]]) -> str:

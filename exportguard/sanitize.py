@@ -38,6 +38,12 @@ def visible(value: str) -> str:
     """One line of text with nothing hidden: controls, bidi and zero-width characters as U+FFFD."""
     text = _SPACES.sub(" ", value) if ("\n" in value or "\r" in value or "\t" in value
                                       or "\u2028" in value or "\u2029" in value) else value
+    return unhidden(text)
+
+
+def unhidden(text: str) -> str:
+    """Text with its line breaks and tabs kept and nothing else hidden: controls, bidi and zero-width
+    characters (and what XML cannot carry) as U+FFFD."""
     return _UNSAFE.sub("\ufffd", text) if _UNSAFE.search(text) else text
 
 

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 
 from .caveat import FULL, SHORT, TRADEMARK_LEGEND
 from .errors import ExportguardError
+from .formats import SECTION_KINDS
 from .guard import (DEFAULT_COLUMNS, KNOWN_COLUMNS, GuardError, PriceTable, bind_table, check_one_cohort,
                     default_columns, kpi)
 from .rules import finding
@@ -36,7 +37,6 @@ class SpecError(ExportguardError):
     pass
 
 
-SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
 SECTION_KEYS = {"kind", "title", "filters", "columns", "sort", "limit", "split_by_cohort", "derived", "pick", "text",
                 "mlperf", "own", "own_columns", "axis", "per_accelerator"}
 BESIDE_KEYS = {"mlperf", "own", "own_columns", "axis"}

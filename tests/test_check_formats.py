@@ -10,7 +10,7 @@ import pytest
 from exportguard.caveat import SHORT, TRADEMARK_LEGEND
 from exportguard.check import engine
 from exportguard.check.evaluate import Evaluator
-from exportguard.check.tamper import SYNTAX, ManifestCheck
+from exportguard.check.tamper import ManifestCheck, syntax_of
 from exportguard.manifest import shown_digest
 from tests.documents import NOTE, pdf_paragraphs
 
@@ -82,9 +82,9 @@ def test_pdf_locations_the_reader_cannot_address_compare_on_their_page(tmp_path)
 
 
 def test_every_format_names_its_scopes():
-    assert SYNTAX["xlsx"].scope_of("'llama2-70b-99 Offline'!K5") == "Sheet 'llama2-70b-99 Offline'"
-    assert SYNTAX["xlsx"].scope_of("'it''s'!A1") == "Sheet 'it's'"
-    assert SYNTAX["xlsx"].where("'S'!A1") == "Sheet 'S'!A1"
-    assert SYNTAX["pptx"].scope_of("slide 3, table 1, row 4, column 6") == "slide 3"
-    assert SYNTAX["pdf"].scope_of("page 2, table 1, row 4, column 6") == "page 2"
-    assert SYNTAX["csv"].scope_of("row 7, column 3") == SYNTAX["markdown"].scope_of("section 1, headline") == "document"
+    assert syntax_of("xlsx").scope_of("'llama2-70b-99 Offline'!K5") == "Sheet 'llama2-70b-99 Offline'"
+    assert syntax_of("xlsx").scope_of("'it''s'!A1") == "Sheet 'it's'"
+    assert syntax_of("xlsx").where("'S'!A1") == "Sheet 'S'!A1"
+    assert syntax_of("pptx").scope_of("slide 3, table 1, row 4, column 6") == "slide 3"
+    assert syntax_of("pdf").scope_of("page 2, table 1, row 4, column 6") == "page 2"
+    assert syntax_of("csv").scope_of("row 7, column 3") == syntax_of("markdown").scope_of("section 1, headline") == "document"

@@ -206,14 +206,14 @@ _MD_PIECES = list("aw1 9|[]()!<>-=+@#*_`~\\&;%.:/\r\n\t\x00\u202e\u200b\u2028\uf
 def test_markdown_escaping_leaves_only_text_that_needs_none_untouched(text):
     """md_text returns text as it is where its quick test finds nothing to do: exactly what every
     substitution would have returned."""
-    from exportguard.render import markdown
+    from exportguard import escaping
 
     def full(value):
-        everything = markdown._NEEDS_WORK
-        markdown._NEEDS_WORK = re.compile("")
+        everything = escaping._NEEDS_WORK
+        escaping._NEEDS_WORK = re.compile("")
         try:
-            return markdown.md_text.__wrapped__(value)
+            return escaping.markdown_text.__wrapped__(value)
         finally:
-            markdown._NEEDS_WORK = everything
+            escaping._NEEDS_WORK = everything
 
-    assert markdown.md_text.__wrapped__(text) == full(text)
+    assert escaping.markdown_text.__wrapped__(text) == full(text)

@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ..formats import BY_NAME, BY_SUFFIX, of_path
 from .evaluate import DOCUMENT, Evaluator, Hit, hit
 from .safety import DEFAULT_LIMITS, Limits, NotInspectable, not_regular, run_isolated
 
-FORMATS = {".pptx": "pptx", ".xlsx": "xlsx", ".xlsm": "xlsx", ".pdf": "pdf", ".csv": "csv", ".md": "markdown",
-           ".markdown": "markdown"}
 SKIP_SUFFIXES = (".manifest.json",)
 CLEAN, FINDINGS, NOT_INSPECTED = "clean", "findings", "not-inspected"
 
@@ -74,7 +73,7 @@ def collect(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], list[F
                 files.append((p, fmt))
             else:
                 refused.append(FileReport(str(p), p.suffix.lower().lstrip(".") or "?", NOT_INSPECTED,
-                                          f"not a format the checker reads (known: {', '.join(sorted(FORMATS))})"))
+                                          f"not a format the checker reads (known: {', '.join(sorted(BY_SUFFIX))})"))
     return files, refused
 
 
@@ -92,14 +91,16 @@ def _sidecar_of(path: Path) -> Path | None:
     if not name.lower().endswith(SKIP_SUFFIXES):
         return None
     of = path.with_name(name[:-len(SKIP_SUFFIXES[0])])
-    return of if FORMATS.get(of.suffix.lower()) in ("csv", "markdown") and of.is_file() else None
+    fmt = of_path(of)
+    return of if fmt is not None and not fmt.embeds_manifest and of.is_file() else None
 
 
 def _format(path: Path) -> str | None:
     name = path.name.lower()
     if name.endswith(SKIP_SUFFIXES):
         return None
-    return FORMATS.get(path.suffix.lower())
+    fmt = of_path(path)
+    return fmt.name if fmt else None
 
 
 def _signing_key() -> bytes | None:
@@ -111,16 +112,14 @@ def _signing_key() -> bytes | None:
 
 def preload(fmt: str) -> None:
     """Import a format's reader in the parent, so that each forked worker starts with it."""
+    import importlib
+
     from . import manifests  # noqa: F401
-    if fmt == "xlsx":
-        from . import xlsx_reader  # noqa: F401
-    elif fmt == "pptx":
-        from . import pptx_reader  # noqa: F401
-    elif fmt == "pdf":
-        from . import pdf_reader  # noqa: F401
-        import pypdf  # noqa: F401  (read_manifest's branch for PDFs)
-    else:
-        from . import text_reader  # noqa: F401
+
+    record = BY_NAME[fmt]
+    record.load_reader()
+    for module in record.preload:
+        importlib.import_module(module)
 
 
 def preload_comparison() -> None:
@@ -139,10 +138,9 @@ def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | 
     report = FileReport(str(path), fmt)
     pre: list[Hit] = []
     observer = None
-    if fmt == "pdf":
-        from .safety import configure_pypdf
-
-        configure_pypdf(limits)  # before read_manifest's PDF branch opens the file with pypdf
+    record = BY_NAME.get(fmt)
+    if record is not None and record.prepare:  # a library's own limits, set before the manifest is read
+        record.load_prepare()(limits)
     try:
         manifest = read_manifest(path)
     except (ManifestNotFound, NoManifestReader):
@@ -178,33 +176,19 @@ def inspect(path: Path, fmt: str, limits: Limits = DEFAULT_LIMITS, key: bytes | 
 
 
 def read(path: Path, fmt: str, sink, limits: Limits = DEFAULT_LIMITS) -> None:
-    """Feed every text a person can see in the file to ``sink`` (an Evaluator)."""
+    """Feed every text a person can see in the file to ``sink`` (an Evaluator), through its format's
+    reader (exportguard/formats.py): a package opened through the safe-open layer, any other file by path."""
     from .safety import SafeZip
 
-    if fmt == "xlsx":
-        from . import xlsx_reader
-
-        with SafeZip(path, limits) as z:
-            xlsx_reader.read(z, sink)
-    elif fmt == "pptx":
-        from . import pptx_reader
-
-        with SafeZip(path, limits) as z:
-            pptx_reader.read(z, sink)
-    elif fmt == "pdf":
-        from . import pdf_reader
-
-        pdf_reader.read(path, sink, limits)
-    elif fmt == "csv":
-        from .text_reader import read_csv
-
-        read_csv(path, sink, limits)
-    elif fmt == "markdown":
-        from .text_reader import read_markdown
-
-        read_markdown(path, sink, limits)
-    else:
+    record = BY_NAME.get(fmt)
+    if record is None:
         raise NotInspectable(f"no reader for {fmt!r} files")
+    reader = record.load_reader()
+    if record.package:
+        with SafeZip(path, limits) as z:
+            reader(z, sink)
+    else:
+        reader(path, sink, limits)
 
 
 def check(paths: Iterable[str | Path], *, limits: Limits = DEFAULT_LIMITS, ignore: Iterable[str] = (),

@@ -7,7 +7,8 @@ which the renderers write by; nothing here imports a renderer.
 Artifacts are untrusted input: every branch reads through the checker's safe-open layer
 (check/safety.py: archive limits, XML without DTDs or entities, file size limits, pypdf's limits),
 which raises NotInspectable (an ExportguardError) for a file it refuses; the checker also runs each
-file in a worker with a time and memory bound. A new format adds one branch to ``read_manifest``."""
+file in a worker with a time and memory bound. A new format adds one reader here, named by its
+record in exportguard/formats.py."""
 from __future__ import annotations
 
 import json
@@ -36,20 +37,31 @@ class NoManifestReader(ExportguardError):
 
 
 def read_manifest(path) -> dict:
+    """The manifest a file carries, read by its format's manifest reader (exportguard/formats.py)."""
+    from ..formats import of_path
+
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".xlsx":
-        return _parse(path, _xlsx_text(path))
-    if suffix == ".md":
-        return _parse(path, _markdown_text(path))  # its sidecar, or the closing comment of an older export
-    if suffix == ".pptx":
-        return _pptx_manifest(path)  # the deck's custom XML part, checked against its custom property
-    if suffix == ".csv":
-        return _parse(path, _sidecar_text(path, "the CSV"))
-    if suffix == ".pdf":
-        _file_within_limits(path)
-        return _parse(path, _pdf_text(path))  # the attached exportguard-manifest.json
-    raise NoManifestReader(f"{path}: no manifest reader for {suffix!r} files")
+    fmt = of_path(path)
+    if fmt is None:
+        raise NoManifestReader(f"{path}: no manifest reader for {path.suffix.lower()!r} files")
+    return fmt.load_manifest_reader()(path)
+
+
+def xlsx_manifest(path: Path) -> dict:
+    return _parse(path, _xlsx_text(path))  # the very hidden manifest sheet
+
+
+def markdown_manifest(path: Path) -> dict:
+    return _parse(path, _markdown_text(path))  # its sidecar, or the closing comment of an older export
+
+
+def csv_manifest(path: Path) -> dict:
+    return _parse(path, _sidecar_text(path, "the CSV"))
+
+
+def pdf_manifest(path: Path) -> dict:
+    _file_within_limits(path)
+    return _parse(path, _pdf_text(path))  # the attached exportguard-manifest.json
 
 
 def _text(path: Path) -> str:
@@ -141,7 +153,7 @@ def custom_properties(z) -> dict[str, str]:
     return out
 
 
-def _pptx_manifest(path: Path) -> dict:
+def pptx_manifest(path: Path) -> dict:
     """The deck's manifest. The digest exportguard also states in docProps/custom.xml (which
     LibreOffice keeps on a re-save) must be the manifest's: a deck that states one but carries no
     manifest, or another, had its manifest removed or replaced."""

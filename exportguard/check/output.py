@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from .. import __version__
+from ..formats import BY_NAME
 from ..rules import RULES
 from .engine import CLEAN, NOT_INSPECTED, FileReport, exit_code
 
@@ -114,7 +115,7 @@ def to_sarif(reports: list[FileReport], base: Path | None = None) -> dict:
             continue
         for h in r.hits:
             physical = {"artifactLocation": {"uri": uri}}
-            if h.line and r.format in ("csv", "markdown"):  # a line of a text file (not of a PDF page)
+            if h.line and _lines(r.format):  # a line of a text file (not of a PDF page)
                 physical["region"] = {"startLine": h.line}
             results.append({
                 "ruleId": h.rule_id,
@@ -175,3 +176,8 @@ def rules_text() -> str:
     for r in RULES.values():
         lines.append(f"{r.id} {r.name} ({r.severity}): {r.title}. {r.description}")
     return "\n".join(lines) + "\n"
+
+
+def _lines(fmt: str) -> bool:
+    record = BY_NAME.get(fmt)
+    return record is not None and record.lines

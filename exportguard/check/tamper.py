@@ -17,9 +17,9 @@ evaluator's observer) and, at the end, compares:
 - figures in the artifact that the manifest does not list (EG019: added after export), band edges
   and copies of a listed figure (a sort column, a cell comment) excepted.
 
-A format plugs in by its location syntax (``SYNTAX``, from the patterns in exportguard/embedding.py
-that the renderers write by): how a location names its scope and how a
-person reads it. XLSX, CSV and Markdown readers emit items at exactly the manifest's locations;
+A format plugs in by the location kind its record names (exportguard/formats.py), whose syntax
+(``SYNTAX``, from the patterns in exportguard/embedding.py that the renderers write by) says how a
+location names its scope and how a person reads it. XLSX, CSV and Markdown readers emit items at exactly the manifest's locations;
 a format whose reader cannot address every location (a PDF's table cell) still gets the
 scope-level comparison, because a figure that is not found at its location is looked for by its
 shown text in its scope.
@@ -34,6 +34,7 @@ from typing import Callable
 
 from ..detect import defuse, find_figures
 from ..embedding import PDF_SCOPE, PPTX_CELL, PPTX_SCOPE, xlsx_sheet_of
+from ..formats import BY_NAME, CELL, DOCUMENT_LINE, PAGE, SHAPE
 from ..manifest import shown_digest
 from ..sanitize import visible
 from ..wording import marks_words
@@ -63,13 +64,19 @@ class Syntax:
     by_text: bool = False  # some locations are not addressable: keep each scope's text to look in
 
 
+# By the location kind a format's record names (exportguard/formats.py).
 SYNTAX = {
-    "xlsx": Syntax(_xlsx_scope, lambda loc: "Sheet " + loc),
-    "csv": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
-    "markdown": Syntax(lambda loc: DOCUMENT, lambda loc: loc),
-    "pptx": Syntax(_prefix_scope(PPTX_SCOPE), lambda loc: loc, lambda loc: bool(PPTX_CELL.fullmatch(loc)), True),
-    "pdf": Syntax(_prefix_scope(PDF_SCOPE), lambda loc: loc, lambda loc: False, True),
+    CELL: Syntax(_xlsx_scope, lambda loc: "Sheet " + loc),
+    DOCUMENT_LINE: Syntax(lambda loc: DOCUMENT, lambda loc: loc),
+    SHAPE: Syntax(_prefix_scope(PPTX_SCOPE), lambda loc: loc, lambda loc: bool(PPTX_CELL.fullmatch(loc)), True),
+    PAGE: Syntax(_prefix_scope(PDF_SCOPE), lambda loc: loc, lambda loc: False, True),
 }
+
+
+def syntax_of(fmt: str) -> Syntax:
+    """How the locations of a format's manifest read (a format the registry does not know: as a text file's)."""
+    record = BY_NAME.get(fmt)
+    return SYNTAX[record.locations if record else DOCUMENT_LINE]
 
 
 def _norm(text: str) -> str:
@@ -141,7 +148,7 @@ class _Entry:
 
 class ManifestCheck:
     def __init__(self, manifest: dict, fmt: str):
-        self.syntax = SYNTAX.get(fmt, Syntax(lambda loc: DOCUMENT, lambda loc: loc))
+        self.syntax = syntax_of(fmt)
         self.entries: dict[str, _Entry] = {}
         for e in manifest.get("figures") or ():
             if not isinstance(e, dict) or not isinstance(e.get("location"), str):

@@ -16,13 +16,13 @@ files keep their manifest in one). Table cells are items at ``section N, table r
 from __future__ import annotations
 
 import csv
-import html
 import io
 import math
 import re
 from pathlib import Path
 
 from ..detect import caption_unit, header_unit, row_units, takes_caption_unit
+from ..escaping import markdown_seen
 from .evaluate import DOCUMENT, stands_under
 from .manifests import CSV_FIGURE_HEADER, CSV_VALUE_HEADER
 from .safety import DEFAULT_LIMITS, Limits, NotInspectable, Pace, open_regular
@@ -122,25 +122,8 @@ def split_row(line: str) -> list[str]:
     return cells
 
 
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # a backslash before ASCII punctuation (CommonMark)
-
-
-_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")  # CommonMark's
-
-
-def rendered(text: str) -> str:
-    """What a reader of the rendered Markdown sees: backslash escapes and character references
-    resolved (exportguard's own Markdown escapes '*', '[', a '_' outside a word ... and writes '&lt;').
-    A reference needs its ';', as in CommonMark: '&copy 2025' shows as written."""
-    if "\\" in text:
-        text = _ESCAPED.sub(r"\1", text)
-    if "&" in text:
-        text = _REFERENCE.sub(lambda m: html.unescape(m.group(0)), text)
-    return text
-
-
 def _item(sink, key: str, where: str, raw: str, **kw) -> None:
-    text = rendered(raw)
+    text = markdown_seen(raw)
     sink.item(key, where, text, shown=raw if text != raw else None, **kw)
 
 
@@ -340,14 +323,14 @@ def _read_markdown(lines: _Lines, sink) -> None:
         if line.startswith("## "):
             section += 1
         if stripped.startswith("#"):
-            heading = rendered(stripped.lstrip("#").strip())
+            heading = markdown_seen(stripped.lstrip("#").strip())
         if stripped.startswith("|") and (sep := lines.get(i + 1)) is not None and _SEPARATOR.match(sep):
             headers = split_row(line)
-            units = {c: u for c, h in enumerate(headers, 1) if (u := header_unit(rendered(h)))}
+            units = {c: u for c, h in enumerate(headers, 1) if (u := header_unit(markdown_seen(h)))}
             caption = _caption(lines, i)  # 'Llama 2 70B results (tokens/s):' right over the table
             if caption:
                 units.update({c: caption for c, h in enumerate(headers, 1)
-                              if c not in units and takes_caption_unit(rendered(h))})
+                              if c not in units and takes_caption_unit(markdown_seen(h))})
             for c, h in enumerate(headers, 1):
                 if h:
                     _item(sink, f"line {n}", f"line {n}, table header, column {c}", h, block=f"section {section}",
@@ -360,11 +343,11 @@ def _read_markdown(lines: _Lines, sink) -> None:
                 r += 1
                 n = i + 1
                 cells = split_row(row)
-                labelled = row_units([rendered(c) for c in cells])
+                labelled = row_units([markdown_seen(c) for c in cells])
                 for c, cell in enumerate(cells, 1):
                     if cell:
                         key = f"section {section}, table row {r}, column {c}"
-                        about = rendered(headers[c - 1]) if c <= len(headers) else ""
+                        about = markdown_seen(headers[c - 1]) if c <= len(headers) else ""
                         _item(sink, key, f"line {n} ({key})", cell, block=block,
                               unit=units.get(c, "") or labelled[c - 1], kind="cell", line=n,
                               about=stands_under(about, heading))

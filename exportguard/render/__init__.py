@@ -1,5 +1,5 @@
-"""Renderers: one module per format, each implementing the walker's protocol (render/walk.py) and
-one entry point, ``render(report, path, **options) -> manifest``.
+"""Renderers: one module per format (named by its record in exportguard/formats.py), each with one
+entry point, ``render(report, path, **options) -> manifest``.
 
 ``export`` validates the report once (guard.validate), checks every target before rendering any,
 renders each to a temporary file beside its target, and only when all succeeded moves them into
@@ -9,7 +9,6 @@ its temporary files are removed (after a kill: by the next export to its targets
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 from dataclasses import replace
@@ -21,42 +20,39 @@ from ..errors import ExportguardError, os_cause as cause
 from ..guard import refuse_on_errors, validate
 from ..manifest import write as write_manifest
 from ..embedding import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
+from ..formats import WRITTEN, Format, written_as
 from ..report import ExportRun, Report
 from .commit import Commit, ExportWriteError, is_ours, new_run, write_failure
 
-FORMATS = {".csv": "csv_out", ".md": "markdown", ".xlsx": "xlsx", ".pptx": "pptx", ".pdf": "pdf"}
-# The section kinds every renderer draws; a renderer that draws more lists them in SECTION_KINDS.
-BASIC_SECTION_KINDS = ("table", "chart", "kpi", "text")
-
-
-def renderer_for(path: Path):
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ExportguardError(f"{path}: unknown output format {suffix!r}; known: {', '.join(FORMATS)}")
+def renderer_for(path: Path) -> Format:
+    """The format an export writes to ``path`` (exportguard/formats.py), its painter imported."""
+    fmt = written_as(path)
+    if fmt is None:
+        raise ExportguardError(f"{path}: unknown output format {path.suffix.lower()!r}; known: {', '.join(WRITTEN)}")
     try:
-        return importlib.import_module(f"{__name__}.{FORMATS[suffix]}")
+        fmt.load_painter()
     except ModuleNotFoundError as e:
-        if e.name and e.name.endswith(FORMATS[suffix]):
-            raise ExportguardError(f"{path}: the {suffix} exporter is not built yet") from None
+        if e.name and e.name.endswith(fmt.painter.rpartition(".")[2]):
+            raise ExportguardError(f"{path}: the {fmt.suffix} exporter is not built yet") from None
         raise
+    return fmt
 
 
-def check_section_kinds(report: Report, targets: Sequence[Path], modules) -> None:
+def check_section_kinds(report: Report, targets: Sequence[Path], formats: Sequence[Format]) -> None:
     """Refuse, before anything is rendered, a section kind a target's format cannot draw yet."""
-    for target, module in zip(targets, modules):
-        kinds = getattr(module, "SECTION_KINDS", BASIC_SECTION_KINDS)
+    for target, fmt in zip(targets, formats):
         for n, section in enumerate(report.sections, 1):
-            if section.kind not in kinds:
+            if section.kind not in fmt.section_kinds:
                 raise ExportguardError(f"{target}: section {n} ({section.title}) is a {section.kind!r} section, not yet "
                                        f"supported in {target.suffix.lower()}: export it to .csv or .md")
 
 
-def outputs_of(targets: Sequence[Path], modules) -> list[Path]:
+def outputs_of(targets: Sequence[Path], formats: Sequence[Format]) -> list[Path]:
     """Every file an export writes: each target, and the manifest beside those that cannot embed one."""
     out = []
-    for target, module in zip(targets, modules):
+    for target, fmt in zip(targets, formats):
         out.append(target)
-        if not getattr(module, "EMBEDS_MANIFEST", True):
+        if not fmt.embeds_manifest:
             out.append(target.with_name(target.name + SIDECAR_SUFFIX))
     return out
 
@@ -139,9 +135,9 @@ def export(report: Report, targets: Sequence[str | Path], *, force: bool = False
     if warnings and not report.warnings:
         report = replace(report, warnings=warnings)
     targets = [Path(t) for t in targets]
-    modules = [renderer_for(t) for t in targets]
-    check_section_kinds(report, targets, modules)
-    finals = outputs_of(targets, modules)
+    formats = [renderer_for(t) for t in targets]
+    check_section_kinds(report, targets, formats)
+    finals = outputs_of(targets, formats)
     check_targets(finals, force, {**(inputs or {}), "template": options.get("template")})
     failure = None
     run = run_id(report, finals, clock)
@@ -149,14 +145,14 @@ def export(report: Report, targets: Sequence[str | Path], *, force: bool = False
         with Commit(finals, wait_s=wait_s, tell=tell, run=run) as commit:
             doing = targets[0]
             try:
-                for target, module in zip(targets, modules):
+                for target, fmt in zip(targets, formats):
                     doing = target
                     part = commit.stage(target)
                     members = tuple(Path(os.path.relpath(f, target.parent)).as_posix() for f in finals)
                     with commit.scratch(target):
-                        manifest = module.render(replace(report, export=ExportRun(run, members)), part,
+                        manifest = fmt.load_painter().render(replace(report, export=ExportRun(run, members)), part,
                                                  clock=clock, **options)
-                    if not getattr(module, "EMBEDS_MANIFEST", True):
+                    if not fmt.embeds_manifest:
                         doing = target.with_name(target.name + SIDECAR_SUFFIX)
                         with open(commit.stage(doing), "w", encoding="utf-8") as f:
                             write_manifest(manifest, f)

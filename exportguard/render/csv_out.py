@@ -14,21 +14,17 @@ Cells that a spreadsheet would run as a formula are neutralised with a leading a
 from __future__ import annotations
 
 import csv
-import functools
 from pathlib import Path
 
 from ..citation import cited_source
-from ..sanitize import visible
+from ..escaping import csv_text
 from ..report import BesideSection, BoundFigure, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
 from ..embedding import CSV_FIGURE_HEADER, CSV_VALUE_HEADER, csv_cell
 from ..wording import band_words, load_text, note_line, own_shape_words, shape_words
 from .panels import beside_parts
 from .walk import Lettering, Walk, walk
 
-EMBEDS_MANIFEST = False
 ENCODING = "utf-8-sig"
-SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
-OPTIONS = ()  # what export() passes on to this format: nothing (api.export refuses any)
 
 HEADER = ("section", "table", CSV_FIGURE_HEADER, CSV_VALUE_HEADER, "unit", "band", "band_low", "band_high", "marks", "notes", "rank",
           "rank_from", "rank_to", "notices", "verified", "derived", "submitter", "system", "accelerator",
@@ -36,17 +32,6 @@ HEADER = ("section", "table", CSV_FIGURE_HEADER, CSV_VALUE_HEADER, "unit", "band
           "result_id_state", "tokens_per_sample", "tokens_per_sample_basis", "shape", "load",
           "citation", "source_url", "retrieved_on", "caveat", "trademark_legend")
 FIGURE_COLUMN = HEADER.index(CSV_FIGURE_HEADER) + 1
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|", "%")
-
-
-@functools.lru_cache(maxsize=65536)
-def safe_text(value) -> str:
-    """Text that no spreadsheet will evaluate and that steers nothing: controls shown (sanitize.visible),
-    a leading formula character escaped with '."""
-    value = visible(str(value))
-    return "'" + value if value.startswith(_FORMULA_START) else value
-
-
 def number_cell(value: float | int | None) -> str:
     """A plain number for a numeric column: repr of the float (exact, '.' as decimal point), empty for none."""
     if value is None:
@@ -54,7 +39,7 @@ def number_cell(value: float | int | None) -> str:
     return str(value) if isinstance(value, int) else repr(float(value))
 
 
-# Columns that hold plain numbers (number_cell); every other column holds text (safe_text).
+# Columns that hold plain numbers (number_cell); every other column holds text (csv_text).
 NUMERIC_COLUMNS = frozenset({CSV_VALUE_HEADER, "band_low", "band_high", "rank_from", "rank_to", "accelerators_total",
                              "nodes", "tokens_per_sample"})
 _NUMERIC = tuple(h in NUMERIC_COLUMNS for h in HEADER)  # per column of HEADER, looked up once
@@ -78,7 +63,7 @@ class CsvRenderer:
 
     def emit_values(self, values: tuple, figure: BoundFigure | None) -> None:
         """``emit`` of a row given as its values in HEADER's order."""
-        self.writer.writerow([number_cell(v) if numeric else safe_text(v) for v, numeric in zip(values, _NUMERIC)])
+        self.writer.writerow([number_cell(v) if numeric else csv_text(v) for v, numeric in zip(values, _NUMERIC)])
 
     def front(self, doc: Walk) -> None:
         self.writer.writerow(HEADER)
@@ -138,7 +123,7 @@ class CsvRenderer:
                   cited_source(r.conditions.provenance), r.conditions.provenance.retrieved_on, report.caveat_short,
                   report.legend)
         self.emit_values(values, fig)
-        doc.place(csv_cell(self.row_no, FIGURE_COLUMN), fig, lettering, safe_text(text),
+        doc.place(csv_cell(self.row_no, FIGURE_COLUMN), fig, lettering, csv_text(text),
                   shown_value=float(fig.magnitude))
 
 

@@ -62,9 +62,6 @@ from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, mar
 from .reportlab_adapter import deflate_pages, document_of
 from .walk import Lettering, Walk, walk
 
-EMBEDS_MANIFEST = True
-SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
-OPTIONS = ("page_size", "orientation")  # what export() passes on to this format (api.export refuses others)
 BESIDE_RULE = "Beside, never one comparison: each panel has its own band rule and notes; compare figures only within a panel."
 
 HEADING = Style(SANS_BOLD, 13.0, 16.5)

@@ -29,6 +29,7 @@ from pptx.util import Emu, Pt
 
 from .. import embedding as emb, manifest as manifest_mod
 from ..clock import resolve as resolve_clock
+from ..escaping import number_format
 from ..layout import document as ld
 from ..report import Report
 from ..wording import marks_words
@@ -39,15 +40,11 @@ from .package import save as save_package
 from .pptx_adapter import adapt
 from .pptx_plan import SUBTITLE, _without_shape, plan_deck  # noqa: F401  (_without_shape: tests read titles with it)
 from .pptx_template import Template, open_template
-from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NOTE_LIMIT, literal, slide_text  # noqa: F401 (limits: tests read them here)
+from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NOTE_LIMIT, slide_text  # noqa: F401 (limits: tests read them here)
 
-EMBEDS_MANIFEST = True
-SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
-OPTIONS = ("template",)  # what export() passes on to this format (api.export refuses others)
 
 BAR_COLOUR = MSO_THEME_COLOR.ACCENT_1  # one colour for every bar: a colour shared by chained neighbours would
 # state ties that do not hold pairwise; the rank words in the category labels say which ranks are tied
-_DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
 _ANCHORS = {"top": MSO_ANCHOR.TOP, "middle": MSO_ANCHOR.MIDDLE, "bottom": MSO_ANCHOR.BOTTOM}
 A_NS = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 
@@ -198,14 +195,13 @@ class _Painter:
         value_codes, plus_codes, minus_codes = [], [], []
         for bar, f in zip(block.bars, figs):
             # each point's number format states the figure's binding with the marks it has on this slide
-            digits = _DIGITS[f.decimals]
             marks = marks_words(bar.cell.letters)
-            value_codes.append(f'{digits}" {literal(slide_text(f.binding(marks), figure=True))}"')
+            value_codes.append(number_format(f.decimals, slide_text(f.binding(marks), figure=True)))
             if band:
-                what = literal(f"{slide_text(f.unit_text, figure=True)} = {block.band_words} band of the figure {marks}"
-                               " (error bar)")
-                plus_codes.append(f'{digits}" {what}"')
-                minus_codes.append(f'{digits}" {what}"')
+                what = number_format(f.decimals, f"{slide_text(f.unit_text, figure=True)} = {block.band_words} band "
+                                                 f"of the figure {marks} (error bar)")
+                plus_codes.append(what)
+                minus_codes.append(what)
             else:
                 plus_codes.append(f"no error bar: {block.band_words}")
                 minus_codes.append(plus_codes[-1])
@@ -253,8 +249,8 @@ class _Painter:
         if band:
             px.add_error_bars(pa.series_element(ser), f"Sheet1!$C$2:$C${n_pts + 1}", f"Sheet1!$D$2:$D${n_pts + 1}",
                               [v * band for v in values],
-                              f'{_DIGITS[figs[0].decimals]}" {literal(figs[0].unit_text)} = {block.band_words} band"')
-        series_code = f'{_DIGITS[figs[0].decimals]}" {literal(slide_text(figs[0].binding(""), figure=True))}"'
+                              number_format(figs[0].decimals, f"{figs[0].unit_text} = {block.band_words} band"))
+        series_code = number_format(figs[0].decimals, slide_text(figs[0].binding(""), figure=True))
         px.set_point_formats(pa.series_element(ser), series_code, value_codes)
         plot, frame = block.plot, block.frame
         px.plot_area_layout(chart.element, plot.left / frame.width, plot.top / frame.height,

@@ -49,8 +49,3 @@ def _slide_text(text: str, limit: int, figure: bool, lines: bool) -> str:
 
 
 _slide_text_cached = functools.lru_cache(maxsize=65_536)(_slide_text)
-
-
-def literal(text: str) -> str:
-    """Text as a number format's quoted literal (a quote would end it)."""
-    return text.replace('"', "'").replace("\\", "/")

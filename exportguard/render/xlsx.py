@@ -41,6 +41,8 @@ from ..clock import resolve as resolve_clock
 from ..embedding import XLSX_MANIFEST_SHEET as XLSX_SHEET, xlsx_cell
 from ..citation import result_id_cell, source_words, suite_name
 from ..errors import ExportguardError
+from ..escaping import formula_like
+from ..sanitize import unhidden
 from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
                       TextSection)
 from ..wording import TIE_RULE, band_words, note_line, number
@@ -48,26 +50,22 @@ from . import xlsx_formats as fmts
 from . import xlsx_layout as lay
 from .panels import beside_parts
 from .walk import Lettering, TablePart, Walk, walk
-from .xlsx_formats import edge_format, figure_format, literal, number_format, sort_format  # noqa: F401 (API)
-from .xlsx_writer import ILLEGAL_XML as _ILLEGAL, Alignment, Font, PageSetup, Style, WorkbookWriter
+from .xlsx_formats import edge_format, figure_format, number_format, sort_format  # noqa: F401 (API)
+from .xlsx_writer import Alignment, Font, PageSetup, Style, WorkbookWriter
 from .xlsx_writer import column_letter as get_column_letter
 
-EMBEDS_MANIFEST = True
-SECTION_KINDS = ("table", "chart", "kpi", "text", "beside")
-OPTIONS = ("text_cells",)  # what export() passes on to this format (api.export refuses others)
 MANIFEST_SHEET = XLSX_SHEET
 MANIFEST_CHUNK = 32_000  # characters per cell of the manifest sheet (Excel allows 32,767)
 CELL_MAX = 32_767
 AUTHOR = "exportguard"
 
-_RISKY_START = ("=", "+", "-", "@", "\t", "\r", "\n")
-
-
 # -- escaping: what a worksheet cell may hold ------------------------------------------------------
 
 def clean_text(value) -> str:
-    """A string a worksheet can hold: characters XML cannot carry become U+FFFD, line ends are
-    normalised to LF (XML would turn a bare CR into LF on reading anyway), at most 32,767 chars."""
+    """A string a worksheet can hold, with nothing hidden: controls, bidi and zero-width characters
+    and what XML cannot carry become U+FFFD (sanitize.unhidden: titles and spec text reach a workbook
+    here without passing the source-text layer), line ends are normalised to LF (XML would turn a bare
+    CR into LF on reading anyway), at most 32,767 chars."""
     text = value if type(value) is str else str(value)
     # a table's short text cells repeat (submitter, accelerator, verified): each is cleaned once
     return _clean_short(text) if len(text) <= _SHORT else _clean(text)
@@ -79,9 +77,7 @@ _SHORT = 200  # longer texts (comments, notes, manifest chunks) are mostly uniqu
 def _clean(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if _ILLEGAL.search(text):
-        text = _ILLEGAL.sub("\ufffd", text)
-    return text[:CELL_MAX]
+    return unhidden(text)[:CELL_MAX]
 
 
 _clean_short = functools.lru_cache(maxsize=8192)(_clean)
@@ -160,7 +156,7 @@ class _Sheet:
                 continue
             value, style, fmt, comment, is_text = spec
             # A text that a spreadsheet would read as a formula stays text when edited in Excel too.
-            key = (style, fmt, is_text and value.startswith(_RISKY_START))
+            key = (style, fmt, is_text and formula_like(value))
             out.append((col, value, known.get(key) or xf(*key), is_text))
             if comment:
                 self.ws.comment(self.row, col, comment, self._author, 460, _comment_height(comment))

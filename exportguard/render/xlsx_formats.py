@@ -29,7 +29,9 @@ import os.path
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from .. import escaping
 from ..caveat import UNVERIFIED_SENTENCE
+from ..escaping import DIGITS
 from ..embedding import CUSTOM_FORMAT_BUDGET
 from ..citation import Note
 from ..model import RESULT_ID_PENDING
@@ -38,18 +40,12 @@ from .walk import Lettering
 
 BUDGET = CUSTOM_FORMAT_BUDGET  # custom number formats per workbook, whatever its size (the checker's EG024)
 ROW, TABLE, TEXT = "row", "table", "text"
-DIGITS = {0: "#,##0", 2: "#,##0.00", 4: "0.0000"}
 SORT_LITERAL = " (sort value of the figure beside)"
-
-
-def literal(text: str) -> str:
-    """Text as a number format's quoted literal: a quote would end it (Excel has no escape for it)."""
-    return text.replace('"', "'")
 
 
 def number_format(fig: BoundFigure, binding: str) -> str:
     """'#,##0" tok/s ±5.4% [a]"': the figure's digits, then its binding as literal text."""
-    return f'{DIGITS[fig.decimals]}" {literal(binding)}"'
+    return escaping.number_format(fig.decimals, binding)
 
 
 def figure_format(fig: BoundFigure, lettering: Lettering) -> str:
@@ -69,10 +65,9 @@ def formats(fig: BoundFigure, marks: str) -> tuple[str, str, str]:
     if found is None:
         if len(_FORMATS) >= 4096:  # bounded: a long-lived process exports many workbooks
             _FORMATS.clear()
-        digits = DIGITS[fig.decimals]
-        found = _FORMATS[key] = (f'{digits}" {literal(fig.binding(marks))}"',
-                                 f'{digits}" {literal(fig.edge_binding(True, marks))}"',
-                                 f'{digits}" {literal(fig.edge_binding(False, marks))}"')
+        found = _FORMATS[key] = (escaping.number_format(fig.decimals, fig.binding(marks)),
+                                 escaping.number_format(fig.decimals, fig.edge_binding(True, marks)),
+                                 escaping.number_format(fig.decimals, fig.edge_binding(False, marks)))
     return found
 
 
@@ -91,7 +86,7 @@ def words_format(words: str, number_words: str) -> str:
     tail = words[len(number_words):] if words.startswith(number_words) else None
     if tail is None:
         raise ValueError(f"{words!r} does not start with {number_words!r}")
-    return f'0"{literal(tail)}"' if tail else "0"
+    return f'0"{escaping.format_literal(tail)}"' if tail else "0"
 
 
 def rank_format(span: RankSpan) -> str:
