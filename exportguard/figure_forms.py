@@ -6,6 +6,8 @@ Every entry is a regular-expression fragment matched case-insensitively unless i
 """
 from __future__ import annotations
 
+import re
+
 # -- units --------------------------------------------------------------------------------------
 
 # What a throughput counts, in the words people write for it (English, German, French, Spanish).
@@ -169,3 +171,9 @@ OTHER_QUANTITY_BEFORE = (
     "cuda", "rocm", "driver", "drivers", "python", "ubuntu", "rhel", "linux", "kernel", "os", "firmware", "release",
     "tensorrt", "tensorrt-llm", "trt", "trt-llm", "vllm", "sglang", "pytorch", "torch", "jax", "openvino", "triton",
 )
+
+# What shows nothing where a document stands (the checker reads a figure as a reader sees it, without
+# them): soft hyphen, Arabic letter mark, Mongolian vowel separator, zero-width space, joiners, LRM and
+# RLM, bidi embeddings and overrides, word joiner and invisible operators, isolates, byte order mark.
+HIDDEN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+REORDERING = re.compile("[\u202a\u202b\u202d\u202e\u2066-\u2068]")  # bidi embeddings, overrides, isolates opened

@@ -106,6 +106,12 @@ RULES = {r.id: r for r in (
          "was interrupted between putting its files in place, or one file was replaced by another export, so "
          "the set no longer shows one report. Run `exportguard recover FOLDER` (it finishes or undoes every "
          "interrupted export there), then export again."),
+    Rule("EG027", "hidden-characters", ERROR, "Figure with characters a reader does not see",
+         "A figure's text holds characters that show nothing (a zero-width space or joiner, a soft hyphen, a "
+         "byte order mark) or that reorder what is shown (a right-to-left override or isolate before it): a "
+         "reader sees one figure, while a copy, a search or a checker reads another, or none (101\u200d,527 "
+         "reads as two numbers; an override shows 101,527 as 725,101). The checker reads the figure as a "
+         "reader sees it and reports it; remove the characters."),
 )}
 
 

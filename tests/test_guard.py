@@ -192,7 +192,7 @@ def test_derived_figures_are_labelled_with_basis_and_shape(offline, slack):
 # -- every rule: triggered, and quiet --------------------------------------------------------------
 
 def test_the_rule_registry_has_stable_ids_titles_and_descriptions():
-    assert list(RULES) == [f"EG{n:03d}" for n in range(1, 27)]
+    assert list(RULES) == [f"EG{n:03d}" for n in range(1, 28)]
     assert all(r.title and r.description and r.severity in ("error", "warning") for r in RULES.values())
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from .. import lazy_re
 from ..detect import MARK, Detected, column_figure, find_figures, without_prices
+from ..figure_forms import HIDDEN, REORDERING
 from ..rules import Finding, finding
 from ..wording import OWN_FIELDS, OWN_NOTE_MARK, marks_words
 
@@ -317,6 +318,8 @@ class Evaluator:
             self.observer.item(sc.name, key, where, shown, value, EMBEDDED if within else kind, line)
         if not text:
             return
+        if not text.isascii() and HIDDEN.search(text):  # read as a reader sees it, and say so
+            text = self._unhidden(text, where, line)
         figs = detect(text)
         if about and figs:
             figs = without_prices(figs, about)
@@ -348,12 +351,8 @@ class Evaluator:
             marks.add(rec)
             if self.observer:
                 self.observer.note(sc.name, mark, note_text, kind)
-        multiline = line is not None and "\n" in text
         for d in figs:
-            at, fig_line = where, line
-            if multiline:  # a paragraph, a page, a cell of several lines: the figure's own line
-                fig_line = line + text.count("\n", 0, d.start)
-                at = _LINE.sub(f"line {fig_line}", where, 1) if _LINE.search(where) else f"{where}, line {fig_line}"
+            at, fig_line = _own_line(where, line, text, d.start)
             fig = Figure(d, key, at, block, self._seq, kind, fig_line, has_mlperf, column, value, within)
             if self.observer:
                 self.observer.figure(sc.name, fig, shown)
@@ -371,6 +370,25 @@ class Evaluator:
             if len(rest) > 4 and sc.shared_chars + len(rest) <= SHARED_CHARS and rest not in sc.shared_texts:
                 sc.shared_texts.add(rest)
                 sc.shared_chars += len(rest)
+
+    def _unhidden(self, text: str, where: str, line: int | None) -> str:
+        """``text`` without the characters that show nothing, and an EG027 finding for each figure
+        that held one, or stands after a bidi override or isolate that reorders it on screen."""
+        kept = [i for i, ch in enumerate(text) if not HIDDEN.match(ch)]
+        seen = "".join(text[i] for i in kept)
+        for d in detect(seen):
+            start, end = kept[d.start], kept[d.end - 1] + 1
+            inside = sorted({_char_name(ch) for ch in HIDDEN.findall(text, start, end)})
+            reorders = sorted({_char_name(ch) for ch in REORDERING.findall(text, 0, start)})
+            if not inside and not reorders:
+                continue
+            said = (f"holds {', '.join(inside)}" if inside else "") + (" and " if inside and reorders else "") + \
+                (f"stands after {', '.join(reorders)}, which reorders it on screen" if reorders else "")
+            at, fig_line = _own_line(where, line, seen, d.start)
+            self.hits.append(hit("hidden-characters", at, f"{seen[d.start:d.end]!r} {said}: a reader sees one "
+                                 "figure, a copy or a search reads another; remove the characters", scope=self._scope.name,
+                                 line=fig_line))
+        return seen
 
     def unread(self, key: str, where: str, message: str) -> None:
         """A place where a reader would see a figure whose value the file does not carry (EG023)."""
@@ -536,6 +554,21 @@ class Evaluator:
 
 
 _LEGEND_WORDS = lazy_re.compile(r"MLPerf\S{0,6}\s+(?:name|logo)\b")
+
+
+def _own_line(where: str, line: int | None, text: str, start: int) -> tuple[str, int | None]:
+    """Where a figure at ``start`` of a text stands: in a paragraph, a page, a cell of several lines,
+    its own line."""
+    if line is None or "\n" not in text:
+        return where, line
+    own = line + text.count("\n", 0, start)
+    return (_LINE.sub(f"line {own}", where, 1) if _LINE.search(where) else f"{where}, line {own}"), own
+
+
+def _char_name(ch: str) -> str:
+    import unicodedata
+
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'FORMAT CHARACTER')}"
 
 
 def _names_mlperf(text: str) -> bool:
