@@ -154,6 +154,11 @@ class Column:
     header: str
     kind: str = "text"  # text / figure / derived / rank
 
+    @property
+    def holds_figures(self) -> bool:
+        """A column of bound figures: measured ("figure") or derived from them ("derived")."""
+        return self.kind in ("figure", "derived")
+
 
 @dataclass(frozen=True)
 class BoundTable:

@@ -61,7 +61,7 @@ class MarkdownRenderer:
         lines += [f"*{markdown_text(table.table_note.text)}*", ""]
         lines += self._notices(table.notices)
         lines.append("| " + " | ".join(markdown_text(c.header) for c in table.columns) + " |")
-        lines.append("|" + "|".join("---:" if c.kind in ("figure", "derived") else "---" for c in table.columns) + "|")
+        lines.append("|" + "|".join("---:" if c.holds_figures else "---" for c in table.columns) + "|")
         for r, cells in part.cells():
             out = []
             for c, cell in enumerate(cells, 1):

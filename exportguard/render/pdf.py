@@ -550,7 +550,7 @@ class PdfRenderer:
 
     def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
         table = section.table
-        cols = [c for c, col in enumerate(table.columns) if col.kind in ("figure", "derived")]
+        cols = [c for c, col in enumerate(table.columns) if col.holds_figures]
         text_cols = {col.key: c for c, col in enumerate(table.columns)}
         any_figure = next((f for _, _, f in table.figures()), None)
         shape = shape_title(any_figure.result) if any_figure else table.table_note.shape

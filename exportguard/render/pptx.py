@@ -75,7 +75,15 @@ class _Painter:
         if unit.title_pt:
             self._title(slide, unit.title, unit.title_pt)
         for block in unit.blocks:
-            getattr(self, "_" + block.kind)(slide, block)
+            match block:
+                case ld.TableBlock():
+                    self._table(slide, block)
+                case ld.ChartBlock():
+                    self._chart(slide, block)
+                case ld.KpiBlock():
+                    self._headline(slide, block)
+                case ld.TextBlock():
+                    self._text(slide, block)
         slide.notes_slide.notes_text_frame.text = unit.speaker_notes
 
     def _title(self, slide, text: str, size: float) -> None:

@@ -646,13 +646,13 @@ class _TableView:
     def __init__(self, table: BoundTable, combined: bool):
         cols = table.columns
         self.combined = combined
-        figure = [i for i, c in enumerate(cols) if c.kind in ("figure", "derived")]
+        figure = [i for i, c in enumerate(cols) if c.holds_figures]
         if not combined:
             self.sources = [[i] for i in range(len(cols))]
             self.headers = [slide_text(c.header, limit=NAME_LIMIT) for c in cols]
         else:
             rank = [i for i, c in enumerate(cols) if c.key == "rank"]
-            text = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived") and c.key != "rank"]
+            text = [i for i, c in enumerate(cols) if not c.holds_figures and c.key != "rank"]
             self.sources = [[i] for i in rank] + ([text] if text else []) + [[i] for i in figure]
             self.headers = ([slide_text(cols[i].header, limit=NAME_LIMIT) for i in rank] +
                             (["Result"] if text else []) + [slide_text(cols[i].header, limit=NAME_LIMIT) for i in figure])
@@ -824,7 +824,7 @@ def _category_parts(table: BoundTable, col: int, rows: Sequence[int], shows_rank
     (BoundTable.ranks), left out where ``shows_rank`` is False."""
     cols = table.columns
     keys = [c.key for c in cols]
-    text_cols = [i for i, c in enumerate(cols) if c.kind not in ("figure", "derived")]
+    text_cols = [i for i, c in enumerate(cols) if not c.holds_figures]
     others = [i for i in text_cols if keys[i] not in ("rank", "submitter", "system")]
     constant = [i for i in others if len({table.rows[r][i] for r in rows}) == 1]
     varying = [i for i in others if i not in constant]

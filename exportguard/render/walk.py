@@ -1,12 +1,13 @@
 """The renderer protocol: one walker over a Report that every format uses.
 
-A renderer is an object with six methods, called in this order::
+A renderer is an object with seven methods, called in this order::
 
     front(doc)                     title, audience, date and the one-line caveat
     table(doc, n, TableSection)    \\
-    chart(doc, n, ChartSection)     |  one call per section, in report order (n counts from 1)
-    kpi(doc, n, KpiSection)         |
-    text(doc, n, TextSection)      /
+    chart(doc, n, ChartSection)     |  one call per section, in report order (n counts from 1),
+    kpi(doc, n, KpiSection)         |  chosen by the section's type
+    text(doc, n, TextSection)       |
+    beside(doc, n, BesideSection)  /
     back(doc)                      the full caveat, the trademark legend, the sources, and the
                                    manifest (doc.manifest(), complete once every figure is placed)
 
@@ -25,7 +26,8 @@ from typing import Iterator, Protocol, Sequence
 from ..citation import Note, TableNote
 from ..clock import Clock
 from ..model import Result
-from ..report import BoundFigure, BoundTable, Cell, ChartSection, KpiSection, Report, TableSection, TextSection
+from ..report import (BesideSection, BoundFigure, BoundTable, Cell, ChartSection, KpiSection, Report, TableSection,
+                      TextSection)
 from ..wording import mark_name, marks_words, note_line
 
 
@@ -177,6 +179,7 @@ class Renderer(Protocol):
     def chart(self, doc: Walk, n: int, section: ChartSection) -> None: ...
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None: ...
     def text(self, doc: Walk, n: int, section: TextSection) -> None: ...
+    def beside(self, doc: Walk, n: int, section: BesideSection) -> None: ...
     def back(self, doc: Walk) -> dict: ...
 
 
@@ -185,5 +188,17 @@ def walk(report: Report, renderer: Renderer, clock: Clock | None = None) -> dict
     doc = Walk(report, artifact_format=renderer.format, clock=clock)
     renderer.front(doc)
     for n, section in enumerate(report.sections, 1):
-        getattr(renderer, section.kind)(doc, n, section)
+        match section:
+            case TableSection():
+                renderer.table(doc, n, section)
+            case ChartSection():
+                renderer.chart(doc, n, section)
+            case KpiSection():
+                renderer.kpi(doc, n, section)
+            case TextSection():
+                renderer.text(doc, n, section)
+            case BesideSection():
+                renderer.beside(doc, n, section)
+            case _:
+                raise TypeError(f"section {n}: {type(section).__name__} is no section a renderer draws")
     return renderer.back(doc)

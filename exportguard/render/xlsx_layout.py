@@ -185,7 +185,7 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> 
     add_verified = "verified" not in [c.key for c in table.columns]
     basis_marks = _basis_marks(table, lettering)
     for i, c in enumerate(table.columns):
-        if c.kind in ("figure", "derived"):
+        if c.holds_figures:
             unit = column_unit(table, i)
             derived = c.kind == "derived"
             header = c.header
