@@ -138,8 +138,10 @@ def _tampered(monkeypatch, change, kinds=(TableBlock, ChartBlock, KpiBlock)):
 
 
 def _rebind(flow, block):
-    if isinstance(flow, pdf._Share):
-        return pdf._Share(flow.share, block, flow.height)
+    if isinstance(flow, pdf._Table):
+        return pdf._Table(block, flow.height, flow.metrics)
+    if isinstance(flow, pdf._Chart):
+        return pdf._Chart(block, flow.height)
     if isinstance(flow, pdf._Headline):
         return pdf._Headline(flow.box, block)
     return flow

@@ -181,9 +181,13 @@ def test_every_kind_of_section(full):
 
 
 def test_chart_bands_are_error_bars_ranks_are_the_guards_and_no_colour_claims_a_tie(full):
-    from exportguard.render.pdf_chart import ChartLayout, ChartShare, Bar
+    from exportguard.layout.document import Frame
+    from exportguard.render.pdf_chart import ChartLayout, ChartOf, ChartShare, Bar
     from exportguard.render.pdf_layout import Metrics, Page, PORTRAIT
+    from exportguard.render.pdf_paint import chart_drawing
+    from exportguard.render.pdf_plan import chart_block
     from exportguard.render.pdf_text import register_fonts
+    from exportguard.render.walk import Lettering
     from reportlab.graphics.shapes import Line, Rect, String
 
     register_fonts()
@@ -193,9 +197,11 @@ def test_chart_bands_are_error_bars_ranks_are_the_guards_and_no_colour_claims_a_
     bars = [Bar(f"bar {k}", span.words(), f) for k, (f, span) in enumerate(zip(figs, table.ranks))]
     chart = ChartLayout(Metrics(), label="Chart 1", title="t", first_caption="c", shared="s", unit="tok/s", bars=bars,
                         slack=table.slack, width=PORTRAIT.frame_w)
-    share = ChartShare(chart, 0, len(bars), False, False, Page(1, PORTRAIT))
-    texts = {i: f.text("[a]") for i, f in enumerate(figs)}
-    drawing = chart.drawing(share, texts, chart.head_height(False) + sum(chart.heights) + chart.tail_h)
+    share = ChartShare(chart, 0, len(bars), False, False, Page(1, PORTRAIT), ChartOf(1, 3))
+    lettering = Lettering(figs)
+    texts = {i: lettering.text(f) for i, f in enumerate(figs)}
+    height = chart.head_height(False) + sum(chart.heights) + chart.tail_h
+    drawing = chart_drawing(chart_block(share, 1, lettering, Frame(0, 0, chart.width, height)), height)
     shapes = drawing.contents
     rects = [s for s in shapes if isinstance(s, Rect)]
     band = table.slack.band_fraction
@@ -372,11 +378,11 @@ def test_line_breaking_keeps_every_character_and_every_line_fits(words, width):
 # -- export mechanics ------------------------------------------------------------------------------
 
 def test_interrupted_export_leaves_nothing_behind(v51_store, tmp_path, monkeypatch):
-    from exportguard.render import pdf_layout
+    from exportguard.render import pdf
 
     report = build_report(v51_store, parse_spec(FULL_SPEC, name="full.toml"))
     calls = {"n": 0}
-    real = pdf_layout.draw_notes
+    real = pdf.paint_notes
 
     def failing(*args):
         calls["n"] += 1
@@ -384,7 +390,7 @@ def test_interrupted_export_leaves_nothing_behind(v51_store, tmp_path, monkeypat
             raise RuntimeError("disk full (simulated)")
         return real(*args)
 
-    monkeypatch.setattr(pdf_layout, "draw_notes", failing)
+    monkeypatch.setattr(pdf, "paint_notes", failing)
     target = tmp_path / "out" / "briefing.pdf"
     with pytest.raises(RuntimeError, match="simulated"):
         export(report, [target])

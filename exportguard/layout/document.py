@@ -112,6 +112,22 @@ class Para:
     italic: bool = False
     space_after: float = 0.0
     mark: str = ""  # a note's mark ("a"), drawn before its text: a notes block's paragraph is "[a] text"
+    lines: tuple[str, ...] = ()  # a paged format's lines of it, as its pager wrapped them (the PDF's notes)
+
+
+@dataclass(frozen=True, slots=True)
+class TableLines:
+    """A paged table share's text as the pager wrapped it, so that its painter draws lines without
+    measuring or wrapping anything: the caption's lines; the table's label where it runs in on the
+    shared conditions' first line, and how far that line starts after it; the shared conditions'
+    lines; each header's lines; each row's cells' lines (None for a figure: one line, its shown text)."""
+
+    caption: tuple[str, ...]
+    run_in: str
+    run_in_indent: float
+    shared: tuple[str, ...]
+    head: tuple[tuple[str, ...], ...]
+    cells: tuple[tuple[tuple[str, ...] | None, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +153,8 @@ class TableBlock:
     of: int = 0  # the whole table's rows
     alt_text: str = ""
     head: tuple[Para, ...] = ()  # above the header row, on every share: the caption, the shared conditions
+    derived_columns: tuple[int, ...] = ()  # figures derived from the measured ones: drawn in their own style
+    lines: TableLines | None = None  # a paged format's wrapped text (the PDF)
     kind: str = field(default="table", init=False)
 
     def cells(self) -> Iterator[BoundCell]:
@@ -151,6 +169,22 @@ class Bar:
     category: tuple[str, ...]  # its label's lines
     cell: Cell  # the figure, or the words that say why a row has none (a bar without a figure)
     label_offset: float = 0.0  # pt the data label moves left of its bar's end, to stay inside the plot
+
+
+@dataclass(frozen=True, slots=True)
+class ChartLines:
+    """A paged chart share's text as the pager wrapped it and its bars' heights, so that its painter
+    measures nothing: the head's lines by kind ("caption", "shared" conditions, "small" print: the
+    legend), each bar's rank, label lines and height, the rank column's width, the words under the
+    value axis and the "continues" line of a share the chart goes on after ("" where it ends)."""
+
+    head: tuple[tuple[str, tuple[str, ...]], ...]
+    ranks: tuple[str, ...]
+    labels: tuple[tuple[str, ...], ...]
+    heights: tuple[float, ...]
+    rank_width: float
+    axis_words: str
+    continues: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +208,7 @@ class ChartBlock:
     axis_title: str = ""  # the value axis's title: what its numbers count, in which unit
     axis_step: float = 0.0  # its major unit (a light gridline each), from zero to axis_max
     axis_title_at: tuple[float, float] = (0.0, 0.0)  # the axis title's top left, from ``frame``'s top left
+    lines: ChartLines | None = None  # a paged format's wrapped text (the PDF)
     kind: str = field(default="chart", init=False)
 
     def cells(self) -> Iterator[BoundCell]:
@@ -210,6 +245,7 @@ class TextBlock:
     alt_text: str = ""
     placeholder: str = ""  # a placeholder of the unit's layout that holds the text ("subtitle"), or none: a box
     inset_y: float | None = None  # pt inside its top and bottom edges; None: the format's default
+    column_starts: tuple[int, ...] = ()  # the paragraph each column after the first starts with (as planned)
     kind: str = field(default="text", init=False)
 
     def cells(self) -> Iterator[BoundCell]:

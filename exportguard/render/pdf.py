@@ -48,7 +48,8 @@ from .. import __version__
 from ..clock import resolve as resolve_clock
 from ..guard import lean_table
 from ..citation import result_id_cell, source_words, suite_name
-from ..layout.document import BoundCell, Document, Frame, KpiBlock, Location, Para, TextBlock, Unit
+from ..layout.document import (BoundCell, ChartBlock, Document, Frame, KpiBlock, Location, Para, TableBlock, TextBlock,
+                               Unit)
 from ..manifest import build as build_manifest
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, shape_title
@@ -57,6 +58,7 @@ from .pdf_chart import Bar, ChartLayout, ChartOf, ChartShare
 from .pdf_layout import (BODY, CAPTION, GREY, INK, RULE, SMALL, Geometry, LayoutError, Metrics,
                          NoteBook, Page, Pager, PairShare, TableLayout, TableOf, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
+from .pdf_paint import paint_chart, paint_notes, paint_table
 from .pdf_plan import Drawn, Planned, bound, chart_block, notes_block, table_block
 from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, markup, register_fonts
 from .reportlab_adapter import deflate_pages, document_of
@@ -119,34 +121,46 @@ class _Lines(Flowable):
         t.close()
 
 
-class _Share(Flowable):
-    """A page's share of a table or chart (rows or bars start..stop), drawn from its layout, each
-    figure's text from its planned block."""
+class _Table(Flowable):
+    """A page's share of a table, painted from its planned block alone (pdf_paint.paint_table)."""
 
-    def __init__(self, share, block, height: float):
+    def __init__(self, block: TableBlock, height: float, metrics: Metrics):
         super().__init__()
-        self.share, self.block, self.height = share, block, height
+        self.block, self.height, self.metrics = block, height, metrics
 
     def wrap(self, aw, ah):
-        return self.share.layout.width, self.height
+        return self.block.frame.width, self.height
 
     def draw(self):
-        self.share.layout.draw(self.canv, self.share, self.block, self.height)
+        paint_table(self.canv, self.block, self.height, self.metrics)
+
+
+class _Chart(Flowable):
+    """A page's share of a chart, painted from its planned block alone (pdf_paint.paint_chart)."""
+
+    def __init__(self, block: ChartBlock, height: float):
+        super().__init__()
+        self.block, self.height = block, height
+
+    def wrap(self, aw, ah):
+        return self.block.frame.width, self.height
+
+    def draw(self):
+        paint_chart(self.canv, self.block, self.height)
 
 
 class _Notes(Flowable):
-    """A page's notes area, as its planned notes block holds them."""
+    """A page's notes area, painted from its planned notes block alone (pdf_paint.paint_notes)."""
 
-    def __init__(self, page: Page, block: TextBlock, notebook: NoteBook):
+    def __init__(self, block: TextBlock):
         super().__init__()
-        self.page, self.block, self.notebook = page, block, notebook
-        self.height = page.notes_block()
+        self.block, self.height = block, block.frame.height
 
     def wrap(self, aw, ah):
         return aw, self.height
 
     def draw(self):
-        lay.draw_notes(self.canv, self.page, self.block, self.notebook, self.height)
+        paint_notes(self.canv, self.block, self.height)
 
 
 class _Box(Flowable):
@@ -766,9 +780,10 @@ class PdfRenderer:
                     drawn.append(draw)
                 top += item.height
             if page.notes:  # right under the page's content: no empty band between a table and its notes
-                block = notes_block(page, lettering, Frame(lay.MARGIN_X, top, g.frame_w, page.notes_block()))
+                block = notes_block(page, lettering, Frame(lay.MARGIN_X, top, g.frame_w, page.notes_block()),
+                                    self.notebook)
                 blocks.append(block)
-                drawn.append(Drawn(_Notes(page, block, self.notebook), wrap=False))
+                drawn.append(Drawn(_Notes(block), wrap=False))
             size = {} if (g.page_w, g.page_h) == (self.geometry.page_w, self.geometry.page_h) else \
                 dict(width=g.page_w, height=g.page_h)
             units.append(Unit("page", page.number, title, tuple(blocks), **size))
@@ -784,15 +799,15 @@ class PdfRenderer:
                 top = frame.top
                 for share, h in column:
                     block = table_block(share, page, lettering, Frame(frame.left + x, top, share.layout.width, h))
-                    yield block, Drawn(_Share(share, block, h), wrap=False)
+                    yield block, Drawn(_Table(block, h, self.metrics), wrap=False)
                     top += h + lay.STACK_GAP
             return
         if isinstance(payload, TableShare):
             block = table_block(payload, page, lettering, replace(frame, width=payload.layout.width))
-            yield block, Drawn(_Share(payload, block, frame.height))
+            yield block, Drawn(_Table(block, frame.height, self.metrics))
         elif isinstance(payload, ChartShare):
             block = chart_block(payload, page, lettering, replace(frame, width=payload.layout.width))
-            yield block, Drawn(_Share(payload, block, frame.height))
+            yield block, Drawn(_Chart(block, frame.height))
         elif isinstance(payload, _Kpi):
             fig = payload.section.figure
             cell = bound(fig, lettering, Location("page", page, "headline", payload.of.number))

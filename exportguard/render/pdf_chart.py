@@ -8,24 +8,22 @@ slack, an own cohort's repeated runs, or why there is no band). Every number dra
 bound figure: the value axis has no bare scale numbers.
 
 A chart with more bars than a page holds is split like a table (pdf_layout.Pager.add_run): each
-page share repeats the caption, the shared conditions and the legend.
+page share repeats the caption, the shared conditions and the legend. This module measures a chart;
+render/pdf_paint.py draws each share from its planned block.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
 
-from reportlab.graphics import renderPDF
-from reportlab.graphics.shapes import Drawing, Line, Rect, String
 from reportlab.lib.colors import HexColor
 
 from ..citation import band_basis_words
-from ..layout.document import BoundCell, ChartBlock
 from ..model import Slack
 from ..report import BoundFigure
-from .pdf_layout import (sentence, widest_text, CAPTION, CELL, CONTINUES_H, GREY, INK, LEGEND, RULE, SHARED, SMALL, Geometry, Metrics, Page, Run,
-                         CELL_LIMIT, NOTE_LIMIT, LayoutError)
-from .pdf_text import NARROW, NARROW_OBLIQUE, clean
+from .pdf_layout import (CAPTION, CELL, CONTINUES_H, LEGEND, NOTE_LIMIT, SHARED, Geometry, Metrics, Page, Run, sentence,
+                         widest_text)
+from .pdf_text import clean
 
 BAR_FILL = HexColor("#2f5f8f")
 BAR_PITCH = 17.0
@@ -118,77 +116,9 @@ class ChartLayout:
     def run(self, make) -> Run:
         return Run(self.label, self.heights, self.figures_of, self.head_height, self.tail_h, make)
 
-    # -- drawing --
-    def drawing(self, share: ChartShare, texts: dict[int, str], height: float) -> Drawing:
-        """The share as a reportlab Drawing, ``height`` points tall (as measured); ``texts`` holds
-        each bar's bound figure text with the marks of its page."""
-        d = Drawing(self.width, height)
-        y = height
-        styles = {"caption": CAPTION, "shared": SHARED, "small": LEGEND}
-        colour = {"caption": INK, "shared": GREY, "small": GREY}
-        for kind, lines in self.head_lines(share.continued):
-            st = styles[kind]
-            for line in lines:
-                y -= st.leading
-                d.add(String(0, y + (st.leading - st.size) * 0.5, line, fontName=st.font, fontSize=st.size,
-                             fillColor=colour[kind]))
-        y -= 6.0
-        top = y
-        scale = self.plot_w / self.vmax
-        x0 = self.plot_x
-        for i in range(share.start, share.stop):
-            h = self.heights[i]
-            bar = self.bars[i]
-            mid = y - h / 2
-            lines = self.label_lines[i]
-            ly = mid + (len(lines) * CELL.leading) / 2
-            d.add(String(2.0, mid - CELL.size * 0.35, bar.rank, fontName=NARROW, fontSize=CELL.size, fillColor=INK))
-            for line in lines:
-                ly -= CELL.leading
-                d.add(String(self.rank_w, ly + (CELL.leading - CELL.size) * 0.5 + 0.6, line, fontName=NARROW,
-                             fontSize=CELL.size, fillColor=INK))
-            if isinstance(bar.cell, BoundFigure):
-                v = bar.cell.magnitude
-                d.add(Rect(x0, mid - BAR_THICK / 2, v * scale, BAR_THICK, fillColor=BAR_FILL, strokeColor=None))
-                end = v * scale
-                if self.band:
-                    lo, hi = x0 + v * (1 - self.band) * scale, x0 + v * (1 + self.band) * scale
-                    for shape in (Line(lo, mid, hi, mid), Line(lo, mid - 3.5, lo, mid + 3.5),
-                                  Line(hi, mid - 3.5, hi, mid + 3.5)):
-                        shape.strokeColor, shape.strokeWidth = INK, 0.8
-                        d.add(shape)
-                    end = hi - x0
-                text = texts[i]
-                font = NARROW_OBLIQUE if bar.cell.derivation else NARROW
-                d.add(String(x0 + end + 4.0, mid - CELL.size * 0.35, text, fontName=font, fontSize=CELL.size,
-                             fillColor=INK))
-            else:
-                d.add(String(x0 + 2.0, mid - CELL.size * 0.35, clean(bar.cell, CELL_LIMIT), fontName=NARROW_OBLIQUE,
-                             fontSize=CELL.size, fillColor=GREY))
-            y -= h
-        axis = Line(x0, y - 2.0, x0 + self.plot_w, y - 2.0)
-        axis.strokeColor, axis.strokeWidth = RULE, 0.8
-        d.add(axis)
-        zero = Line(x0, top, x0, y - 2.0)
-        zero.strokeColor, zero.strokeWidth = RULE, 0.8
-        d.add(zero)
-        d.add(String(x0, y - 2.0 - SMALL.leading, f"{self.unit}, from zero; each bar carries its own figure",
-                     fontName=SMALL.font, fontSize=SMALL.size, fillColor=GREY))
-        if share.continues:
-            d.add(String(0, y - AXIS_H - SMALL.leading + 2.0,
-                         f"{self.label} continues on the next page, with the notes of its figures there.",
-                         fontName=SMALL.font, fontSize=SMALL.size, fillColor=GREY))
-        return d
+    def axis_words(self) -> str:
+        """What stands under the value axis (it has no bare scale numbers)."""
+        return f"{self.unit}, from zero; each bar carries its own figure"
 
-    def draw(self, canv, share: ChartShare, block: ChartBlock, height: float) -> None:
-        """The share, each bar's label its planned text with the marks of its page: the BoundCell
-        of its bar in ``block``, the share's block in the page plan."""
-        if len(block.bars) != share.stop - share.start:
-            raise LayoutError(f"{self.label}: its planned bars are not the bars drawn")
-        texts = {}
-        for i, bar in zip(range(share.start, share.stop), block.bars):
-            if isinstance(self.bars[i].cell, BoundFigure):
-                if not isinstance(bar.cell, BoundCell):
-                    raise LayoutError(f"{self.label}: bar {i + 1} is a figure the plan does not hold")
-                texts[i] = bar.cell.shown_text
-        renderPDF.draw(self.drawing(share, texts, height), canv, 0, 0)
+    def continues_line(self) -> str:
+        return f"{self.label} continues on the next page, with the notes of its figures there."

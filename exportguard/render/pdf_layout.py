@@ -23,11 +23,10 @@ from reportlab.lib.pagesizes import A4, LETTER, landscape
 
 from ..citation import Note
 from ..errors import ExportguardError
-from ..layout.document import BoundCell, TableBlock, TextBlock
 from ..report import BoundFigure, BoundTable
 from ..sanitize import shorten
 from ..wording import marks_words
-from .pdf_text import (NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SANS_OBLIQUE, Measure, Style, TextRuns,
+from .pdf_text import (NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SANS_OBLIQUE, Measure, Style,
                        clean)
 
 # -- page geometry and type -------------------------------------------------------------------------
@@ -909,7 +908,7 @@ class TableLayout:
         text = self.caption(continued)
         return text if text and self.shared and text == sentence(self.label) else ""
 
-    def _label_indent(self, label: str) -> float:
+    def label_indent(self, label: str) -> float:
         return self.cap.width(label) + self.shared_m.width(" ") if label else 0.0
 
     def caption_lines(self, continued: bool, width: float) -> list[str]:
@@ -927,7 +926,7 @@ class TableLayout:
         caption its room."""
         if not self.shared:
             return []
-        return self.shared_m.wrap(self.shared, width, self._label_indent(self.run_in(continued)))
+        return self.shared_m.wrap(self.shared, width, self.label_indent(self.run_in(continued)))
 
     def head_height(self, continued: bool, geometry: Geometry) -> float:
         width = self.width
@@ -944,145 +943,6 @@ class TableLayout:
 
     def run(self, label: str, make) -> Run:
         return Run(label, self.heights, self.figures_of, self.head_height, self.tail_h, make)
-
-    # -- drawing one share: caption, shared conditions, header, rows, all measured above --
-    def draw(self, canv, share: TableShare, block: TableBlock, height: float) -> None:
-        """Draw rows share.start..share.stop with their top at ``height`` (the flowable's own
-        coordinates). Each figure cell shows its planned text, with the marks of its page: the
-        BoundCell at its row and column in ``block``, the share's block in the page plan."""
-        if block.first != share.start or len(block.rows) != share.stop - share.start:
-            raise LayoutError(f"{self.label}: its planned rows are not the rows drawn")
-        width = self.width
-        HEAD, CELL = self.head_style, self.cell_style
-        table_w = sum(self.widths)
-        y = height
-        y_caption = []
-        for line in self.caption_lines(share.continued, width):
-            y -= CAPTION.leading
-            y_caption.append((y + (CAPTION.leading - CAPTION.size) * 0.5, line))
-        if y_caption:
-            y -= 3.0
-        y_shared = []
-        label = self.run_in(share.continued)
-        if self.shared:
-            for k, line in enumerate(self.shared_lines(width, share.continued)):
-                lead = max(SHARED.leading, CAPTION.leading) if label and k == 0 else SHARED.leading
-                y -= lead
-                y_shared.append((y + (SHARED.leading - SHARED.size) * 0.5, line))
-            y -= 4.0
-        head_top = y
-        body_top = y - self.head_h
-        # shapes first (one path block): header band, zebra rows, derived cells, rules
-        t = TextRuns(canv)
-        fills = {HEAD_FILL: [f"0 {body_top:.2f} {table_w:.2f} {self.head_h:.2f} re"], ZEBRA: [], DERIVED_FILL: []}
-        y = body_top
-        derived = [c for c, d in enumerate(self.derived) if d]
-        lefts = [sum(self.widths[:c]) for c in range(len(self.widths))]
-        for r in range(share.start, share.stop):
-            h = self.heights[r]
-            if (r - share.start) % 2:
-                fills[ZEBRA].append(f"0 {y - h:.2f} {table_w:.2f} {h:.2f} re")
-            for c in derived:
-                if self.measured[r][c] is None:
-                    fills[DERIVED_FILL].append(f"{lefts[c]:.2f} {y - h:.2f} {self.widths[c]:.2f} {h:.2f} re")
-            y -= h
-        bottom = y
-        for colour, rects in fills.items():
-            if rects:
-                t.path(f"{colour.red:.3f} {colour.green:.3f} {colour.blue:.3f} rg\n" + "\n".join(rects) + "\nf")
-        t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.6 w\n" + "\n".join(
-            f"0 {ly:.2f} m {table_w:.2f} {ly:.2f} l" for ly in (head_top, body_top, bottom)) + "\nS")
-        # text, in reading order: caption, shared conditions, header, then each row left to right
-        t.colour(INK)
-        t.font(CAPTION.font, CAPTION.size)
-        for ty, line in y_caption:
-            t.text(0, ty, line)
-        if label and y_shared:  # the label run in, on the shared conditions' first baseline
-            t.text(0, y_shared[0][0], label)
-        if y_shared:
-            t.colour(GREY)
-            t.font(SHARED.font, SHARED.size)
-            indent = self._label_indent(label)
-            for k, (ty, line) in enumerate(y_shared):
-                t.text(indent if k == 0 else 0, ty, line)
-            t.colour(INK)
-        t.font(HEAD.font, HEAD.size)
-        lift = (CELL.leading - CELL.size) * 0.5 + 0.6
-        x = 0.0
-        for lines, w, num in zip(self.head_lines, self.widths, self.numeric):
-            ly = head_top - PAD_Y
-            for line in lines:
-                ly -= HEAD.leading
-                t.text(x + w - PAD_X - self.head.width(line) if num else x + PAD_X, ly + lift, line)
-            x += w
-        y = body_top
-        width_of = self.cell.width
-        current = None
-        for r in range(share.start, share.stop):
-            lines = self.measured[r]
-            x = 0.0
-            for c, w in enumerate(self.widths):
-                cell_lines = lines[c]
-                ly = y - PAD_Y - CELL.leading + lift
-                if cell_lines is None:
-                    planned = block.rows[r - share.start][c]
-                    if not isinstance(planned, BoundCell):
-                        raise LayoutError(f"{self.label}: row {r + 1}, column {c + 1} is a figure the plan does not hold")
-                    text = planned.shown_text
-                    want = NARROW_OBLIQUE if self.derived[c] else NARROW
-                    if current != want:
-                        t.font(want, CELL.size)
-                        current = want
-                    t.text(x + w - PAD_X - width_of(text), ly, text)
-                else:
-                    if current != NARROW:
-                        t.font(NARROW, CELL.size)
-                        current = NARROW
-                    if self.numeric[c]:
-                        for line in cell_lines:
-                            t.text(x + w - PAD_X - width_of(line), ly, line)
-                            ly -= CELL.leading
-                    else:
-                        t.lines(x + PAD_X, ly, cell_lines, CELL.leading)
-                x += w
-            y -= self.heights[r]
-        if share.continues:
-            t.font(SMALL.font, SMALL.size)
-            t.colour(GREY)
-            [line] = block.footer  # planned: this share's "continues" line
-            t.text(0, bottom - SMALL.leading, line.text)
-        t.close()
-
-
-def draw_notes(canv, page: Page, block: TextBlock, notebook: NoteBook, height: float) -> None:
-    """A page's notes area, top at ``height``: a rule, then '[a] note' for each note of the page plan's
-    notes block, in columns filled top down and left to right where the page is wide (as planned:
-    pdf_layout.balance)."""
-    width = page.geometry.frame_w
-    canv.saveState()
-    canv.setStrokeColor(RULE)
-    canv.setLineWidth(0.5)
-    top = height - NOTES_TOP + 3.0
-    canv.line(0, top + 2.5, min(width, 160.0), top + 2.5)
-    canv.restoreState()
-    plan = page.notes_plan
-    if [p.text for p in block.paras] != [n.text for n in page.notes]:  # columns hold the notes in the order they were measured
-        raise LayoutError(f"page {page.number}: its notes are lettered in another order than planned")
-    step = column_width(width, plan.columns) + NOTE_COLUMN_GAP
-    t = TextRuns(canv)
-    t.colour(INK)
-    lift = (NOTE.leading - NOTE.size) * 0.5 + 0.5
-    x, y = 0.0, top
-    for k, para in enumerate(block.paras):
-        if k in plan.starts:
-            x, y = x + step, top
-        lines = notebook.text_lines(para.text, width, plan.columns)
-        t.font(NOTE_MARK.font, NOTE_MARK.size)
-        t.text(x, y - NOTE.leading + lift, marks_words([para.mark]))
-        t.font(NOTE.font, NOTE.size)
-        t.lines(x + NOTE_GUTTER, y - NOTE.leading + lift, lines, NOTE.leading)
-        y -= len(lines) * NOTE.leading + NOTE_GAP
-    t.close()
 
 
 def density(pages: Sequence[Page]) -> dict:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..layout.document import Bar, BoundCell, ChartBlock, Document, Frame, Location, Para, TableBlock, TextBlock
+from ..layout.document import (Bar, BoundCell, ChartBlock, ChartLines, Document, Frame, Location, Para, TableBlock,
+                               TableLines, TextBlock)
 from ..report import BoundFigure
 from . import pdf_layout as lay
 from .pdf_chart import ChartShare
@@ -66,12 +67,20 @@ def table_block(share: TableShare, page: int, lettering, frame: Frame) -> TableB
     if layout.shared:
         head.append(Para(layout.shared, SHARED.size, italic=True))
     footer = (Para(layout.continues_line(share.start), SMALL.size, italic=True),) if share.continues else ()
+    run_in = layout.run_in(share.continued)
+    lines = TableLines(
+        caption=tuple(layout.caption_lines(share.continued, layout.width)), run_in=run_in,
+        run_in_indent=layout.label_indent(run_in), shared=tuple(layout.shared_lines(layout.width, share.continued)),
+        head=tuple(tuple(h) for h in layout.head_lines),
+        cells=tuple(tuple(None if c is None else tuple(c) for c in layout.measured[r])
+                    for r in range(share.start, share.stop)))
     return TableBlock(
         name=layout.label or "table", frame=frame, headers=tuple(layout.headers), rows=tuple(rows),
         widths=tuple(layout.widths), header_h=layout.head_h, row_heights=tuple(layout.heights[share.start:share.stop]),
         footer=footer, footer_heights=(CONTINUES_H,) * len(footer), body_pt=layout.size, note_pt=NOTE.size,
         figure_columns=tuple(c for c, numeric in enumerate(layout.numeric) if numeric), first=share.start,
-        of=len(layout.rows), head=tuple(head))
+        of=len(layout.rows), head=tuple(head), derived_columns=tuple(c for c, d in enumerate(layout.derived) if d),
+        lines=lines)
 
 
 def chart_block(share: ChartShare, page: int, lettering, frame: Frame) -> ChartBlock:
@@ -90,16 +99,30 @@ def chart_block(share: ChartShare, page: int, lettering, frame: Frame) -> ChartB
             cell = clean(bar.cell, lay.CELL_LIMIT)
         bars.append(Bar(tuple(([bar.rank] if bar.rank else []) + list(layout.label_lines[i])), cell))
     head = layout.head_height(share.continued)
-    [(_, title), *_] = layout.head_lines(share.continued)
+    head_lines = layout.head_lines(share.continued)
+    [(_, title), *_] = head_lines
+    span = range(share.start, share.stop)
+    lines = ChartLines(
+        head=tuple((kind, tuple(text)) for kind, text in head_lines), ranks=tuple(layout.bars[i].rank for i in span),
+        labels=tuple(tuple(layout.label_lines[i]) for i in span), heights=tuple(layout.heights[i] for i in span),
+        rank_width=layout.rank_w, axis_words=layout.axis_words(), continues=layout.continues_line() if share.continues
+        else "")
     return ChartBlock(
         name=layout.label, frame=frame, title=tuple(title), title_pt=CAPTION.size, series=layout.unit,
         bars=tuple(bars), label_pt=CELL.size, axis_max=layout.vmax,
         plot=Frame(layout.plot_x, head, layout.plot_w, sum(layout.heights[share.start:share.stop])),
-        band=layout.band or None, band_words=layout.legend(), chart_notes=(layout.shared,))
+        band=layout.band or None, band_words=layout.legend(), chart_notes=(layout.shared,), lines=lines)
 
 
-def notes_block(page: Page, lettering, frame: Frame) -> TextBlock:
+def notes_block(page: Page, lettering, frame: Frame, notebook: lay.NoteBook) -> TextBlock:
     """A page's notes area: one paragraph per note of its figures, "[a] text", in the order of its
-    marks, in the columns the pager measured."""
-    return TextBlock("Notes", frame, tuple(Para(note.text, NOTE.size, mark=mark) for mark, note in lettering.notes()),
-                     columns=page.notes_plan.columns, column_gap=lay.NOTE_COLUMN_GAP)
+    marks, with its lines in the columns the pager measured."""
+    plan = page.notes_plan
+    notes = lettering.notes()
+    if [note.text for _, note in notes] != [note.text for note in page.notes]:  # columns hold the notes in the order they were measured
+        raise LayoutError(f"page {page.number}: its notes are lettered in another order than planned")
+    width = page.geometry.frame_w
+    return TextBlock("Notes", frame, tuple(Para(note.text, NOTE.size, mark=mark,
+                                                lines=tuple(notebook.lines(note, width, plan.columns)))
+                                           for mark, note in notes),
+                     columns=plan.columns, column_gap=lay.NOTE_COLUMN_GAP, column_starts=plan.starts)
