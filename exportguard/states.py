@@ -7,9 +7,10 @@ Apart from model.py's classes (which import them from here), so that what only n
 
 SCENARIOS = ("Offline", "Server", "Interactive")
 UNITS = ("tokens/s", "samples/s", "queries/s")
-DIVISIONS = ("closed", "open", "n/a")  # n/a: not an MLPerf result
-AVAILABILITIES = ("available", "preview", "rdi", "n/a")
-SUITES = ("datacenter", "edge", "n/a")
+NOT_APPLICABLE = "n/a"  # an own run's division, availability, suite: not an MLPerf result
+DIVISIONS = ("closed", "open", NOT_APPLICABLE)
+AVAILABILITIES = ("available", "preview", "rdi", NOT_APPLICABLE)
+SUITES = ("datacenter", "edge", NOT_APPLICABLE)
 VERIFIED = ("verified", "unverified")
 # Own load-test result files, one kind per tool family (ingest/own_*.py).
 OWN_SOURCE_KINDS = ("aiperf", "genai_perf", "guidellm", "vllm_bench", "sglang_bench", "llmperf")

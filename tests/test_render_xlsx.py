@@ -267,8 +267,8 @@ def test_caveat_and_sources_sheets(v51_report, v51_workbook):
     rows = list(sources.iter_rows(values_only=True))
     # what every result shares is stated once above the header; what tells them apart stays a column
     said, header = rows[2][0], rows[3]
-    assert said.startswith("Every result below: Suite: MLPerf® Inference: Datacenter; Round: v5.1; Division: closed;")
-    assert "every source below starts with https://github.com/mlcommons/inference_results_v5.1/tree/main/" in said
+    assert said.startswith("Every result in this table: Suite: MLPerf® Inference: Datacenter; Round: v5.1; Division: closed;")
+    assert "every source in it starts with https://github.com/mlcommons/inference_results_v5.1/tree/main/" in said
     assert header[:3] == ("Result ID", "Submitter", "System")
     assert {"Benchmark, scenario", "Source", "Shown on"} <= set(header)
     assert not {"Source kind", "Source locator"} & set(header)  # no ingest jargon, no local path (issue 32)
@@ -276,7 +276,7 @@ def test_caveat_and_sources_sheets(v51_report, v51_workbook):
     shown = {f.result.conditions.identity.result_id for _, f in v51_report.figures()}
     by_id = {r[0]: dict(zip(header, r)) for r in rows[4:] if r[0] in shown}
     assert set(by_id) == shown
-    prefix = said.split("every source below starts with ")[1].split(";")[0].rstrip(".")
+    prefix = said.split("every source in it starts with ")[1].split(";")[0].rstrip(".")
     for _, fig in v51_report.figures():  # the URL stated once and the row's rest give the source back whole
         row = by_id[fig.result.conditions.identity.result_id]
         assert prefix + row["Source"] == fig.result.conditions.provenance.source_url
@@ -511,7 +511,7 @@ def test_libreoffice_renders_the_vendor_spec(vendor_workbooks, rendered):
 def test_sources_keep_a_column_where_results_differ_in_it(tmp_path):
     """Results of two rounds: the round stays a column (with each row's own), and the shared
     folder is stated only where every row is in it."""
-    from exportguard.render.xlsx import _shared_folder
+    from exportguard.layout.compose import _shared_folder
 
     url = f"sqlite:///{tmp_path / 'two-rounds.db'}"
     with open_store(url) as store:

@@ -47,7 +47,8 @@ from reportlab.platypus import Flowable, Paragraph
 from .. import __version__
 from ..clock import resolve as resolve_clock
 from ..guard import lean_table
-from ..citation import result_id_cell, source_words, suite_name
+from ..citation import result_id_cell
+from ..layout import compose
 from ..layout.document import (BoundCell, ChartBlock, Document, Frame, KpiBlock, Location, Para, TableBlock, TextBlock,
                                Unit)
 from ..manifest import build as build_manifest
@@ -821,31 +822,22 @@ class PdfRenderer:
         results = doc.sources()
         if not results:
             return
-        headers = ["Result ID", "Submitter, system", "Benchmark, scenario, round, division, availability",
-                   "Verified, retrieved", "Source", "Page"]
-        rows = []
-        for res in results:
-            i, b, pv = res.conditions.identity, res.conditions.benchmark, res.conditions.provenance
-            where = f"{b.benchmark} {b.scenario}, {i.round} {i.division}, {i.availability}" if i.mlperf else \
-                f"{b.benchmark} {b.scenario}, not MLPerf"
-            rows.append((result_id_cell(res), f"{i.submitter}, {i.system_name}", where,
-                         f"{i.verified}, {pv.retrieved_on}", source_words(res),
-                         _page_list(shown_on.get(res.natural_key, []))))
-        numeric = [False] * 5 + [True]
+        src = compose.sources(results, {key: _page_list(pages) for key, pages in shown_on.items()}, "Page")
+        headers, joined = src.joined()
+        rows = [joined(values) for values in src.rows()]
+        numeric = [h == "Page" for h in headers]
+        said = src.said()
         shared = (f"One row per result shown in this briefing, in order of first appearance, with the page(s) that "
-                  f"show it; the suite of every "
-                  f"MLPerf result is {', '.join(sorted({suite_name(x) for x in results if x.conditions.identity.mlperf})) or 'none'}. "
-                  f"The manifest of this PDF "
-                  f"(every figure with its page, value, unit, band, marks, notes and conditions) is attached to it as "
-                  f"the file {MANIFEST_NAME}.")
+                  f"show it. {said + ' ' if said else ''}The manifest of this PDF (every figure with its page, value, "
+                  f"unit, band, marks, notes and conditions) is attached to it as the file {MANIFEST_NAME}.")
         layout, geometry = self._fitting_layout(label="Sources", title="one citation per result shown", first_caption=None,
                                                 shared=shared, headers=headers, rows=rows, numeric=numeric,
-                                                whole=[True] + [False] * 5)
+                                                whole=[h == "Result ID" for h in headers])
 
         def make(start, stop, continued, page, continues):
             return TableShare(layout, start, stop, continued, continues, page)
 
-        self._heading("Sources: one citation per result shown", "sources", new_page=True, geometry=geometry,
+        self._heading(compose.SOURCES_TITLE, "sources", new_page=True, geometry=geometry,
                       keep=layout.head_height(False, geometry) + layout.heights[0] + lay.CONTINUES_H)
         self.pager.add_run(layout.run("the sources", make), gap=2.0)
 

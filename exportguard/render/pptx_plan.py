@@ -25,17 +25,16 @@ import dataclasses
 import datetime as dt
 from typing import Sequence
 
-from ..citation import result_id_cell, source_words
 from ..errors import ExportguardError
 from ..guard import lean_chart_table, lean_table
-from ..layout import document as ld
+from ..layout import compose, document as ld
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, columns_left_out_words, marks_words, note_line, shape_title
 from . import pptx_layout as lay
 from .panels import beside_parts, notes_of
 from .pptx_layout import Box, Para
 from .pptx_template import Template
-from .pptx_text import HEADLINE_LIMIT, NAME_LIMIT, NOTE_LIMIT, PARA_LIMIT, TITLE_LIMIT, slide_text
+from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NAME_LIMIT, NOTE_LIMIT, PARA_LIMIT, TITLE_LIMIT, slide_text
 from .walk import FigureCell, Lettering, TablePart, Walk, walk
 
 # A beside slide's table text and notes: 11 and 9 pt or more, rows moving to further slides; where not
@@ -607,34 +606,35 @@ class _Planner:
         self._sources(doc)
 
     def _sources(self, doc: Walk) -> None:
-        headers = ["Result ID", "Submitter, system", "Benchmark, scenario", "Verified, retrieved", "Source", "Slide"]
-        shown_on = self._shown_on()
-        rows = []
-        for r in doc.sources():
-            i, b, p = r.conditions.identity, r.conditions.benchmark, r.conditions.provenance
-            rows.append([slide_text(result_id_cell(r)), f"{slide_text(i.submitter)}, {slide_text(i.system_name)}",
-                         f"{slide_text(b.benchmark)} {slide_text(b.scenario)}",
-                         f"{slide_text(i.verified)}, {slide_text(p.retrieved_on)}",
-                         slide_text(source_words(r), limit=400), str(shown_on.get(r.natural_key, ""))])
-        if not rows:
+        results = doc.sources()
+        if not results:
             return
-        title = "Sources: one citation per result shown"
-        plan = lay.plan_table(self.m, self.body.width, self.body.height, headers, rows, (0, 5), None, [self.legend],
-                              ladder=((12, 9), (11, 9)))
+        src = compose.sources(results, {key: str(n) for key, n in self._shown_on().items()}, "Slide")
+        headers, joined = src.joined()
+        headers = list(headers)
+        rows = [[slide_text(v, limit=400 if h == "Source" else CELL_LIMIT) for h, v in zip(headers, joined(values))]
+                for values in src.rows()]
+        said = slide_text(src.said(), limit=PARA_LIMIT) if src.said() else ""
+        title = compose.SOURCES_TITLE
+        footer = [said, self.legend] if said else [self.legend]
+        plan = lay.plan_table(self.m, self.body.width, self.body.height, headers, rows,
+                              (headers.index("Result ID"), len(headers) - 1), None, footer, ladder=((12, 9), (11, 9)))
         for k, (start, stop) in enumerate(plan.pages):
             page_title = title if len(plan.pages) == 1 else f"{title} ({k + 1} of {len(plan.pages)})"
             s = self._slide(page_title)
             heights = [plan.row_h[r] for r in range(start, stop)]
-            legend_h = plan.note_h[self.legend]
-            height = sum(lay.pt(lay.emu(h)) for h in [plan.header_h, *heights, legend_h])
+            footer_h = [plan.note_h[text] for text in footer]
+            height = sum(lay.pt(lay.emu(h)) for h in [plan.header_h, *heights, *footer_h])
             # every cell in the body style: the result ID and slide columns are kept from wrapping, not set as figures
             s.blocks.append(ld.TableBlock(
                 "Sources", ld.Frame(self.body.left, self.body.top, plan.width, height), tuple(headers),
                 tuple(tuple(row) for row in rows[start:stop]), tuple(plan.widths), plan.header_h, tuple(heights),
-                (ld.Para(self.legend, plan.note_pt, italic=True),), (legend_h,), plan.body_pt, plan.note_pt, (),
+                tuple(ld.Para(text, plan.note_pt, italic=True) for text in footer), tuple(footer_h), plan.body_pt,
+                plan.note_pt, (),
                 start, len(rows),
                 alt_text="Sources: result ID, submitter, system, benchmark, scenario, verified status, "
-                         "retrieval date, source and the slide each result is shown on."))
+                         "retrieval date, source and the slide each result is shown on; what every result "
+                         "shares is stated once under the table."))
             self._speaker_notes(s, page_title)
 
 

@@ -32,16 +32,16 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
 from .. import manifest as manifest_mod
 from ..clock import resolve as resolve_clock
 from ..embedding import XLSX_MANIFEST_SHEET as XLSX_SHEET, xlsx_cell
-from ..citation import result_id_cell, source_words, suite_name
+from ..citation import result_id_cell
 from ..errors import ExportguardError
 from ..escaping import formula_like
+from ..layout import compose
 from ..sanitize import unhidden
 from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
                       TextSection)
@@ -595,19 +595,9 @@ class XlsxRenderer:
         retrieved, the kind of source, the folder of the source files) is stated once above the
         header, so that the sheet prints one page wide with its rows a few lines tall."""
         results = doc.sources()
-        shown_on = self.shown_on
-        same = _shared_source_fields(results)
-        cols = [(h, get) for h, get in _SOURCE_COLUMNS if h not in same]
-        heads = [h for h, _ in cols]
-        # a folder every URL or locator is in is stated once; each row keeps the rest of its own
-        folders = {h: _shared_folder([get(r, "") for r in results]) for h, get in cols if h in _FOLDERED}
-        cut = {heads.index(h): len(f) for h, f in folders.items() if f}
-
-        def row(r) -> list[str]:
-            values = [get(r, shown_on.get(r.natural_key, "")) for _, get in cols]
-            for k, n in cut.items():
-                values[k] = values[k][n:]
-            return values
+        src = compose.sources(results, self.shown_on)
+        heads = list(src.headers)
+        row = src.row
 
         # URLs and locators wrap (a long word breaks anywhere), so the sheet stays near a page wide
         # (the caps of a sheet that shows every column below, with its shared values stated above, add up
@@ -619,14 +609,13 @@ class XlsxRenderer:
         widths = [max(lay.longest_word(h) + 2,
                       min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
                   for i, h in enumerate(heads)]
-        said = [f"{h}: {v}" for h, v in same.items()] + [f"{_FOLDERED[h]} {f}" for h, f in folders.items() if f]
         lines = [(self.report.caveat_short, "caveat")]
-        if said:
-            lines.append(("Every result below: " + "; ".join(said) + ".", "note"))  # the one-line caveat first
+        if src.said():
+            lines.append((src.said(), "note"))  # the one-line caveat first
         header_row = 2 + len(lines)
         sheet = _Sheet(self.wb, "Sources", self.report, widths, freeze_row=header_row + 1, title_rows=f"1:{header_row}")
         wide, total = sheet.text_cols, sheet.text_width
-        self._top(sheet, "Sources: one citation per result shown in this workbook", wide, total, lines)
+        self._top(sheet, f"{compose.SOURCES_TITLE} in this workbook", wide, total, lines)
         sheet.append([sheet.text(h, "header") for h in heads],
                      height=lay.row_height(max(lay.lines(h, w * 0.9) for h, w in zip(heads, widths))))
         for r in results:
@@ -715,53 +704,6 @@ def _extras(report: Report) -> list[tuple[tuple, set]]:
 
 
 # The Sources sheet's columns: header -> the cell of a result (and the sheets that show it).
-_SOURCE_COLUMNS = (
-    ("Result ID", lambda r, on: result_id_cell(r)),
-    ("Suite", lambda r, on: suite_name(r) if r.conditions.identity.mlperf else "not MLPerf"),
-    ("Round", lambda r, on: r.conditions.identity.round),
-    ("Division", lambda r, on: r.conditions.identity.division),
-    ("Availability", lambda r, on: r.conditions.identity.availability),
-    ("Submitter", lambda r, on: r.conditions.identity.submitter),
-    ("System", lambda r, on: r.conditions.identity.system_name),
-    ("Benchmark, scenario", lambda r, on: f"{r.conditions.benchmark.benchmark} {r.conditions.benchmark.scenario}"),
-    ("Verified", lambda r, on: r.conditions.identity.verified),
-    ("Retrieved", lambda r, on: r.conditions.provenance.retrieved_on),
-    # in readers' words, with no local path (citation.source_words): the paths are in the manifest
-    ("Source", lambda r, on: source_words(r)),
-    ("Shown on", lambda r, on: on),
-)
-# Columns stated once above the header where every result has the same value; the others tell the
-# results apart (or, like a source's URL, are its own) and always stay columns.
-_SHAREABLE = ("Suite", "Round", "Division", "Availability", "Benchmark, scenario", "Verified", "Retrieved")
-_FOLDERED = {"Source": "every source below starts with"}
-_FOLDER_MIN = 16  # characters: a shorter shared folder is left in every row
-
-
-def _shared_source_fields(results) -> dict[str, str]:
-    """The shareable columns whose value is the same for every result (header -> value), in the
-    sheet's column order; none when there are fewer than two results."""
-    if len(results) < 2:
-        return {}
-    getters = {h: get for h, get in _SOURCE_COLUMNS if h in _SHAREABLE}
-    first = {h: get(results[0], "") for h, get in getters.items()}
-    for r in results[1:]:
-        for h in [h for h in first if getters[h](r, "") != first[h]]:
-            del first[h]
-        if not first:
-            break
-    return first
-
-
-def _shared_folder(locators: Sequence[str]) -> str:
-    """The folder (ending in '/') every locator (or URL) is in, where it is long enough to be worth
-    stating once; '' otherwise. Each row keeps the rest: its file or folder name, its place in it."""
-    if len(locators) < 2 or not all(locators):
-        return ""
-    prefix = os.path.commonprefix(list(locators))
-    folder = prefix[:prefix.rfind("/") + 1]
-    return folder if len(folder) >= _FOLDER_MIN else ""
-
-
 def _manifest_chunks(manifest: dict) -> Iterable[str]:
     """The manifest as JSON (ASCII-only, so any XML-hostile character travels escaped), cut into
     cells of at most MANIFEST_CHUNK characters. Figures are encoded one by one, so the whole text
