@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from exportguard.check import evaluate
 from exportguard.check.engine import NOT_INSPECTED, check, exit_code
 from exportguard.check.safety import Limits, run_isolated
