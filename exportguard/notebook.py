@@ -16,6 +16,7 @@ from .report import BesideSection, ChartSection, KpiSection, Report, TableSectio
 from .render.panels import beside_parts, notes_of
 from .render.walk import FigureCell, TablePart, Walk, walk
 from .sanitize import visible
+from .wording import BESIDE_RULE, both_shapes_title, shape_line
 
 MAX_ROWS = 200  # rows of one table a notebook cell shows
 TAGS = ("div", "h3", "h4", "p", "em", "strong", "small", "table", "thead", "tbody", "tr", "th", "td", "ul", "li")
@@ -81,9 +82,9 @@ class HtmlRenderer:
             self.out.append(f"<h4>{esc(part.title)}</h4>")
             self._part(part)
             self._notes(notes_of(part.table, lettering))
-            self.out.append("<p><em>Beside, never one comparison: each panel has its own band rule and notes.</em></p>")
-        self.out.append(f"<h4>{esc(section.title)}: both shapes</h4><ul>")
-        self.out += [f"<li>{esc(r.label)}: {esc(r.shape)}; load: {esc(r.load)}</li>"
+            self.out.append(f"<p><em>{esc(BESIDE_RULE)}</em></p>")
+        self.out.append(f"<h4>{esc(both_shapes_title(section.title))}</h4><ul>")
+        self.out += [f"<li>{esc(shape_line(r.label, r.shape, r.load))}</li>"
                      for r in (section.shape.mlperf, *section.shape.own)]
         self.out += ["</ul>", f"<p>{esc(section.shape.sentence)}</p>"]
         self._legend(doc)

@@ -388,6 +388,22 @@ def _sig3(value: float) -> str:
 
 # -- the shape panel beside an MLPerf cohort and own runs ---------------------------------------
 
+# What every format says between or under the two panels of a beside section.
+BESIDE_RULE = ("Beside, never one comparison: each panel has its own band rule and notes; compare figures only "
+               "within a panel.")
+BOTH_SHAPES = "Both shapes, in numbers"
+
+
+def both_shapes_title(section_title: str) -> str:
+    """The shape panel's heading where it stands under its section's own: 'Ours beside MLPerf: both
+    shapes, in numbers'."""
+    return f"{section_title}: {BOTH_SHAPES[0].lower()}{BOTH_SHAPES[1:]}"
+
+
+def shape_line(label: str, shape: str, load: str) -> str:
+    """One row of the shape panel in a line: 'vLLM, 8x H100: 512 output tokens ...; load: Poisson at 4 QPS'."""
+    return f"{label}: {shape}; load: {load}"
+
 SHAPES_DO_NOT_TRANSFER = (
     "Throughput does not carry over from one shape to another: a tokens/s figure holds only for the generation "
     "length, input length and load it was measured at, because longer outputs keep each request's cache resident "

@@ -16,6 +16,7 @@ from exportguard.render import export
 from exportguard.report import BesideSection, ShapePanel
 from exportguard.spec import SpecError, build_report, parse_spec
 from exportguard.store import _result_to_row, _row_to_result, open_store, results_table
+from exportguard.wording import BOTH_SHAPES
 from tests.office import convert
 from tests.own_runs import BASE, BESIDE, OWN, OWN_ONLY, own_csv
 
@@ -213,7 +214,7 @@ def test_csv_and_markdown_draw_the_beside_section_and_check_clean(mixed, tmp_pat
     assert "272.6 to 302.0 generated tokens per sample" in md and "does not carry over" in md
     assert md.count("\n## ") >= 4  # the MLPerf panel, one table per own cohort, the shapes
     rows = list(csv.DictReader((tmp_path / "b.csv").open()))
-    shapes = [r for r in rows if r["table"].endswith(")") and "shape panel" in r["table"]]
+    shapes = [r for r in rows if r["table"].endswith(")") and BOTH_SHAPES.lower() in r["table"]]
     assert len(shapes) == 3 and all(r["figure"] == "" for r in shapes)
     marks = [r["marks"] for r in rows if r["figure"]]
     assert len(marks) == len(set(marks))  # lettered across both panels: no mark twice

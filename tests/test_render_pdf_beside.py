@@ -10,6 +10,7 @@ from exportguard.check.engine import check
 from exportguard.check.manifests import read_manifest
 from exportguard.render import export
 from exportguard.spec import build_report, parse_spec
+from exportguard.wording import BOTH_SHAPES
 from tests.own_runs import BESIDE, OWN_ONLY
 from tests.pdf_pages import (assert_bound_page_by_page, entries_by_page, pages_raw, pages_text, qpdf_check,
                              read_back_every_rank, squash)
@@ -150,7 +151,7 @@ def test_side_by_side_panels_and_the_shape_panel_share_the_sections_first_page(s
     mlperf_figures = [x for x, _, w in words if w == "tok/s" and x < ox]
     own_figures = [x for x, _, w in words if w == "tok/s" and x > ox]
     assert mlperf_figures and own_figures
-    sx, sy = _first_x(words, f"Table {len(section.own) + 2}. Shape panel:")
+    sx, sy = _first_x(words, f"Table {len(section.own) + 2}. {' '.join(section.title.split()[:3])}")
     assert sy > my and sx == mx  # under the panels (y grows downwards), from the left margin
     for k in range(1, len(section.own)):  # the next own cohorts: in the right panel, this page or the next
         caption = f"Table {k + 2}. Your runs panel:"
@@ -247,7 +248,7 @@ def test_the_default_beside_section_on_a4_and_letter(mixed, tmp_path, size):
     d = lay.density(pages)
     assert d["table_pt"] >= 8.5 and d["notes_pt"] >= 8.0 and len(d["orientations"]) == 1, d
     shape_page = next(p for p in pages for i in p.items for s in lay.shares_of(i.payload)
-                      if isinstance(s, lay.TableShare) and s.of is None and "Shape panel" in s.layout.title)
+                      if isinstance(s, lay.TableShare) and s.of is None and BOTH_SHAPES.lower() in s.layout.title)
     pairs = [p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items)]
     if size == "a4":
         first = pairs[0]

@@ -20,7 +20,7 @@ from ..citation import cited_source
 from ..escaping import csv_text
 from ..report import BesideSection, BoundFigure, ChartSection, KpiSection, RankSpan, Report, TableSection, TextSection
 from ..embedding import CSV_FIGURE_HEADER, CSV_VALUE_HEADER, csv_cell
-from ..wording import band_words, load_text, note_line, own_shape_words, shape_words
+from ..wording import band_words, both_shapes_title, load_text, note_line, own_shape_words, shape_words
 from .panels import beside_parts
 from .walk import Lettering, Walk, walk
 
@@ -97,7 +97,7 @@ class CsvRenderer:
         report = doc.report
         for row in (section.shape.mlperf, *section.shape.own):
             self.row_no += 1
-            self.emit(dict(section=n, table=f"{section.title}: shape panel, {row.label}", shape=row.shape, load=row.load,
+            self.emit(dict(section=n, table=f"{both_shapes_title(section.title)}, {row.label}", shape=row.shape, load=row.load,
                            citation=section.shape.sentence, caveat=report.caveat_short,
                            trademark_legend=report.legend), None)
 

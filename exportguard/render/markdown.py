@@ -15,7 +15,7 @@ from pathlib import Path
 from ..embedding import MD_POINTER, md_headline, md_table_cell
 from ..escaping import markdown_figure, markdown_text
 from ..report import BesideSection, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import note_line
+from ..wording import BESIDE_RULE, both_shapes_title, note_line, shape_line
 from .panels import beside_parts, notes_of
 from .walk import FigureCell, TablePart, Walk, walk
 
@@ -48,9 +48,9 @@ class MarkdownRenderer:
         for part in (mlperf, *own):
             self._part(doc, self._heading(part.title), part)
             self.lines += ["- " + note_line(m, markdown_text(note.text)) for m, note in notes_of(part.table, lettering)]
-            self.lines += ["", "*Beside, never one comparison: each panel has its own band rule and notes.*", ""]
-        self._heading(f"{section.title}: both shapes")
-        self.lines += [f"- {markdown_text(r.label)}: {markdown_text(r.shape)}; load: {markdown_text(r.load)}"
+            self.lines += ["", f"*{markdown_text(BESIDE_RULE)}*", ""]
+        self._heading(both_shapes_title(section.title))
+        self.lines += [f"- {markdown_text(shape_line(r.label, r.shape, r.load))}"
                        for r in (section.shape.mlperf, *section.shape.own)]
         self.lines += ["", markdown_text(section.shape.sentence)]
         self._legend(doc)

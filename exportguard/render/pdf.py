@@ -53,7 +53,7 @@ from ..layout.document import (BoundCell, ChartBlock, Document, Frame, KpiBlock,
                                Unit)
 from ..manifest import build as build_manifest
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, shape_title
+from ..wording import BESIDE_RULE, NOT_RANKED_SENTENCE, TIE_RULE, both_shapes_title, shape_title
 from . import pdf_layout as lay
 from .pdf_chart import Bar, ChartLayout, ChartOf, ChartShare
 from .pdf_layout import (BODY, CAPTION, GREY, INK, RULE, SMALL, Geometry, LayoutError, Metrics,
@@ -65,7 +65,6 @@ from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, mar
 from .reportlab_adapter import deflate_pages, document_of
 from .walk import Lettering, Walk, walk
 
-BESIDE_RULE = "Beside, never one comparison: each panel has its own band rule and notes; compare figures only within a panel."
 
 HEADING = Style(SANS_BOLD, 13.0, 16.5)
 TITLE = Style(SANS_BOLD, 21.0, 26.0)
@@ -662,7 +661,7 @@ class PdfRenderer:
         shape_number = self.counts["table"]
         rows = [(r.label, r.shape, r.load) for r in (section.shape.mlperf, *section.shape.own)]
         shape = TableLayout(self.metrics, letters=self.letters, label=f"Table {shape_number}",
-                            title="Shape panel: both shapes in numbers", first_caption="Shape panel: both shapes in numbers",
+                            title=both_shapes_title(section.title), first_caption=both_shapes_title(section.title),
                             shared=section.shape.sentence, headers=["Whose", "Shape, in numbers", "Load"], rows=rows)
         layouts = [layout for _, _, layout in panels]
         widths = _panel_widths(layouts[0], layouts[1:], self.geometry, choose=True)  # None: the panels are stacked

@@ -29,7 +29,8 @@ from ..errors import ExportguardError
 from ..guard import lean_chart_table, lean_table
 from ..layout import compose, document as ld
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
-from ..wording import NOT_RANKED_SENTENCE, TIE_RULE, band_words, columns_left_out_words, marks_words, note_line, shape_title
+from ..wording import (BESIDE_RULE, BOTH_SHAPES, NOT_RANKED_SENTENCE, TIE_RULE, band_words, columns_left_out_words, marks_words,
+                       note_line, shape_line, shape_title)
 from . import pptx_layout as lay
 from .panels import beside_parts, notes_of
 from .pptx_layout import Box, Para
@@ -536,10 +537,9 @@ class _Planner:
         lengths and load, in numbers, then the one sentence on why throughput does not transfer."""
         size = BESIDE_NOTE_PT
         panel = section.shape
-        paras = [Para("Two panels, never one comparison: each has its own band rule and notes. Both shapes:", size,
-                      True, space_after=size * 0.25)]
-        paras += [Para(f"{slide_text(r.label, limit=NAME_LIMIT)}: {slide_text(r.shape, limit=NOTE_LIMIT)}; load: "
-                       f"{slide_text(r.load, limit=NOTE_LIMIT)}", size, space_after=size * 0.25)
+        paras = [Para(f"{BESIDE_RULE} {BOTH_SHAPES}:", size, True, space_after=size * 0.25)]
+        paras += [Para(shape_line(slide_text(r.label, limit=NAME_LIMIT), slide_text(r.shape, limit=NOTE_LIMIT),
+                                  slide_text(r.load, limit=NOTE_LIMIT)), size, space_after=size * 0.25)
                   for r in (panel.mlperf, *panel.own)]
         return paras + [Para(slide_text(panel.sentence, limit=PARA_LIMIT), size)]
 

@@ -45,7 +45,7 @@ from ..layout import compose
 from ..sanitize import unhidden
 from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
                       TextSection)
-from ..wording import TIE_RULE, band_words, note_line, number
+from ..wording import BESIDE_RULE, TIE_RULE, band_words, both_shapes_title, note_line, number, shape_line
 from . import xlsx_formats as fmts
 from . import xlsx_layout as lay
 from .panels import beside_parts
@@ -357,12 +357,11 @@ class XlsxRenderer:
         shape = _Rows(sheet.row + 1, 0, len(widths), sheet.text_cols)
         total = sheet.text_width
         shape.blank()
-        shape.wide_text(f"{section.title}: both shapes", total * 0.8, "title")
+        shape.wide_text(both_shapes_title(section.title), total * 0.8, "title")
         for r in (section.shape.mlperf, *section.shape.own):
-            shape.wide_text(f"{r.label}: {r.shape}; load: {r.load}", total)
+            shape.wide_text(shape_line(r.label, r.shape, r.load), total)
         shape.wide_text(section.shape.sentence, total)
-        shape.wide_text("Beside, never one comparison: each panel has its own axis, band rule and notes.", total,
-                        "legend")
+        shape.wide_text(BESIDE_RULE, total, "legend")
         sheet.write([shape])
         for t in section.tables():
             self._shown(t, sheet.title)
