@@ -54,8 +54,39 @@ def regenerate(request) -> bool:
     return wanted
 
 
-def assert_golden(text: str, path: Path, request, what: str) -> None:
-    """``text`` is the golden file at ``path`` (written first when regenerating: regenerate)."""
+GOLDEN = Path(__file__).resolve().parent / "golden"
+FONTS = GOLDEN / "fonts.txt"  # the font files the golden decks and briefings were measured with
+
+
+def measuring_fonts() -> str:
+    """The font files a deck (its template's theme fonts) and a briefing measure their text with on
+    this machine: a golden plan holds only where the same ones are installed."""
+    from exportguard.render import pdf_text, pptx_layout
+    from exportguard.render.pptx_template import open_template
+
+    template = open_template()
+    deck = sorted({pptx_layout.Metrics(f).measured_with for f in (template.body_font, template.title_font)})
+    briefing = sorted({pdf_text.font_file(name).name for name in pdf_text._FACES})
+    return f"deck: {', '.join(deck)}\nbriefing: {', '.join(briefing)}\n"
+
+
+def assert_fonts(request) -> None:
+    """The fonts this machine measures with are the golden files' (a machine without them would show
+    every measured golden as changed, and regenerating there would pin its fallback fonts)."""
+    fonts = measuring_fonts()
+    if regenerate(request):
+        FONTS.write_text(fonts, encoding="utf-8", newline="")
+    made_with = FONTS.read_text(encoding="utf-8")
+    assert fonts == made_with, (
+        f"the golden decks and briefings were measured with\n{made_with}and this machine measures with\n{fonts}"
+        "Install the fonts .ci/run installs (fonts-crosextra-carlito fonts-dejavu-core) instead of regenerating")
+
+
+def assert_golden(text: str, path: Path, request, what: str, measured: bool = False) -> None:
+    """``text`` is the golden file at ``path`` (written first when regenerating: regenerate); where it
+    was ``measured`` with fonts (a deck's or a briefing's layout), the fonts are checked first."""
+    if measured:
+        assert_fonts(request)
     if regenerate(request):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8", newline="")

@@ -64,7 +64,7 @@ def test_golden_plan_of_the_briefing(name, planned, request):
     _, done = planned[name]
     text = _plan_text(done.document)
     assert "/work/" not in text and str(REPO) not in text  # no machine's path in a golden file
-    assert_golden(text, GOLDEN / f"{name}.pdf.txt", request, f"the plan of {name}.pdf")
+    assert_golden(text, GOLDEN / f"{name}.pdf.txt", request, f"the plan of {name}.pdf", measured=True)
 
 
 @pytest.mark.parametrize("name", ["small", "executive-deck"])

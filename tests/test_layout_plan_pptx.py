@@ -90,7 +90,7 @@ def _tampered(document: ld.Document) -> ld.Document:
 
 @pytest.mark.parametrize("name", REPORTS)
 def test_golden_plan_text(name, plans, request):
-    assert_golden(_plan_text(plans[name]), GOLDEN / f"{name}.pptx.txt", request, f"the plan of {name}")
+    assert_golden(_plan_text(plans[name]), GOLDEN / f"{name}.pptx.txt", request, f"the plan of {name}", measured=True)
 
 
 def _placements(document: ld.Document) -> list[tuple[str, str, list[str], list[str]]]:
@@ -152,3 +152,15 @@ def test_painting_is_faithful(name, plans, decks):
     for unit, slide in zip(plan.units, prs.slides):
         if unit.title_pt:
             assert slide.shapes.title.text_frame.text == unit.title
+
+
+def test_a_machine_without_the_golden_fonts_is_told_to_install_them_not_to_regenerate(monkeypatch, request):
+    """Asserts: where the theme font is not installed (measured with average widths), the golden tests
+    fail on the fonts, naming those to install, before any golden text is compared."""
+    from exportguard.render import pptx_layout
+    from tests.golden_files import assert_fonts
+
+    monkeypatch.delenv("EXPORTGUARD_REGEN_GOLDEN", raising=False)
+    monkeypatch.setattr(pptx_layout, "font_file", lambda family, bold=False: None)
+    with pytest.raises(AssertionError, match=r"(?s)deck: Carlito-Regular.*deck: average widths.*fonts-crosextra-carlito"):
+        assert_fonts(request)
