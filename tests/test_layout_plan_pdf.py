@@ -142,8 +142,8 @@ def _rebind(flow, block):
         return pdf._Table(block, flow.height, flow.metrics)
     if isinstance(flow, pdf._Chart):
         return pdf._Chart(block, flow.height)
-    if isinstance(flow, pdf._Headline):
-        return pdf._Headline(flow.box, block)
+    if isinstance(flow, pdf._Paint):
+        return pdf._Paint(block, flow.paint, flow.metrics)
     return flow
 
 

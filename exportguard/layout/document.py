@@ -112,7 +112,9 @@ class Para:
     italic: bool = False
     space_after: float = 0.0
     mark: str = ""  # a note's mark ("a"), drawn before its text: a notes block's paragraph is "[a] text"
-    lines: tuple[str, ...] = ()  # a paged format's lines of it, as its pager wrapped them (the PDF's notes)
+    lines: tuple[str, ...] = ()  # a paged format's lines of it, as its pager wrapped them (the PDF)
+    style: str = ""  # the format's named paragraph style, where its painter has several (pdf_layout.PROSE)
+    lead: str = ""  # run-in words its first line starts with, set in bold ("How to read the figures.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,56 +39,34 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from reportlab.lib.colors import HexColor
-from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Flowable, Paragraph
+from reportlab.platypus import Flowable
 
 from .. import __version__
 from ..clock import resolve as resolve_clock
 from ..guard import lean_table
 from ..citation import result_id_cell
 from ..layout import compose
-from ..layout.document import (BoundCell, ChartBlock, Document, Frame, KpiBlock, Location, Para, TableBlock, TextBlock,
-                               Unit)
+from ..layout.document import ChartBlock, Document, Frame, KpiBlock, Location, Para, TableBlock, TextBlock, Unit
 from ..manifest import build as build_manifest
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import BESIDE_RULE, NOT_RANKED_SENTENCE, TIE_RULE, both_shapes_title, shape_title
 from . import pdf_layout as lay
 from .pdf_chart import Bar, ChartLayout, ChartOf, ChartShare
-from .pdf_layout import (BODY, CAPTION, GREY, INK, RULE, SMALL, Geometry, LayoutError, Metrics,
-                         NoteBook, Page, Pager, PairShare, TableLayout, TableOf, TableShare)
+from .pdf_layout import (BODY, CAPTION, GREY, INK, PROSE, RULE, SMALL, Geometry, LayoutError, Metrics, NoteBook, Page,
+                         Pager, PairShare, TableLayout, TableOf, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
-from .pdf_paint import paint_chart, paint_notes, paint_table
+from .pdf_paint import paint_box, paint_chart, paint_headline, paint_notes, paint_prose, paint_table
 from .pdf_plan import Drawn, Planned, bound, chart_block, notes_block, table_block
-from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, markup, register_fonts
+from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, register_fonts
 from .reportlab_adapter import deflate_pages, document_of
 from .walk import Lettering, Walk, walk
 
 
 HEADING = Style(SANS_BOLD, 13.0, 16.5)
-TITLE = Style(SANS_BOLD, 21.0, 26.0)
 KPI_FIGURE_MAX = 22.0
-KPI_FILL = HexColor("#eef3f9")
-KPI_EDGE = HexColor("#9fb6d0")
 TEXT_LIMIT = 20_000  # characters of one paragraph of free text
 ORPHAN_ROWS = 3  # rows a table or chart starts a page with, at least, when it goes on overleaf
-
-
-def _pstyle(name: str, style: Style, **kw) -> ParagraphStyle:
-    return ParagraphStyle(name, fontName=style.font, fontSize=style.size, leading=style.leading,
-                          textColor=kw.pop("textColor", INK), spaceBefore=0, spaceAfter=0, **kw)
-
-
-P_BODY = _pstyle("eg-body", BODY)
-P_LEAD = _pstyle("eg-lead", Style(SANS_BOLD, BODY.size, BODY.leading))
-P_SMALL = _pstyle("eg-small", Style(SANS_OBLIQUE, 8.0, 10.0), textColor=GREY)  # legend, warnings: read as notes
-P_TITLE = _pstyle("eg-title", TITLE)
-P_SUB = _pstyle("eg-sub", Style(SANS, 10.5, 14.0), textColor=GREY)
-P_CAVEAT = _pstyle("eg-caveat", Style(SANS_OBLIQUE, 9.0, 12.4))
-P_KPI_COND = _pstyle("eg-kpi-cond", Style(SANS, 9.0, 12.0))
-P_KPI_WHO = _pstyle("eg-kpi-who", Style(SANS, 8.4, 11.0), textColor=GREY)
-P_KPI_SHARED = _pstyle("eg-kpi-shared", Style(lay.NARROW_OBLIQUE, lay.SHARED.size, lay.SHARED.leading), textColor=GREY)
 
 
 # -- flowables: each draws exactly what was measured ------------------------------------------------
@@ -163,33 +141,43 @@ class _Notes(Flowable):
         paint_notes(self.canv, self.block, self.height)
 
 
-class _Box(Flowable):
+@dataclass(frozen=True)
+class Prose:
+    """A paragraph as the pager holds it: its text in one of pdf_layout.PROSE's styles, wrapped once
+    at the width it stands in; ``lead``: the run-in words its first line starts with, set in bold."""
+
+    style: str
+    lines: tuple[str, ...]
+    lead: str = ""
+
+    @property
+    def height(self) -> float:
+        return len(self.lines) * PROSE[self.style][0].leading
+
+    def para(self) -> Para:
+        style = PROSE[self.style][0]
+        return Para(" ".join(self.lines), style.size, bold=style.font in _BOLD, italic=style.font in _ITALIC,
+                    lines=self.lines, style=self.style, lead=self.lead)
+
+    def split(self, room: float) -> tuple[Prose, Prose] | None:
+        """The lines that fit ``room`` points and the rest; None where fewer than two lines fit (a
+        paragraph's first line is not left alone at a page's foot) or all of them do."""
+        n = int(room // PROSE[self.style][0].leading)
+        if n < 2 or n >= len(self.lines):
+            return None
+        return Prose(self.style, self.lines[:n], self.lead), Prose(self.style, self.lines[n:])
+
+
+@dataclass(frozen=True)
+class Box:
     """Paragraphs in a tinted box (the caveat on the title page)."""
 
-    PAD = 7.0
+    paras: tuple[Prose, ...]
+    width: float
 
-    def __init__(self, paragraphs: Sequence[Paragraph], width: float, fill=KPI_FILL, edge=KPI_EDGE):
-        super().__init__()
-        self.paragraphs, self.width, self.fill, self.edge = list(paragraphs), width, fill, edge
-        self.sizes = [p.wrap(width - 2 * self.PAD, 1e6) for p in self.paragraphs]
-        self.height = sum(h for _, h in self.sizes) + 2 * self.PAD + 3.0 * (len(self.paragraphs) - 1)
-
-    def wrap(self, aw, ah):
-        return self.width, self.height
-
-    def draw(self):
-        c = self.canv
-        c.saveState()
-        c.setFillColor(self.fill)
-        c.setStrokeColor(self.edge)
-        c.setLineWidth(0.6)
-        c.rect(0, 0, self.width, self.height, stroke=1, fill=1)
-        c.restoreState()
-        y = self.height - self.PAD
-        for p, (_, h) in zip(self.paragraphs, self.sizes):
-            y -= h
-            p.drawOn(c, self.PAD, y)
-            y -= 3.0
+    @property
+    def height(self) -> float:
+        return sum(p.height for p in self.paras) + 2 * lay.BOX_PAD + lay.PARA_GAP * (len(self.paras) - 1)
 
 
 @dataclass(frozen=True)
@@ -201,81 +189,38 @@ class HeadlineOf:
     section: int
 
 
-class _Kpi(Flowable):
-    """A headline figure: label, the figure as one run in large type, its scenario and shape
-    inline, who measured it, and the conditions it shares with its cohort. Measured when the page is
-    filled; drawn (``paint``) with the figure's planned text, by _Headline."""
+@dataclass(frozen=True)
+class Headline:
+    """A headline figure as the pager holds it: its label, the figure's type size (the widest text it
+    may show with its page's marks fits the box), and its paragraphs (scenario and shape inline, who
+    measured it, what it shares with its cohort, its rank, the statements beside it), wrapped."""
 
-    PAD = 9.0
+    label: str
+    section: KpiSection
+    width: float
+    of: HeadlineOf
+    size: float
+    paras: tuple[Prose, ...]
 
-    def __init__(self, label: str, section: KpiSection, width: float, letters: int, of: HeadlineOf):
+    @property
+    def height(self) -> float:
+        return (2 * lay.KPI_PAD + SMALL.leading + 2.0 + self.size * 1.25 + 4.0 +
+                sum(p.height for p in self.paras) + lay.PARA_GAP * (len(self.paras) - 1))
+
+
+class _Paint(Flowable):
+    """A planned block, painted from the block alone by one of pdf_paint's painters."""
+
+    def __init__(self, block, paint, metrics: Metrics):
         super().__init__()
-        self.label, self.section, self.width, self.of = label, section, width, of
-        fig = section.figure
-        i = fig.result.conditions.identity
-        inner = width - 2 * self.PAD
-        from reportlab.pdfbase.pdfmetrics import stringWidth
-
-        widest = lay.widest_text(fig, letters)
-        self.size = min(KPI_FIGURE_MAX, KPI_FIGURE_MAX * inner / max(1.0, stringWidth(widest, SANS_BOLD, KPI_FIGURE_MAX)))
-        self.paragraphs = [Paragraph(markup(section.inline_conditions, 600), P_KPI_COND),
-                           Paragraph(markup(f"{i.submitter}, {i.system_name}; result {result_id_cell(fig.result)}, "
-                                            f"{i.verified}", 600), P_KPI_WHO),
-                           Paragraph(markup(section.table_note.text, lay.NOTE_LIMIT), P_KPI_SHARED)]
-        if section.rank is not None:
-            rule = TIE_RULE if section.rank.ranked else NOT_RANKED_SENTENCE
-            self.paragraphs.append(Paragraph(markup(f"Rank in its cohort: "
-                                                    f"{section.rank.words()}. {rule}", 1000), P_KPI_SHARED))
-        self.paragraphs += [Paragraph(markup(x.text, 1000), P_KPI_SHARED)
-                            for x in section.notices]
-        self.sizes = [p.wrap(inner, 1e6) for p in self.paragraphs]
-        self.height = (2 * self.PAD + SMALL.leading + 2.0 + self.size * 1.25 + 4.0 +
-                       sum(h for _, h in self.sizes) + 3.0 * (len(self.paragraphs) - 1))
+        self.block, self.paint, self.metrics = block, paint, metrics
+        self.width, self.height = block.frame.width, block.frame.height
 
     def wrap(self, aw, ah):
         return self.width, self.height
 
     def draw(self):
-        raise LayoutError(f"{self.label} is drawn from its plan (_Headline), with its page's marks")
-
-    def paint(self, c, text: str) -> None:
-        """The box on canvas ``c`` (at the flowable's origin), the figure shown as ``text``."""
-        c.saveState()
-        c.setFillColor(KPI_FILL)
-        c.setStrokeColor(KPI_EDGE)
-        c.setLineWidth(0.8)
-        c.roundRect(0, 0, self.width, self.height, 4, stroke=1, fill=1)
-        c.restoreState()
-        y = self.height - self.PAD - SMALL.leading
-        c.setFillColor(GREY)
-        c.setFont(SMALL.font, SMALL.size)
-        c.drawString(self.PAD, y + 1.5, self.label)
-        y -= 2.0 + self.size * 1.25
-        c.setFillColor(INK)
-        c.setFont(SANS_BOLD, self.size)
-        c.drawString(self.PAD, y + self.size * 0.3, text)
-        y -= 4.0
-        for p, (_, h) in zip(self.paragraphs, self.sizes):
-            y -= h
-            p.drawOn(c, self.PAD, y)
-            y -= 3.0
-
-
-class _Headline(Flowable):
-    """A headline box drawn with its figure's text from its planned block (KpiBlock)."""
-
-    def __init__(self, box: _Kpi, block: KpiBlock):
-        super().__init__()
-        self.box, self.block = box, block
-        self.width, self.height = box.width, box.height
-
-    def wrap(self, aw, ah):
-        return self.box.wrap(aw, ah)
-
-    def draw(self):
-        if not isinstance(self.block.cell, BoundCell):
-            raise LayoutError(f"{self.box.label}: its figure is a figure the plan does not hold")
-        self.box.paint(self.canv, self.block.cell.shown_text)
+        self.paint(self.canv, self.block, self.height, self.metrics)
 
 
 class _Contents(Flowable):
@@ -425,44 +370,50 @@ class PdfRenderer:
         self.toc.append((title, key))
         self.toc_pages[key] = self.pager.page.number
 
-    def _paragraph(self, p: Paragraph, gap: float = 6.0) -> None:
-        width = self._width()
-        _, h = p.wrap(width, 1e6)
+    def _prose(self, text: str, style: str, limit: int | None = None, width: float | None = None,
+                lead: str = "") -> Prose:
+        """A paragraph wrapped at ``width`` (the frame's) in one of pdf_layout.PROSE's styles; ``lead``:
+        run-in words before ``text``, set in bold, its first line measured after them."""
+        width = self._width() if width is None else width
+        style_of = PROSE[style][0]
+        measure = self.metrics(style_of)
+        text = clean(text, limit, one_line=True)
+        if not lead:
+            return Prose(style, tuple(measure.wrap(text, width)))
+        bold = self.metrics(Style(lay.LEAD_FONT, style_of.size, style_of.leading))
+        rest = measure.wrap(text, width, indent=bold.width(lead + " "))
+        return Prose(style, (f"{lead} {rest[0]}", *rest[1:]) if rest else (lead,), lead)
 
+    def _paragraph(self, p: Prose, gap: float = 6.0) -> None:
         def split(room: float):
-            if room < 2 * p.style.leading:
-                return None
-            parts = p.split(width, room)
-            if len(parts) != 2:
-                return None
-            first, rest = parts
-            return first, first.wrap(width, 1e6)[1], rest, rest.wrap(width, 1e6)[1]
+            parts = p.split(room)
+            return None if parts is None else (parts[0], parts[0].height, parts[1], parts[1].height)
 
-        self.pager.add(p, h, gap=gap, split=split)
+        self.pager.add(p, p.height, gap=gap, split=split)
 
     # -- the protocol --
     def front(self, doc: Walk) -> None:
         r = self.report
         width = self._width()
         add = self.pager.add
-        title = Paragraph(markup(r.title, 400), P_TITLE)
-        add(title, title.wrap(width, 1e6)[1] + 8.0)
+        title = self._prose(r.title, "title", 400)
+        add(title, title.height + 8.0)
         # the data's dates, not the spec's audience: a reader asks how current the figures are
-        sub = Paragraph(markup(f"{doc.data_dates()} Generated {r.generated_on or 'on export'} by exportguard "
-                               f"{__version__}.".lstrip(), 600), P_SUB)
-        add(sub, sub.wrap(width, 1e6)[1], gap=4.0)
-        box = _Box([Paragraph(markup(r.caveat_short), P_CAVEAT)], width)
+        sub = self._prose(f"{doc.data_dates()} Generated {r.generated_on or 'on export'} by exportguard "
+                          f"{__version__}.".lstrip(), "sub", 600)
+        add(sub, sub.height, gap=4.0)
+        box = Box((self._prose(r.caveat_short, "caveat", width=width - 2 * lay.BOX_PAD),), width)
         add(box, box.height, gap=16.0)
-        how = Paragraph(
-            "<b>How to read the figures.</b> Every figure is printed as one piece of text: its value, its unit, its "
+        how = self._prose(
+            "Every figure is printed as one piece of text: its value, its unit, its "
             "band and a note mark in brackets. The band is plus or minus half the shape slack of the figure's cohort "
             "(the spread of generation lengths among the results that may be compared with it). "
-            f"{markup(TIE_RULE)} Each mark points to a note at the foot of the same page, "
+            f"{TIE_RULE} Each mark points to a note at the foot of the same page, "
             "with the result's MLCommons citation, its configuration, shape and load; marks are lettered afresh on "
             "every page. A table that runs over several pages repeats its header, its shared conditions and the "
             "notes of the figures on each page. Figures from different cohorts are never compared. This PDF carries "
-            f"its machine-readable manifest as the attached file {MANIFEST_NAME}.", P_BODY)
-        add(how, how.wrap(width, 1e6)[1], gap=14.0)
+            f"its machine-readable manifest as the attached file {MANIFEST_NAME}.", "body", lead="How to read the figures.")
+        add(how, how.height, gap=14.0)
         # the guard's warnings (their rule IDs and command-line ways out) go to stderr and the manifest; a
         # reader meets their statements in readers' words beside each table they concern (Notice)
         entries = [(f"{n}. {clean(s.title, 300, one_line=True)}", f"s{n}") for n, s in enumerate(r.sections, 1)]
@@ -470,14 +421,14 @@ class PdfRenderer:
                     ("Sources: one citation per result shown", "sources")]
         self.contents = _Contents(entries, self.toc_pages, width, self.metrics)
         add(self.contents, self.contents.height, gap=18.0)
-        legend = Paragraph(markup(r.legend), P_SMALL)
-        add(legend, legend.wrap(width, 1e6)[1], gap=14.0)
+        legend = self._prose(r.legend, "small")
+        add(legend, legend.height, gap=14.0)
         self.pager.new_page()
 
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
         self._heading(f"{n}. {section.title}", f"s{n}", keep=2 * BODY.leading + 6.0)
         for text in section.paragraphs:
-            self._paragraph(Paragraph(markup(text, TEXT_LIMIT), P_BODY))
+            self._paragraph(self._prose(text, "body", TEXT_LIMIT))
 
     def _fitting_layout(self, **kw) -> tuple[TableLayout, Geometry]:
         """Portrait when the table's columns fit it (each at least its longest word, each figure
@@ -636,10 +587,30 @@ class PdfRenderer:
             first += 1
         return keep(first)
 
+    def _headline(self, label: str, section: KpiSection, width: float, of: HeadlineOf) -> Headline:
+        """A headline figure: label, the figure as one run in large type (as large as the widest text it
+        may show fits), its scenario and shape inline, who measured it, and the conditions it shares with
+        its cohort."""
+        fig = section.figure
+        i = fig.result.conditions.identity
+        inner = width - 2 * lay.KPI_PAD
+        widest = lay.widest_text(fig, self.letters)
+        bold = self.metrics(Style(SANS_BOLD, KPI_FIGURE_MAX, KPI_FIGURE_MAX))
+        size = min(KPI_FIGURE_MAX, KPI_FIGURE_MAX * inner / max(1.0, bold.width(widest)))
+        texts = [(section.inline_conditions, "kpi-cond", 600),
+                 (f"{i.submitter}, {i.system_name}; result {result_id_cell(fig.result)}, {i.verified}", "kpi-who", 600),
+                 (section.table_note.text, "kpi-shared", lay.NOTE_LIMIT)]
+        if section.rank is not None:
+            rule = TIE_RULE if section.rank.ranked else NOT_RANKED_SENTENCE
+            texts.append((f"Rank in its cohort: {section.rank.words()}. {rule}", "kpi-shared", 1000))
+        texts += [(x.text, "kpi-shared", 1000) for x in section.notices]
+        return Headline(label, section, width, of, size,
+                        tuple(self._prose(text, style, limit, width=inner) for text, style, limit in texts))
+
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self.counts["headline"] += 1
-        box = _Kpi(f"Headline {self.counts['headline']}", section, self.geometry.frame_w, self.letters,
-                   HeadlineOf(self.counts["headline"], n))
+        box = self._headline(f"Headline {self.counts['headline']}", section, self.geometry.frame_w,
+                             HeadlineOf(self.counts["headline"], n))
         self._heading(f"{n}. {section.title}", f"s{n}", keep=box.height + 4.0, keep_figures=[section.figure])
         self.pager.add(box, box.height, [section.figure], gap=4.0)
 
@@ -665,7 +636,6 @@ class PdfRenderer:
                             shared=section.shape.sentence, headers=["Whose", "Shape, in numbers", "Load"], rows=rows)
         layouts = [layout for _, _, layout in panels]
         widths = _panel_widths(layouts[0], layouts[1:], self.geometry, choose=True)  # None: the panels are stacked
-        intro = Paragraph(markup(BESIDE_RULE), P_SMALL)
         if widths is not None:
             (left_w, right_w), options = widths  # the panels are laid out at these widths
             shape.fit(lay.fits_for(self.geometry))
@@ -673,7 +643,8 @@ class PdfRenderer:
             # the heading keeps with it the intro, the first row of each panel and the whole shape
             # panel; where even an empty page cannot hold that with its notes, the panels are stacked
             head = max(t.head_height(False, geometry) + t.heights[0] + t.tail_h for t in layouts[:2])
-            pair_keep = intro.wrap(geometry.frame_w, 1e6)[1] + 4.0 + head + 8.0 + _placed_height(shape, geometry)
+            intro_h = self._prose(BESIDE_RULE, "small", width=geometry.frame_w).height
+            pair_keep = intro_h + 4.0 + head + 8.0 + _placed_height(shape, geometry)
             pair_figures = layouts[0].figures_of(0) + layouts[1].figures_of(0)
             need = pair_keep + self.notebook.block(list(dict.fromkeys(x for f in pair_figures for x in f.notes)),
                                                    geometry.frame_w)
@@ -681,7 +652,8 @@ class PdfRenderer:
                 widths = None
         if widths is None:
             geometry = _fit_together(layouts + [shape], self.geometry)
-        intro_h = intro.wrap(geometry.frame_w, 1e6)[1]
+        intro = self._prose(BESIDE_RULE, "small", width=geometry.frame_w)
+        intro_h = intro.height
         shape_h = _placed_height(shape, geometry)
         figures = [f for _, t, _ in panels for _, _, f in t.figures()]
         notes_h = self.notebook.block(list(dict.fromkeys(note for f in figures for note in f.notes)), geometry.frame_w)
@@ -744,8 +716,8 @@ class PdfRenderer:
         # the caveat in full, with the trademark legend
         self._heading("Caveat: what these figures tell, and what they do not", "caveat", new_page=True)
         for k, text in enumerate(r.caveat_full):
-            self._paragraph(Paragraph(markup(text, TEXT_LIMIT), P_LEAD if k == 0 else P_BODY))
-        self._paragraph(Paragraph(markup(r.legend), P_SMALL), gap=10.0)
+            self._paragraph(self._prose(text, "lead" if k == 0 else "body", TEXT_LIMIT))
+        self._paragraph(self._prose(r.legend, "small"), gap=10.0)
         # every figure's page is final now: the sources say which pages show each result
         self._sources(doc, _shown_on(self.pager.pages))
         if not self.draw:  # a plan only (choosing the orientation): nothing is written
@@ -808,12 +780,18 @@ class PdfRenderer:
         elif isinstance(payload, ChartShare):
             block = chart_block(payload, page, lettering, replace(frame, width=payload.layout.width))
             yield block, Drawn(_Chart(block, frame.height))
-        elif isinstance(payload, _Kpi):
+        elif isinstance(payload, Headline):
             fig = payload.section.figure
             cell = bound(fig, lettering, Location("page", page, "headline", payload.of.number))
             block = KpiBlock(payload.label, replace(frame, width=payload.width), cell,
-                             (Para(cell.shown_text, payload.size, bold=True),) + _paras(payload.paragraphs))
-            yield block, Drawn(_Headline(payload, block))
+                             (Para(cell.shown_text, payload.size, bold=True),) + tuple(p.para() for p in payload.paras))
+            yield block, Drawn(_Paint(block, paint_headline, self.metrics), wrap=False)
+        elif isinstance(payload, Prose):
+            block = TextBlock("paragraph", frame, (payload.para(),))
+            yield block, Drawn(_Paint(block, paint_prose, self.metrics), wrap=False)
+        elif isinstance(payload, Box):
+            block = TextBlock("box", replace(frame, width=payload.width), tuple(p.para() for p in payload.paras))
+            yield block, Drawn(_Paint(block, paint_box, self.metrics), wrap=False)
         else:
             yield _text_block(payload, frame), Drawn(payload)
 
@@ -1016,22 +994,12 @@ _BOLD = (SANS_BOLD, lay.NARROW_BOLD)
 _ITALIC = (SANS_OBLIQUE, lay.NARROW_OBLIQUE)
 
 
-def _paras(paragraphs: Sequence[Paragraph]) -> tuple[Para, ...]:
-    """Platypus paragraphs as the plan's paragraphs: their plain text at their type size."""
-    return tuple(Para(p.getPlainText(), p.style.fontSize, bold=p.style.fontName in _BOLD,
-                      italic=p.style.fontName in _ITALIC) for p in paragraphs)
-
-
 def _text_block(flow, frame: Frame) -> TextBlock:
     """A page's item that holds no figure, as a text block: a heading's lines, a paragraph, the
     caveat box, the contents (each entry with the page it starts on)."""
     if isinstance(flow, _Lines):
         paras = (Para(" ".join(flow.lines), flow.style.size, bold=flow.style.font in _BOLD),) if flow.lines else ()
         return TextBlock("heading" if flow.lines else "space", frame, paras)
-    if isinstance(flow, Paragraph):
-        return TextBlock("paragraph", frame, _paras([flow]))
-    if isinstance(flow, _Box):
-        return TextBlock("box", replace(frame, width=flow.width), _paras(flow.paragraphs))
     if isinstance(flow, _Contents):
         entries = tuple(Para(f"{title} ... {flow.pages.get(key, '')}", BODY.size) for title, key in flow.entries)
         return TextBlock("contents", replace(frame, width=flow.width), (Para("Contents", CAPTION.size, bold=True),) + entries)

@@ -85,6 +85,27 @@ HEAD_FILL = HexColor("#dde5ef")
 ZEBRA = HexColor("#f3f5f8")
 DERIVED_FILL = HexColor("#f2f2f2")
 
+# The briefing's paragraph styles, by the name a planned paragraph carries (layout.document.Para.style):
+# (style, colour). Run-in words at a paragraph's start (Para.lead) are set in LEAD_FONT.
+TITLE = Style(SANS_BOLD, 21.0, 26.0)
+PROSE = {
+    "body": (BODY, INK),
+    "lead": (Style(SANS_BOLD, BODY.size, BODY.leading), INK),
+    "small": (Style(SANS_OBLIQUE, 8.0, 10.0), GREY),  # legend, warnings: read as notes
+    "title": (TITLE, INK),
+    "sub": (Style(SANS, 10.5, 14.0), GREY),
+    "caveat": (Style(SANS_OBLIQUE, 9.0, 12.4), INK),
+    "kpi-cond": (Style(SANS, 9.0, 12.0), INK),
+    "kpi-who": (Style(SANS, 8.4, 11.0), GREY),
+    "kpi-shared": (SHARED, GREY),
+}
+LEAD_FONT = SANS_BOLD
+PARA_GAP = 3.0  # between two paragraphs of one box
+BOX_PAD = 7.0  # inside a tinted box
+KPI_PAD = 9.0  # inside a headline box
+KPI_FILL = HexColor("#eef3f9")
+KPI_EDGE = HexColor("#9fb6d0")
+
 PAD_X, PAD_Y = 3.0, 1.9  # cell padding
 NOTES_TOP = 8.0  # the rule above a page's notes and the space around it
 NOTE_GAP = 1.2  # between two notes

@@ -5,13 +5,13 @@ line that is already decided (a figure, a header over a figure column).
 """
 from __future__ import annotations
 
-from ..layout.document import BoundCell, ChartBlock, TableBlock, TextBlock
+from ..layout.document import BoundCell, ChartBlock, KpiBlock, Para, TableBlock, TextBlock
 from ..wording import marks_words
 from .pdf_chart import AXIS_H, BAR_FILL, BAR_THICK
-from .pdf_layout import (CAPTION, CELL, DERIVED_FILL, GREY, HEAD_FILL, INK, LEGEND, NOTE, NOTE_GAP, NOTE_GUTTER,
-                         NOTE_MARK, NOTES_TOP, PAD_X, PAD_Y, RULE, SHARED, SMALL, ZEBRA, LayoutError, Metrics, cell_styles,
-                         column_width)
-from .pdf_text import NARROW, NARROW_OBLIQUE, TextRuns
+from .pdf_layout import (CAPTION, CELL, DERIVED_FILL, GREY, HEAD_FILL, INK, KPI_EDGE, KPI_FILL, KPI_PAD, LEAD_FONT,
+                         LEGEND, NOTE, NOTE_GAP, NOTE_GUTTER, NOTE_MARK, NOTES_TOP, PAD_X, PAD_Y, PARA_GAP, PROSE, RULE,
+                         SHARED, SMALL, ZEBRA, BOX_PAD, LayoutError, Metrics, cell_styles, column_width)
+from .pdf_text import NARROW, NARROW_OBLIQUE, SANS_BOLD, Style, TextRuns
 
 
 def paint_table(canv, block: TableBlock, height: float, metrics: Metrics) -> None:
@@ -222,3 +222,75 @@ def chart_drawing(block: ChartBlock, height: float):
         d.add(String(0, y - AXIS_H - SMALL.leading + 2.0, lines.continues, fontName=SMALL.font, fontSize=SMALL.size,
                      fillColor=GREY))
     return d
+
+
+def _prose(t: TextRuns, para: Para, x: float, y: float, metrics: Metrics) -> float:
+    """A planned paragraph's lines from ``y`` down (its run-in words in bold); returns where it ends."""
+    if para.style not in PROSE:
+        raise LayoutError(f"a paragraph in no style of the briefing's ({para.style!r})")
+    style, colour = PROSE[para.style]
+    t.colour(colour)
+    for k, line in enumerate(para.lines):
+        y -= style.leading
+        base = y + (style.leading - style.size) * 0.5 + 0.8
+        if k == 0 and para.lead and line.startswith(para.lead):
+            lead = Style(LEAD_FONT, style.size, style.leading)
+            t.font(lead.font, lead.size)
+            t.text(x, base, para.lead)
+            t.font(style.font, style.size)
+            t.text(x + metrics(lead).width(para.lead), base, line[len(para.lead):])
+        else:
+            t.font(style.font, style.size)
+            t.text(x, base, line)
+    return y
+
+
+def paint_prose(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
+    """Paragraphs, each in its planned lines and style, from the top of the block down."""
+    t = TextRuns(canv)
+    y = height
+    for k, para in enumerate(block.paras):
+        y = _prose(t, para, 0.0, y - (PARA_GAP if k else 0.0), metrics)
+    t.close()
+
+
+def paint_box(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
+    """Paragraphs in a tinted box (the caveat on the title page), as planned."""
+    canv.saveState()
+    canv.setFillColor(KPI_FILL)
+    canv.setStrokeColor(KPI_EDGE)
+    canv.setLineWidth(0.6)
+    canv.rect(0, 0, block.frame.width, height, stroke=1, fill=1)
+    canv.restoreState()
+    t = TextRuns(canv)
+    y = height - BOX_PAD
+    for k, para in enumerate(block.paras):
+        y = _prose(t, para, BOX_PAD, y - (PARA_GAP if k else 0.0), metrics)
+    t.close()
+
+
+def paint_headline(canv, block: KpiBlock, height: float, metrics: Metrics) -> None:
+    """A headline box: its label, the figure as its BoundCell shows it on this page in large type,
+    then its planned paragraphs (scenario and shape inline, who measured it, what it shares)."""
+    if not isinstance(block.cell, BoundCell):
+        raise LayoutError(f"{block.name}: its figure is a figure the plan does not hold")
+    figure, *paras = block.paras
+    canv.saveState()
+    canv.setFillColor(KPI_FILL)
+    canv.setStrokeColor(KPI_EDGE)
+    canv.setLineWidth(0.8)
+    canv.roundRect(0, 0, block.frame.width, height, 4, stroke=1, fill=1)
+    canv.restoreState()
+    t = TextRuns(canv)
+    y = height - KPI_PAD - SMALL.leading
+    t.colour(GREY)
+    t.font(SMALL.font, SMALL.size)
+    t.text(KPI_PAD, y + 1.5, block.name)
+    y -= 2.0 + figure.size * 1.25
+    t.colour(INK)
+    t.font(SANS_BOLD, figure.size)
+    t.text(KPI_PAD, y + figure.size * 0.3, block.cell.shown_text)
+    y -= 4.0
+    for k, para in enumerate(paras):
+        y = _prose(t, para, KPI_PAD, y - (PARA_GAP if k else 0.0), metrics)
+    t.close()

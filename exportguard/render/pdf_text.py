@@ -6,8 +6,9 @@ names, frameworks, notes built from them, spec titles and paragraphs) into text 
 first the shared layer, sanitize.visible (control, bidi and zero-width characters shown as U+FFFD,
 one line), then detect.defuse (text that reads like a figure or a note mark shown so that it does
 not; the guard refuses such source text before export, this is the renderer's second line), and
-sanitize.shorten (over-long text cut with a visible marker). ``markup`` is ``clean`` followed by XML escaping, for reportlab's Paragraph
-markup, so a submitter named ``<font color=red>x</font>`` prints as those characters.
+sanitize.shorten (over-long text cut with a visible marker). Nothing goes through reportlab's
+Paragraph markup: every line is drawn as the plain text it is, so a submitter named
+``<font color=red>x</font>`` prints as those characters.
 
 Measuring: widths come from the embedded font's own metrics (pdfmetrics.stringWidth), which are
 additive (reportlab applies no kerning), so a line's width is the sum of its words and spaces; the
@@ -24,7 +25,6 @@ from bisect import bisect_right
 from itertools import accumulate
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape as _xml_escape
 
 from reportlab.lib.fonts import addMapping
 from reportlab.pdfbase import pdfmetrics
@@ -120,12 +120,6 @@ def _clean(text: str, limit: int | None, one_line: bool) -> str:
         text = " ".join(text.split())
     text = defuse(text)
     return text if limit is None else shorten(text, limit)
-
-
-def markup(value, limit: int | None = None) -> str:
-    """A data string made safe for reportlab's Paragraph markup: ``clean``, then XML-escaped, so
-    ``<font>``, ``<img>``, ``&`` and the like print as the characters they are."""
-    return _xml_escape(clean(value, limit, one_line=True))
 
 
 def _covered(text: str) -> bool:
