@@ -112,7 +112,7 @@ def _tampered(monkeypatch, change, kinds=(TableBlock, ChartBlock, KpiBlock)):
     def plan(self):
         done = real(self)
         units = []
-        for unit in done.document.units:
+        for unit in done.units:
             blocks = []
             for block in unit.blocks:
                 if not isinstance(block, kinds):
@@ -128,23 +128,10 @@ def _tampered(monkeypatch, change, kinds=(TableBlock, ChartBlock, KpiBlock)):
                     block = dataclasses.replace(block, cell=change(block.cell))
                 blocks.append(block)
             units.append(dataclasses.replace(unit, blocks=tuple(blocks)))
-        # the painter draws from the blocks it is handed: the drawers hold the plan's blocks
-        document = dataclasses.replace(done.document, units=tuple(units))
-        drawers = tuple(tuple(dataclasses.replace(d, flow=_rebind(d.flow, b)) for d, b in zip(ds, u.blocks))
-                        for ds, u in zip(done.drawers, units))
-        return dataclasses.replace(done, document=document, drawers=drawers)
+        # the painter draws from the blocks it is handed, and from nothing else
+        return dataclasses.replace(done, units=tuple(units))
 
     monkeypatch.setattr(pdf.PdfRenderer, "_plan", plan)
-
-
-def _rebind(flow, block):
-    if isinstance(flow, pdf._Table):
-        return pdf._Table(block, flow.height, flow.metrics)
-    if isinstance(flow, pdf._Chart):
-        return pdf._Chart(block, flow.height)
-    if isinstance(flow, pdf._Paint):
-        return pdf._Paint(block, flow.paint, flow.metrics)
-    return flow
 
 
 def test_the_painter_draws_the_figures_texts_the_plan_holds(fixed_store, tmp_path, monkeypatch):

@@ -375,11 +375,11 @@ def test_line_breaking_keeps_every_character_and_every_line_fits(words, width):
 # -- export mechanics ------------------------------------------------------------------------------
 
 def test_interrupted_export_leaves_nothing_behind(v51_store, tmp_path, monkeypatch):
-    from exportguard.render import pdf
+    from exportguard.render import pdf_paint
 
     report = build_report(v51_store, parse_spec(FULL_SPEC, name="full.toml"))
     calls = {"n": 0}
-    real = pdf.paint_notes
+    real = pdf_paint.paint_notes
 
     def failing(*args):
         calls["n"] += 1
@@ -387,7 +387,7 @@ def test_interrupted_export_leaves_nothing_behind(v51_store, tmp_path, monkeypat
             raise RuntimeError("disk full (simulated)")
         return real(*args)
 
-    monkeypatch.setattr(pdf, "paint_notes", failing)
+    monkeypatch.setitem(pdf_paint._TEXT_PAINTERS, "Notes", failing)
     target = tmp_path / "out" / "briefing.pdf"
     with pytest.raises(RuntimeError, match="simulated"):
         export(report, [target])

@@ -115,6 +115,7 @@ class Para:
     lines: tuple[str, ...] = ()  # a paged format's lines of it, as its pager wrapped them (the PDF)
     style: str = ""  # the format's named paragraph style, where its painter has several (pdf_layout.PROSE)
     lead: str = ""  # run-in words its first line starts with, set in bold ("How to read the figures.")
+    tail: str = ""  # what stands right-aligned on its first line (a contents entry's page)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +249,7 @@ class TextBlock:
     placeholder: str = ""  # a placeholder of the unit's layout that holds the text ("subtitle"), or none: a box
     inset_y: float | None = None  # pt inside its top and bottom edges; None: the format's default
     column_starts: tuple[int, ...] = ()  # the paragraph each column after the first starts with (as planned)
+    outline: str = ""  # the key of the document outline's entry (a PDF bookmark) this block starts, titled its text
     kind: str = field(default="text", init=False)
 
     def cells(self) -> Iterator[BoundCell]:
@@ -325,7 +327,7 @@ def _cell_text(cell: Cell) -> str:
 
 def _paras_text(paras, indent: str = "  ") -> list[str]:
     return [f"{indent}{_pt(p.size)} pt{' bold' if p.bold else ''}{' italic' if p.italic else ''}: "
-            f"{f'[{p.mark}] ' if p.mark else ''}{p.text}" for p in paras]
+            f"{f'[{p.mark}] ' if p.mark else ''}{p.text}{f' ... {p.tail}' if p.tail else ''}" for p in paras]
 
 
 def _block_text(block: Block) -> list[str]:

@@ -25,8 +25,8 @@ which one it is (pdf_layout.TableOf, pdf_chart.ChartOf, HeadlineOf). In ``back``
 is final, ``_plan`` makes the pages one frozen layout.document.Document (pdf_plan.py): per page its
 blocks at the frames the pager gave them, every figure a BoundCell lettered for its page with its
 location, and the page's notes. The manifest is built from that plan, and only then does
-``_build`` paint it: each block at its frame, every figure's text read from its BoundCell (the
-measured layouts and flowables that draw the blocks stay painter-side, Planned.drawers). Nothing is
+``_build`` paint it: each block at its frame by its painter (pdf_paint.py), from the block alone,
+every figure's text read from its BoundCell and every line as the pager wrapped it. Nothing is
 re-flowed or lettered while drawing, so no note can drift away from its figure; a page planned
 over-full is an error before anything is drawn.
 """
@@ -40,30 +40,28 @@ from pathlib import Path
 from typing import Sequence
 
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import Flowable
 
 from .. import __version__
 from ..clock import resolve as resolve_clock
 from ..guard import lean_table
 from ..citation import result_id_cell
 from ..layout import compose
-from ..layout.document import ChartBlock, Document, Frame, KpiBlock, Location, Para, TableBlock, TextBlock, Unit
+from ..layout.document import Document, Frame, KpiBlock, Location, Para, TextBlock, Unit
 from ..manifest import build as build_manifest
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import BESIDE_RULE, NOT_RANKED_SENTENCE, TIE_RULE, both_shapes_title, shape_title
 from . import pdf_layout as lay
 from .pdf_chart import Bar, ChartLayout, ChartOf, ChartShare
-from .pdf_layout import (BODY, CAPTION, GREY, INK, PROSE, RULE, SMALL, Geometry, LayoutError, Metrics, NoteBook, Page,
+from .pdf_layout import (BODY, CAPTION, GREY, HEADING, INK, PROSE, RULE, SMALL, Geometry, LayoutError, Metrics, NoteBook, Page,
                          Pager, PairShare, TableLayout, TableOf, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
-from .pdf_paint import paint_box, paint_chart, paint_headline, paint_notes, paint_prose, paint_table
-from .pdf_plan import Drawn, Planned, bound, chart_block, notes_block, table_block
+from .pdf_paint import painter_of
+from .pdf_plan import bound, chart_block, notes_block, table_block
 from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, register_fonts
 from .reportlab_adapter import deflate_pages, document_of
 from .walk import Lettering, Walk, walk
 
 
-HEADING = Style(SANS_BOLD, 13.0, 16.5)
 KPI_FIGURE_MAX = 22.0
 TEXT_LIMIT = 20_000  # characters of one paragraph of free text
 ORPHAN_ROWS = 3  # rows a table or chart starts a page with, at least, when it goes on overleaf
@@ -71,74 +69,34 @@ ORPHAN_ROWS = 3  # rows a table or chart starts a page with, at least, when it g
 
 # -- flowables: each draws exactly what was measured ------------------------------------------------
 
-class _Lines(Flowable):
-    """Lines of one style, measured by pdf_text.Measure; optionally an outline entry (bookmark)."""
+@dataclass(frozen=True)
+class Heading:
+    """A section's heading as the pager holds it: its title's lines, the outline entry (bookmark) it
+    starts, and the space kept above its lines; without lines, only that space (the room kept above
+    a table's next column part)."""
 
-    def __init__(self, lines: Sequence[str], style: Style, colour=INK, outline: tuple[str, str] | None = None,
-                 after: float = 0.0):
-        super().__init__()
-        self.lines, self.style, self.colour, self.outline, self.after = list(lines), style, colour, outline, after
-        self.height = len(self.lines) * style.leading + after
+    title: str
+    lines: tuple[str, ...] = ()
+    key: str = ""
+    above: float = 0.0
 
-    def wrap(self, aw, ah):
-        return aw, self.height
-
-    def draw(self):
-        c = self.canv
-        if self.outline:
-            title, key = self.outline
-            c.bookmarkPage(key)
-            c.addOutlineEntry(title, key, level=0)
-        t = TextRuns(c)
-        t.font(self.style.font, self.style.size)
-        t.colour(self.colour)
-        y = self.height - self.after
-        for line in self.lines:
-            y -= self.style.leading
-            t.text(0, y + (self.style.leading - self.style.size) * 0.5 + 0.8, line)
-        t.close()
+    @property
+    def height(self) -> float:
+        return len(self.lines) * HEADING.leading + self.above
 
 
-class _Table(Flowable):
-    """A page's share of a table, painted from its planned block alone (pdf_paint.paint_table)."""
+@dataclass(frozen=True)
+class Contents:
+    """The title page's contents as the pager holds it: each entry (title, key) with its lines, the
+    pages filled in once every page is planned."""
 
-    def __init__(self, block: TableBlock, height: float, metrics: Metrics):
-        super().__init__()
-        self.block, self.height, self.metrics = block, height, metrics
+    entries: tuple[tuple[str, str], ...]
+    lines: tuple[tuple[str, ...], ...]
+    width: float
 
-    def wrap(self, aw, ah):
-        return self.block.frame.width, self.height
-
-    def draw(self):
-        paint_table(self.canv, self.block, self.height, self.metrics)
-
-
-class _Chart(Flowable):
-    """A page's share of a chart, painted from its planned block alone (pdf_paint.paint_chart)."""
-
-    def __init__(self, block: ChartBlock, height: float):
-        super().__init__()
-        self.block, self.height = block, height
-
-    def wrap(self, aw, ah):
-        return self.block.frame.width, self.height
-
-    def draw(self):
-        paint_chart(self.canv, self.block, self.height)
-
-
-class _Notes(Flowable):
-    """A page's notes area, painted from its planned notes block alone (pdf_paint.paint_notes)."""
-
-    def __init__(self, block: TextBlock):
-        super().__init__()
-        self.block, self.height = block, block.frame.height
-
-    def wrap(self, aw, ah):
-        return aw, self.height
-
-    def draw(self):
-        paint_notes(self.canv, self.block, self.height)
+    @property
+    def height(self) -> float:
+        return CAPTION.leading + 4.0 + sum(len(x) for x in self.lines) * BODY.leading
 
 
 @dataclass(frozen=True)
@@ -208,58 +166,6 @@ class Headline:
                 sum(p.height for p in self.paras) + lay.PARA_GAP * (len(self.paras) - 1))
 
 
-class _Paint(Flowable):
-    """A planned block, painted from the block alone by one of pdf_paint's painters."""
-
-    def __init__(self, block, paint, metrics: Metrics):
-        super().__init__()
-        self.block, self.paint, self.metrics = block, paint, metrics
-        self.width, self.height = block.frame.width, block.frame.height
-
-    def wrap(self, aw, ah):
-        return self.width, self.height
-
-    def draw(self):
-        self.paint(self.canv, self.block, self.height, self.metrics)
-
-
-class _Contents(Flowable):
-    """The title page's contents: one line per section with the page it starts on (known once
-    the pages are planned, before anything is drawn)."""
-
-    INDENT = 16.0  # continuation lines of an entry
-
-    def __init__(self, entries: list[tuple[str, str]], pages: dict[str, int], width: float, metrics: Metrics):
-        super().__init__()
-        self.entries, self.pages, self.width = entries, pages, width
-        m = self.measure = metrics(BODY)
-        self.lines = []
-        for title, _ in entries:
-            first, *rest = m.wrap(title, width - 40.0) or [""]
-            self.lines.append([first] + (m.wrap(" ".join(rest), width - 40.0 - self.INDENT) if rest else []))
-        self.height = CAPTION.leading + 4.0 + sum(len(x) for x in self.lines) * BODY.leading
-
-    def wrap(self, aw, ah):
-        return self.width, self.height
-
-    def draw(self):
-        t = TextRuns(self.canv)
-        t.colour(INK)
-        t.font(CAPTION.font, CAPTION.size)
-        y = self.height - CAPTION.leading
-        t.text(0, y + 2.0, "Contents")
-        y -= 4.0
-        t.font(BODY.font, BODY.size)
-        for (title, key), lines in zip(self.entries, self.lines):
-            for k, line in enumerate(lines):
-                y -= BODY.leading
-                t.text(0 if k == 0 else self.INDENT, y + 3.0, line)
-                if k == 0:
-                    page = str(self.pages.get(key, ""))
-                    t.text(self.width - self.measure.width(page), y + 3.0, page)
-        t.close()
-
-
 # -- the renderer -----------------------------------------------------------------------------------
 
 class PdfRenderer:
@@ -287,7 +193,7 @@ class PdfRenderer:
         self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
         self.toc: list[tuple[str, str]] = []  # (entry, key)
         self.toc_pages: dict[str, int] = {}
-        self.plan: Planned | None = None  # the frozen plan of the pages, once they are final (back)
+        self.plan: Document | None = None  # the frozen plan of the pages, once they are final (back)
 
     def _orientation(self, report: Report, page_size: str) -> str:
         """Where every table holds its columns on a portrait page with their words whole: portrait if
@@ -365,8 +271,8 @@ class PdfRenderer:
         self.pager.use(geometry)
         title = clean(text, 400, one_line=True)
         lines = self.metrics(HEADING).wrap(title, self._width())
-        flow = _Lines(lines, HEADING, outline=(title, key), after=5.0)
-        self.pager.add(flow, flow.height, gap=lay.SECTION_GAP, keep=keep, keep_figures=keep_figures)
+        heading = Heading(title, tuple(lines), key, above=5.0)
+        self.pager.add(heading, heading.height, gap=lay.SECTION_GAP, keep=keep, keep_figures=keep_figures)
         self.toc.append((title, key))
         self.toc_pages[key] = self.pager.page.number
 
@@ -383,6 +289,16 @@ class PdfRenderer:
         bold = self.metrics(Style(lay.LEAD_FONT, style_of.size, style_of.leading))
         rest = measure.wrap(text, width, indent=bold.width(lead + " "))
         return Prose(style, (f"{lead} {rest[0]}", *rest[1:]) if rest else (lead,), lead)
+
+    def _contents(self, entries: list[tuple[str, str]], width: float) -> Contents:
+        """The contents' entries, each wrapped short of the page numbers' column, its continuation
+        lines indented."""
+        m = self.metrics(BODY)
+        lines = []
+        for title, _ in entries:
+            first, *rest = m.wrap(title, width - 40.0) or [""]
+            lines.append(tuple([first] + (m.wrap(" ".join(rest), width - 40.0 - lay.CONTENTS_INDENT) if rest else [])))
+        return Contents(tuple(entries), tuple(lines), width)
 
     def _paragraph(self, p: Prose, gap: float = 6.0) -> None:
         def split(room: float):
@@ -419,7 +335,7 @@ class PdfRenderer:
         entries = [(f"{n}. {clean(s.title, 300, one_line=True)}", f"s{n}") for n, s in enumerate(r.sections, 1)]
         entries += [("Caveat: what these figures tell, and what they do not", "caveat"),
                     ("Sources: one citation per result shown", "sources")]
-        self.contents = _Contents(entries, self.toc_pages, width, self.metrics)
+        self.contents = self._contents(entries, width)
         add(self.contents, self.contents.height, gap=18.0)
         legend = self._prose(r.legend, "small")
         add(legend, legend.height, gap=14.0)
@@ -466,7 +382,7 @@ class PdfRenderer:
                 self._heading(f"{n}. {section.title}", f"s{n}", geometry=geometry, keep=keep, keep_figures=keep_figures)
                 self.pager.add_run(layout.run(f"table {number}", make), gap=2.0)
             else:
-                self.pager.add(_Lines([], BODY), 0.0, gap=lay.SECTION_GAP, keep=keep, keep_figures=keep_figures)
+                self.pager.add(Heading(""), 0.0, gap=lay.SECTION_GAP, keep=keep, keep_figures=keep_figures)
                 self.pager.add_run(layout.run(f"table {number}", make), gap=0.0)
 
     def _table_layout(self, table: BoundTable, number: int, title: str, caption: str, part: int = 0) -> TableLayout:
@@ -724,76 +640,76 @@ class PdfRenderer:
             return {}
         # the pages as a frozen plan; the manifest from it, before anything is drawn
         self.plan = self._plan()
-        manifest = build_manifest(r, list(self.plan.document.placements()), self.format, None, doc.clock)
+        manifest = build_manifest(r, list(self.plan.placements()), self.format, None, doc.clock)
         self._build(self.plan, manifest, doc.clock)
         return manifest
 
     # -- the plan: every page's blocks at their positions, every figure with its page's marks --
-    def _plan(self) -> Planned:
+    def _plan(self) -> Document:
         """Each page planned (pdf_layout.Pager) as a frozen Unit: its items at the positions the
         pager gave them, from the top of the frame down, each figure lettered for its page
         (marks in order of first appearance) and bound to its location, and its notes area under
         them. A page planned over-full is an error here, before anything is drawn."""
         title = clean(self.report.title, 300, one_line=True)
-        units, drawers = [], []
+        units = []
         for page in self.pager.pages:
             fill = page.capacity - page.used - page.notes_block()
             if fill < -0.01:
                 raise LayoutError(f"page {page.number} is over-full by {-fill:.1f} points")
             g = page.geometry
             lettering = Lettering(page.figures)
-            blocks, drawn = [], []
+            blocks = []
             top = lay.MARGIN_TOP
             for item in page.items:
                 top += item.gap
-                for block, draw in self._blocks(item.payload, page.number, lettering,
-                                                Frame(lay.MARGIN_X, top, g.frame_w, item.height)):
-                    blocks.append(block)
-                    drawn.append(draw)
+                blocks += self._blocks(item.payload, page.number, lettering, Frame(lay.MARGIN_X, top, g.frame_w,
+                                                                                   item.height))
                 top += item.height
             if page.notes:  # right under the page's content: no empty band between a table and its notes
-                block = notes_block(page, lettering, Frame(lay.MARGIN_X, top, g.frame_w, page.notes_block()),
-                                    self.notebook)
-                blocks.append(block)
-                drawn.append(Drawn(_Notes(block), wrap=False))
+                blocks.append(notes_block(page, lettering, Frame(lay.MARGIN_X, top, g.frame_w, page.notes_block()),
+                                          self.notebook))
             size = {} if (g.page_w, g.page_h) == (self.geometry.page_w, self.geometry.page_h) else \
                 dict(width=g.page_w, height=g.page_h)
             units.append(Unit("page", page.number, title, tuple(blocks), **size))
-            drawers.append(tuple(drawn))
-        document = Document("pdf", self.geometry.page_w, self.geometry.page_h, tuple(units))
-        return Planned(document, tuple(drawers))
+        return Document("pdf", self.geometry.page_w, self.geometry.page_h, tuple(units))
 
     def _blocks(self, payload, page: int, lettering: Lettering, frame: Frame):
-        """The blocks one item of a page plans, with what draws each: a pair of panels gives a
-        block per table share, each at its panel's left and at its place in the panel's stack."""
+        """The blocks one item of a page plans: a pair of panels gives a block per table share, each at
+        its panel's left and at its place in the panel's stack."""
         if isinstance(payload, PairShare):  # two panels, each at its x, tops aligned, tables stacked
             for column, x in zip(payload.columns, (0.0, payload.right_x)):
                 top = frame.top
                 for share, h in column:
-                    block = table_block(share, page, lettering, Frame(frame.left + x, top, share.layout.width, h))
-                    yield block, Drawn(_Table(block, h, self.metrics), wrap=False)
+                    yield table_block(share, page, lettering, Frame(frame.left + x, top, share.layout.width, h))
                     top += h + lay.STACK_GAP
-            return
-        if isinstance(payload, TableShare):
-            block = table_block(payload, page, lettering, replace(frame, width=payload.layout.width))
-            yield block, Drawn(_Table(block, frame.height, self.metrics))
+        elif isinstance(payload, TableShare):
+            yield table_block(payload, page, lettering, replace(frame, width=payload.layout.width))
         elif isinstance(payload, ChartShare):
-            block = chart_block(payload, page, lettering, replace(frame, width=payload.layout.width))
-            yield block, Drawn(_Chart(block, frame.height))
+            yield chart_block(payload, page, lettering, replace(frame, width=payload.layout.width))
         elif isinstance(payload, Headline):
             fig = payload.section.figure
             cell = bound(fig, lettering, Location("page", page, "headline", payload.of.number))
-            block = KpiBlock(payload.label, replace(frame, width=payload.width), cell,
-                             (Para(cell.shown_text, payload.size, bold=True),) + tuple(p.para() for p in payload.paras))
-            yield block, Drawn(_Paint(block, paint_headline, self.metrics), wrap=False)
+            yield KpiBlock(payload.label, replace(frame, width=payload.width), cell,
+                           (Para(cell.shown_text, payload.size, bold=True),) + tuple(p.para() for p in payload.paras))
         elif isinstance(payload, Prose):
-            block = TextBlock("paragraph", frame, (payload.para(),))
-            yield block, Drawn(_Paint(block, paint_prose, self.metrics), wrap=False)
+            yield TextBlock("paragraph", frame, (payload.para(),))
         elif isinstance(payload, Box):
-            block = TextBlock("box", replace(frame, width=payload.width), tuple(p.para() for p in payload.paras))
-            yield block, Drawn(_Paint(block, paint_box, self.metrics), wrap=False)
+            yield TextBlock("box", replace(frame, width=payload.width), tuple(p.para() for p in payload.paras))
+        elif isinstance(payload, Heading):
+            if not payload.lines:
+                yield TextBlock("space", frame, ())
+                return
+            yield TextBlock("heading", Frame(frame.left, frame.top + payload.above, frame.width,
+                                             frame.height - payload.above),
+                            (Para(payload.title, HEADING.size, bold=True, lines=payload.lines, style="heading"),),
+                            outline=payload.key)
+        elif isinstance(payload, Contents):
+            entries = tuple(Para(title, BODY.size, lines=lines, style="body", tail=str(self.toc_pages.get(key, "")))
+                            for (title, key), lines in zip(payload.entries, payload.lines))
+            yield TextBlock("contents", replace(frame, width=payload.width),
+                            (Para("Contents", CAPTION.size, bold=True, style="caption"),) + entries)
         else:
-            yield _text_block(payload, frame), Drawn(payload)
+            raise LayoutError(f"no plan for a page item of type {type(payload).__name__}")
 
     def _sources(self, doc: Walk, shown_on: dict) -> None:
         results = doc.sources()
@@ -819,14 +735,14 @@ class PdfRenderer:
         self.pager.add_run(layout.run("the sources", make), gap=2.0)
 
     # -- drawing the planned pages --
-    def _build(self, plan: Planned, manifest: dict, clock) -> None:
+    def _build(self, plan: Document, manifest: dict, clock) -> None:
         """Paint the plan straight onto the canvas: on each page the running header, the page's
         blocks at their planned frames (each figure's text, marks included, from its BoundCell),
         its notes, the caveat line and the page number; then attach the manifest. Nothing is
         re-flowed or lettered here, so nothing can move to another page or mark than planned."""
         r = self.report
         pages = self.pager.pages
-        total = len(plan.document.units)
+        total = len(plan.units)
         title = clean(r.title, 300, one_line=True)
         small = self.metrics(SMALL)
         header = self.metrics(Style(SANS, 7.5, 9.0))
@@ -846,7 +762,7 @@ class PdfRenderer:
         canv.setKeywords(keywords)
         canv.setCreator(f"exportguard {__version__}")
         canv.setDisplayDocTitle(True) if hasattr(canv, "setDisplayDocTitle") else None
-        for unit, drawers, page in zip(plan.document.units, plan.drawers, pages):
+        for unit, page in zip(plan.units, pages):
             g = page.geometry
             canv.setPageSize((g.page_w, g.page_h))
             t = TextRuns(canv)
@@ -856,11 +772,12 @@ class PdfRenderer:
                 # the running header names the document (unit.title, the report's), not the tool that wrote it
                 t.text(lay.MARGIN_X, g.page_h - 30, header.fit(unit.title, g.frame_w))
             t.close()
-            for block, draw in zip(unit.blocks, drawers):
+            for block in unit.blocks:
                 f = block.frame
-                if draw.wrap:
-                    draw.flow.wrapOn(canv, g.frame_w, f.height)
-                draw.flow.drawOn(canv, f.left, g.page_h - f.bottom)
+                canv.saveState()
+                canv.translate(f.left, g.page_h - f.bottom)
+                painter_of(block)(canv, block, f.height, self.metrics)
+                canv.restoreState()
             t = TextRuns(canv)
             rules = [(g.page_h - 35, unit.number > 1), (lay.MARGIN_BOTTOM - 12, True)]
             t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.5 w\n" + "\n".join(
@@ -994,18 +911,6 @@ _BOLD = (SANS_BOLD, lay.NARROW_BOLD)
 _ITALIC = (SANS_OBLIQUE, lay.NARROW_OBLIQUE)
 
 
-def _text_block(flow, frame: Frame) -> TextBlock:
-    """A page's item that holds no figure, as a text block: a heading's lines, a paragraph, the
-    caveat box, the contents (each entry with the page it starts on)."""
-    if isinstance(flow, _Lines):
-        paras = (Para(" ".join(flow.lines), flow.style.size, bold=flow.style.font in _BOLD),) if flow.lines else ()
-        return TextBlock("heading" if flow.lines else "space", frame, paras)
-    if isinstance(flow, _Contents):
-        entries = tuple(Para(f"{title} ... {flow.pages.get(key, '')}", BODY.size) for title, key in flow.entries)
-        return TextBlock("contents", replace(frame, width=flow.width), (Para("Contents", CAPTION.size, bold=True),) + entries)
-    raise LayoutError(f"no plan for a page item of type {type(flow).__name__}")
-
-
 def _page_list(pages: Sequence[int]) -> str:
     if len(pages) > 12:
         return ", ".join(map(str, pages[:12])) + f" and {len(pages) - 12} more"
@@ -1042,7 +947,7 @@ def render_document(report: Report, path, page_size: str | None = None, orientat
         report = lean_where_denser(report, page_size or "a4", orientation)
         renderer = PdfRenderer(report, Path(path), page_size or "a4", orientation)
         manifest = walk(report, renderer, resolve_clock(clock))
-        return Rendered(manifest, renderer.pager.pages, renderer.plan.document)
+        return Rendered(manifest, renderer.pager.pages, renderer.plan)
 
 
 DENSITY_SAMPLE = 200  # rows of a table on which its density in each layout is judged

@@ -88,7 +88,11 @@ DERIVED_FILL = HexColor("#f2f2f2")
 # The briefing's paragraph styles, by the name a planned paragraph carries (layout.document.Para.style):
 # (style, colour). Run-in words at a paragraph's start (Para.lead) are set in LEAD_FONT.
 TITLE = Style(SANS_BOLD, 21.0, 26.0)
+HEADING = Style(SANS_BOLD, 13.0, 16.5)
+CONTENTS_INDENT = 16.0  # a contents entry's continuation lines
 PROSE = {
+    "heading": (HEADING, INK),
+    "caption": (CAPTION, INK),
     "body": (BODY, INK),
     "lead": (Style(SANS_BOLD, BODY.size, BODY.leading), INK),
     "small": (Style(SANS_OBLIQUE, 8.0, 10.0), GREY),  # legend, warnings: read as notes

@@ -8,9 +8,10 @@ from __future__ import annotations
 from ..layout.document import BoundCell, ChartBlock, KpiBlock, Para, TableBlock, TextBlock
 from ..wording import marks_words
 from .pdf_chart import AXIS_H, BAR_FILL, BAR_THICK
-from .pdf_layout import (CAPTION, CELL, DERIVED_FILL, GREY, HEAD_FILL, INK, KPI_EDGE, KPI_FILL, KPI_PAD, LEAD_FONT,
-                         LEGEND, NOTE, NOTE_GAP, NOTE_GUTTER, NOTE_MARK, NOTES_TOP, PAD_X, PAD_Y, PARA_GAP, PROSE, RULE,
-                         SHARED, SMALL, ZEBRA, BOX_PAD, LayoutError, Metrics, cell_styles, column_width)
+from .pdf_layout import (BODY, CAPTION, CELL, CONTENTS_INDENT, DERIVED_FILL, GREY, HEAD_FILL, INK, KPI_EDGE, KPI_FILL,
+                         KPI_PAD, LEAD_FONT, LEGEND, NOTE, NOTE_GAP, NOTE_GUTTER, NOTE_MARK, NOTES_TOP, PAD_X, PAD_Y,
+                         PARA_GAP, PROSE, RULE, SHARED, SMALL, ZEBRA, BOX_PAD, LayoutError, Metrics, cell_styles,
+                         column_width)
 from .pdf_text import NARROW, NARROW_OBLIQUE, SANS_BOLD, Style, TextRuns
 
 
@@ -122,7 +123,7 @@ def paint_table(canv, block: TableBlock, height: float, metrics: Metrics) -> Non
     t.close()
 
 
-def paint_notes(canv, block: TextBlock, height: float) -> None:
+def paint_notes(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
     """A page's notes area, top at ``height``: a rule, then '[a] note' for each of the block's
     paragraphs, in its lines, in columns filled top down and left to right where the page is wide
     (the columns and where each starts as planned: pdf_layout.balance)."""
@@ -154,7 +155,7 @@ def paint_notes(canv, block: TextBlock, height: float) -> None:
 _HEAD_STYLES = {"caption": (CAPTION, INK), "shared": (SHARED, GREY), "small": (LEGEND, GREY)}
 
 
-def paint_chart(canv, block: ChartBlock, height: float) -> None:
+def paint_chart(canv, block: ChartBlock, height: float, metrics: Metrics) -> None:
     from reportlab.graphics import renderPDF
 
     renderPDF.draw(chart_drawing(block, height), canv, 0, 0)
@@ -294,3 +295,53 @@ def paint_headline(canv, block: KpiBlock, height: float, metrics: Metrics) -> No
     for k, para in enumerate(paras):
         y = _prose(t, para, KPI_PAD, y - (PARA_GAP if k else 0.0), metrics)
     t.close()
+
+
+def paint_heading(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
+    """A section's heading in its planned lines, and the outline entry (bookmark) it starts."""
+    if block.outline:
+        canv.bookmarkPage(block.outline)
+        canv.addOutlineEntry(block.paras[0].text, block.outline, level=0)
+    paint_prose(canv, block, height, metrics)
+
+
+def paint_contents(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
+    """The title page's contents: its caption, then each entry's lines (continuation lines
+    indented) with the page the entry starts on right-aligned on its first line."""
+    caption, *entries = block.paras
+    t = TextRuns(canv)
+    t.colour(INK)
+    t.font(CAPTION.font, CAPTION.size)
+    y = height - CAPTION.leading
+    t.text(0, y + 2.0, caption.text)
+    y -= 4.0
+    t.font(BODY.font, BODY.size)
+    width = metrics(BODY).width
+    for entry in entries:
+        for k, line in enumerate(entry.lines):
+            y -= BODY.leading
+            t.text(0 if k == 0 else CONTENTS_INDENT, y + 3.0, line)
+            if k == 0 and entry.tail:
+                t.text(block.frame.width - width(entry.tail), y + 3.0, entry.tail)
+    t.close()
+
+
+def painter_of(block):
+    """The painter of a planned block: by its class, and a text block by its role (its name)."""
+    if isinstance(block, TableBlock):
+        return paint_table
+    if isinstance(block, ChartBlock):
+        return paint_chart
+    if isinstance(block, KpiBlock):
+        return paint_headline
+    if isinstance(block, TextBlock) and block.name in _TEXT_PAINTERS:
+        return _TEXT_PAINTERS[block.name]
+    raise LayoutError(f"no painter for a planned {type(block).__name__} {getattr(block, 'name', '')!r}")
+
+
+def _nothing(canv, block, height: float, metrics: Metrics) -> None:
+    """A planned space: room kept above a table's next column part."""
+
+
+_TEXT_PAINTERS = {"Notes": paint_notes, "paragraph": paint_prose, "box": paint_box, "heading": paint_heading,
+                  "contents": paint_contents, "space": _nothing}

@@ -4,37 +4,18 @@ gave them, everything that is a figure, with its text as that page shows it (the
 page), its letters, its notes and its location; the manifest is built from that plan, and the
 painter (pdf.py's ``_build``) draws each figure's text from it.
 
-What draws a block stays on the painter's side (``Planned.drawers``): the measured table and chart
-layouts, which hold their wrapped lines, and the platypus flowables of the prose, which must draw
-their own lines for the briefing to stay byte-identical. The frozen model holds no library object.
+Each block carries its text as the pager wrapped it (TableLines, ChartLines, a paragraph's lines), so
+that render/pdf_paint.py paints it from the block alone. The frozen model holds no library object.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
-from ..layout.document import (Bar, BoundCell, ChartBlock, ChartLines, Document, Frame, Location, Para, TableBlock,
-                               TableLines, TextBlock)
+from ..layout.document import (Bar, BoundCell, ChartBlock, ChartLines, Frame, Location, Para, TableBlock, TableLines,
+                               TextBlock)
 from ..report import BoundFigure
 from . import pdf_layout as lay
 from .pdf_chart import ChartShare
 from .pdf_layout import CAPTION, CELL, CONTINUES_H, NOTE, SHARED, SMALL, LayoutError, Page, TableShare
 from .pdf_text import clean
-
-
-@dataclass(frozen=True)
-class Drawn:
-    """What draws one block (painter-side): a flowable, wrapped first at the frame's width where the
-    briefing always did (a paragraph re-wraps there), else drawn as measured."""
-
-    flow: Any
-    wrap: bool = True
-
-
-@dataclass(frozen=True)
-class Planned:
-    document: Document
-    drawers: tuple[tuple[Drawn, ...], ...]  # per unit, per block: what draws it
 
 
 def bound(fig: BoundFigure, lettering, where: Location) -> BoundCell:
