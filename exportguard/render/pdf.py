@@ -52,12 +52,12 @@ from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSe
 from ..wording import BESIDE_RULE, NOT_RANKED_SENTENCE, TIE_RULE, both_shapes_title, shape_title
 from . import pdf_layout as lay
 from .pdf_chart import Bar, ChartLayout, ChartOf, ChartShare
-from .pdf_layout import (BODY, CAPTION, GREY, HEADING, INK, PROSE, RULE, SMALL, Geometry, LayoutError, Metrics, NoteBook, Page,
-                         Pager, PairShare, TableLayout, TableOf, TableShare)
+from .pdf_layout import (BODY, CAPTION, HEADING, PROSE, SMALL, Geometry, LayoutError, Metrics, NoteBook, Page, Pager,
+                         PairShare, TableLayout, TableOf, TableShare)
 from .pdf_manifest import MANIFEST_NAME, attach
 from .pdf_paint import painter_of
 from .pdf_plan import bound, chart_block, notes_block, table_block
-from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, TextRuns, clean, register_fonts
+from .pdf_text import SANS, SANS_BOLD, SANS_OBLIQUE, Style, clean, register_fonts
 from .reportlab_adapter import deflate_pages, document_of
 from .walk import Lettering, Walk, walk
 
@@ -652,7 +652,8 @@ class PdfRenderer:
         them. A page planned over-full is an error here, before anything is drawn."""
         title = clean(self.report.title, 300, one_line=True)
         units = []
-        for page in self.pager.pages:
+        pages = self.pager.pages
+        for page in pages:
             fill = page.capacity - page.used - page.notes_block()
             if fill < -0.01:
                 raise LayoutError(f"page {page.number} is over-full by {-fill:.1f} points")
@@ -670,8 +671,26 @@ class PdfRenderer:
                                           self.notebook))
             size = {} if (g.page_w, g.page_h) == (self.geometry.page_w, self.geometry.page_h) else \
                 dict(width=g.page_w, height=g.page_h)
-            units.append(Unit("page", page.number, title, tuple(blocks), **size))
+            units.append(Unit("page", page.number, title, tuple(self._furniture(page, title, blocks, len(pages))),
+                              **size))
         return Document("pdf", self.geometry.page_w, self.geometry.page_h, tuple(units))
+
+    def _furniture(self, page: Page, title: str, blocks: list, total: int) -> list:
+        """A page's blocks between its furniture: the running header above them (from the second page
+        on: the document's title, cut to one line), and under them the footer (a rule, the one-line
+        caveat, the page number)."""
+        g = page.geometry
+        header = []
+        if page.number > 1:
+            line = self.metrics(lay.RUNNING).fit(title, g.frame_w)
+            header = [TextBlock("running header", Frame(lay.MARGIN_X, lay.HEADER_TOP, g.frame_w, lay.HEADER_H),
+                                (Para(line, lay.RUNNING.size, lines=(line,), style="running header"),))]
+        caveat = tuple(self.metrics(SMALL).wrap(clean(self.report.caveat_short, 1000, one_line=True), g.frame_w - 70))
+        top = g.page_h - lay.MARGIN_BOTTOM + lay.FOOTER_RULE
+        footer = TextBlock("footer", Frame(lay.MARGIN_X, top, g.frame_w, len(caveat) * SMALL.leading),
+                           (Para(" ".join(caveat), SMALL.size, italic=True, lines=caveat, style="footer",
+                                 tail=f"Page {page.number} of {total}"),))
+        return header + blocks + [footer]
 
     def _blocks(self, payload, page: int, lettering: Lettering, frame: Frame):
         """The blocks one item of a page plans: a pair of panels gives a block per table share, each at
@@ -741,13 +760,7 @@ class PdfRenderer:
         its notes, the caveat line and the page number; then attach the manifest. Nothing is
         re-flowed or lettered here, so nothing can move to another page or mark than planned."""
         r = self.report
-        pages = self.pager.pages
-        total = len(plan.units)
         title = clean(r.title, 300, one_line=True)
-        small = self.metrics(SMALL)
-        header = self.metrics(Style(SANS, 7.5, 9.0))
-        caveat_lines = {g: small.wrap(clean(r.caveat_short, 1000, one_line=True), g.frame_w - 70)
-                        for g in {p.geometry for p in pages}}
         keywords = ["MLPerf", "MLPerf Inference", "LLM", "throughput", "exportguard"]
         keywords += sorted({clean(s.table.cohort.label(), 200, one_line=True) for s in r.sections
                             if isinstance(s, (TableSection, ChartSection))})
@@ -762,37 +775,15 @@ class PdfRenderer:
         canv.setKeywords(keywords)
         canv.setCreator(f"exportguard {__version__}")
         canv.setDisplayDocTitle(True) if hasattr(canv, "setDisplayDocTitle") else None
-        for unit, page in zip(plan.units, pages):
-            g = page.geometry
-            canv.setPageSize((g.page_w, g.page_h))
-            t = TextRuns(canv)
-            t.colour(GREY)
-            if unit.number > 1:
-                t.font(header.style.font, header.style.size)
-                # the running header names the document (unit.title, the report's), not the tool that wrote it
-                t.text(lay.MARGIN_X, g.page_h - 30, header.fit(unit.title, g.frame_w))
-            t.close()
+        for unit in plan.units:
+            page_w, page_h = unit.width or plan.width, unit.height or plan.height
+            canv.setPageSize((page_w, page_h))
             for block in unit.blocks:
                 f = block.frame
                 canv.saveState()
-                canv.translate(f.left, g.page_h - f.bottom)
+                canv.translate(f.left, page_h - f.bottom)
                 painter_of(block)(canv, block, f.height, self.metrics)
                 canv.restoreState()
-            t = TextRuns(canv)
-            rules = [(g.page_h - 35, unit.number > 1), (lay.MARGIN_BOTTOM - 12, True)]
-            t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.5 w\n" + "\n".join(
-                f"{lay.MARGIN_X} {ry:.2f} m {g.page_w - lay.MARGIN_X:.2f} {ry:.2f} l" for ry, drawn in rules if drawn) + "\nS")
-            t.colour(GREY)
-            t.font(SMALL.font, SMALL.size)
-            ty = lay.MARGIN_BOTTOM - 12 - SMALL.leading
-            for line in caveat_lines[g]:
-                t.text(lay.MARGIN_X, ty, line)
-                ty -= SMALL.leading
-            t.colour(INK)
-            t.font(header.style.font, header.style.size)
-            number = f"Page {unit.number} of {total}"
-            t.text(g.page_w - lay.MARGIN_X - header.width(number), lay.MARGIN_BOTTOM - 12 - SMALL.leading, number)
-            t.close()
             canv.showPage()
         attach(document_of(canv), manifest)
         canv.showOutline()

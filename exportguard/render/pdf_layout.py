@@ -34,6 +34,8 @@ from .pdf_text import (NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SAN
 MARGIN_X = 40.0
 MARGIN_TOP = 46.0  # the running header sits in it
 MARGIN_BOTTOM = 54.0  # the one-line caveat and the page number sit in it
+HEADER_TOP, HEADER_H = 20.0, 15.0  # the running header's box: its line's baseline 5 pt above its rule
+FOOTER_RULE = 12.0  # the footer's rule, this far above the bottom margin's top
 SAFETY = 0.5  # points left free on every page, so that rounding never pushes content over
 
 
@@ -90,8 +92,11 @@ DERIVED_FILL = HexColor("#f2f2f2")
 TITLE = Style(SANS_BOLD, 21.0, 26.0)
 HEADING = Style(SANS_BOLD, 13.0, 16.5)
 CONTENTS_INDENT = 16.0  # a contents entry's continuation lines
+RUNNING = Style(SANS, 7.5, 9.0)  # the running header and the page number
 PROSE = {
     "heading": (HEADING, INK),
+    "running header": (RUNNING, GREY),
+    "footer": (SMALL, GREY),
     "caption": (CAPTION, INK),
     "body": (BODY, INK),
     "lead": (Style(SANS_BOLD, BODY.size, BODY.leading), INK),

@@ -326,6 +326,39 @@ def paint_contents(canv, block: TextBlock, height: float, metrics: Metrics) -> N
     t.close()
 
 
+def _rule(t: TextRuns, y: float, width: float) -> None:
+    t.path(f"{RULE.red:.3f} {RULE.green:.3f} {RULE.blue:.3f} RG 0.5 w\n0 {y:.2f} m {width:.2f} {y:.2f} l\nS")
+
+
+def paint_running_header(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
+    """The running header: the document's title on one line (as planned), over a rule."""
+    t = TextRuns(canv)
+    style, colour = PROSE["running header"]
+    t.colour(colour)
+    t.font(style.font, style.size)
+    t.text(0, 5.0, block.paras[0].lines[0])
+    _rule(t, 0.0, block.frame.width)
+    t.close()
+
+
+def paint_footer(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
+    """The footer: a rule, the one-line caveat in its planned lines, the page number right-aligned on
+    the first of them."""
+    [para] = block.paras
+    t = TextRuns(canv)
+    _rule(t, height, block.frame.width)
+    style, colour = PROSE["footer"]
+    t.colour(colour)
+    t.font(style.font, style.size)
+    for k, line in enumerate(para.lines):
+        t.text(0, height - (k + 1) * style.leading, line)
+    number = PROSE["running header"][0]
+    t.colour(INK)
+    t.font(number.font, number.size)
+    t.text(block.frame.width - metrics(number).width(para.tail), height - style.leading, para.tail)
+    t.close()
+
+
 def painter_of(block):
     """The painter of a planned block: by its class, and a text block by its role (its name)."""
     if isinstance(block, TableBlock):
@@ -344,4 +377,5 @@ def _nothing(canv, block, height: float, metrics: Metrics) -> None:
 
 
 _TEXT_PAINTERS = {"Notes": paint_notes, "paragraph": paint_prose, "box": paint_box, "heading": paint_heading,
-                  "contents": paint_contents, "space": _nothing}
+                  "contents": paint_contents, "space": _nothing, "running header": paint_running_header,
+                  "footer": paint_footer}
