@@ -22,7 +22,7 @@ import pytest
 from exportguard.check.manifests import read_manifest
 from exportguard.clock import Clock
 from exportguard.layout.document import BoundCell, ChartBlock, KpiBlock, TableBlock, TextBlock
-from exportguard.render import pdf
+from exportguard.render import pdf, pdf_planner
 from exportguard.render.pdf_layout import LayoutError
 from exportguard.spec import build_report, load_spec, parse_spec
 from tests.conftest import REPO
@@ -105,9 +105,9 @@ def test_painting_is_faithful_to_the_plan(name, planned):
 
 
 def _tampered(monkeypatch, change, kinds=(TableBlock, ChartBlock, KpiBlock)):
-    """Make PdfRenderer._plan return its plan with ``change`` applied to each BoundCell of the blocks
+    """Make BriefingPlanner._plan return its plan with ``change`` applied to each BoundCell of the blocks
     of these kinds."""
-    real = pdf.PdfRenderer._plan
+    real = pdf_planner.BriefingPlanner._plan
 
     def plan(self):
         done = real(self)
@@ -131,7 +131,7 @@ def _tampered(monkeypatch, change, kinds=(TableBlock, ChartBlock, KpiBlock)):
         # the painter draws from the blocks it is handed, and from nothing else
         return dataclasses.replace(done, units=tuple(units))
 
-    monkeypatch.setattr(pdf.PdfRenderer, "_plan", plan)
+    monkeypatch.setattr(pdf_planner.BriefingPlanner, "_plan", plan)
 
 
 def test_the_painter_draws_the_figures_texts_the_plan_holds(fixed_store, tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ import pytest
 from exportguard.citation import names_accelerator
 
 from exportguard.render import pdf
-from exportguard.render.pdf_layout import TableShare, balance, density, geometry
+from exportguard.render.pdf_layout import CELL, TableShare, balance, density, geometry
 from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
 from tests.conftest import REPO
 
@@ -44,7 +44,7 @@ def test_type_sizes_and_one_orientation_on_the_real_data(v51_store, tmp_path, si
 
 # Issue 16 item 3: 15 result rows or more on every page a table fills, with their notes, at 8.6 / 8 pt.
 # The default columns, each row on two or three lines, gave 9 to 12; the lean ones (the rest in each
-# row's note: render/pdf.py lean_where_denser) give 15 to 21 (bench/density-after.txt).
+# row's note: render/pdf_planner.py lean_where_denser) give 15 to 21 (bench/density-after.txt).
 @pytest.mark.parametrize("size", ["a4", "letter"])
 def test_fifteen_result_rows_on_every_page_a_table_fills(v51_store, tmp_path, size):
     for name, report in _reports(v51_store):
@@ -90,7 +90,7 @@ def test_a_wide_table_goes_in_column_parts_at_full_size(v51_store, tmp_path, siz
     path = tmp_path / f"vendor-{size}.pdf"
     _, pages = pdf.render_planned(report, path, page_size=size)
     d = density(pages)
-    assert d["table_pt"] == pdf.lay.CELL.size and d["rows"] == sum(len(s.table.rows) for s in report.sections)
+    assert d["table_pt"] == CELL.size and d["rows"] == sum(len(s.table.rows) for s in report.sections)
     layouts = {id(s.layout): s.layout for p in pages for i in p.items for s in [i.payload]
                if isinstance(s, TableShare) and s.of is not None}.values()
     parts = [x for x in layouts if x.part > 0]

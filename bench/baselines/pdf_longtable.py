@@ -21,7 +21,7 @@ def prepare(report):
     from exportguard.render.walk import Lettering
     from exportguard.report import BoundFigure
 
-    from exportguard.render.pdf import lean_where_denser
+    from exportguard.render.pdf_planner import lean_where_denser
 
     register_fonts()
     table = lean_where_denser(report, "a4").sections[0].table  # the columns the briefing shows
