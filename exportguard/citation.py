@@ -469,5 +469,8 @@ def row_note(result: Result, shared: Shared = Shared()) -> Note:
 
 
 def _sentences(parts: list[str]) -> str:
-    """Each part a sentence: our words start with a capital (a name, the first part, stays as written)."""
+    """Each part a sentence: our words start with a capital (a name, the first part, stays as written);
+    a part that ends a sentence itself ("... by MLCommons Association.", "Acme Inc.") gets no second
+    period."""
+    parts = [p[:-1] if p.endswith(".") else p for p in parts]
     return ". ".join([parts[0]] + [p[:1].upper() + p[1:] for p in parts[1:]]) + "."
