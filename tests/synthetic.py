@@ -92,10 +92,17 @@ def synthetic_csv(folder: Path) -> Path:
     return path
 
 
+INGESTED_AT = "2025-09-09T00:00:00+00:00"  # the store records when it ingested a file; notes cite it
+
+
 def synthetic_report(folder: Path):
-    """The report of SYNTHETIC_SPEC over SYNTHETIC_ROWS, from a fresh store in ``folder``."""
+    """The report of SYNTHETIC_SPEC over SYNTHETIC_ROWS, from a fresh store in ``folder``, ingested at a
+    fixed instant and retrieval date (the defaults are the wall clock and the file's date)."""
+    from unittest import mock
+
     with open_store(f"sqlite:///{folder / 'synthetic.db'}") as store:
-        ingest_path(store, synthetic_csv(folder))
+        with mock.patch("exportguard.ingest.now_iso", return_value=INGESTED_AT):
+            ingest_path(store, synthetic_csv(folder), retrieved_on="2025-09-09")
         return build_report(store, parse_spec(SYNTHETIC_SPEC, name="synthetic.toml"))
 
 

@@ -475,6 +475,7 @@ class Pager:
                 self.new_page()
                 continue
             page = self.page
+            before = len(page.figures)
             for c in active:
                 self.add_figures(take(c))
             stuck: set[int] = set()
@@ -491,6 +492,9 @@ class Pager:
                     continue
                 self.add_figures(take(c))
             height = max(tall(c) for c in active)
+            self._in_reading_order(page, before, [[f for k, a, b, _ in segs for i in range(a, b)
+                                                   for f in columns[c][k].figures(i)]
+                                                  for c, segs in enumerate(segments)])
             self.reserve(g + height)
             shares = []
             for c, segs in enumerate(segments):
@@ -502,6 +506,24 @@ class Pager:
                 break  # a panel is done: the other goes on at full width (the caller's)
             self.new_page()
         return pos
+
+    def _in_reading_order(self, page: Page, before: int, by_column: Sequence[Sequence[BoundFigure]]) -> None:
+        """The pair's figures on ``page`` (added after the first ``before``, in the order the rows were
+        taken, alternating between the panels) put in the order a reader meets them: the left panel top
+        to bottom, then the right one, so that the page's marks read [a], [b], ... down each panel.
+        Kept only where the notes area this gives is no taller than the one measured (its columns are
+        balanced in order), so nothing planned can overflow."""
+        ordered = page.figures[:before] + [f for column in by_column for f in column]
+        if ordered == page.figures or sorted(map(id, ordered)) != sorted(map(id, page.figures)):
+            return
+        notes: dict[Note, tuple[float, ...]] = {}
+        for fig in ordered:
+            for note in fig.notes:
+                if note not in notes:
+                    notes[note] = page.notes[note]
+        plan = self.notebook.plan(list(notes.values()), page.geometry.frame_w)
+        if plan.height <= page.notes_plan.height + 1e-6:
+            page.figures[:], page.notes, page.notes_plan = ordered, notes, plan
 
     def pair_done(self, columns: Sequence[Sequence["Run"]], pos: Sequence[tuple[int, int]]) -> bool:
         return all(p[0] >= len(col) for col, p in zip(columns, pos))
