@@ -10,7 +10,11 @@ the checker needs to see what a reader sees:
 - number formats (XLSX cells, PPTX chart labels): one digits table and one rule for the quoted
   literal that carries a figure's unit, band and marks;
 - Markdown: what CommonMark and GitHub-flavoured Markdown need escaped, and no more, and
-  ``markdown_seen``, what a reader of the rendered file sees (the checker reads with it).
+  ``markdown_seen``, what a reader of the rendered file sees (the checker reads with it);
+- slides: ``slide_text``, every string a deck shows (the limits by place: render/pptx_text.py);
+- worksheets: ``worksheet_text``, every string a workbook cell holds.
+
+The PDF's ``pdf_text.clean`` stays beside the briefing's fonts: it also replaces what they cannot draw.
 """
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ import functools
 import html
 import re
 
-from .sanitize import visible
+from .detect import defuse
+from .sanitize import shorten, unhidden, visible
 
 # -- spreadsheets ---------------------------------------------------------------------------------
 
@@ -118,3 +123,64 @@ def markdown_seen(text: str) -> str:
     if "&" in text:
         text = _REFERENCE.sub(lambda m: html.unescape(m.group(0)), text)
     return text
+
+
+# -- slides -----------------------------------------------------------------------------------------
+
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff]")
+
+
+SLIDE_CELL_LIMIT = 160  # characters of one table cell from a source (render/pptx_text.py: every place's limit)
+
+
+def slide_text(value, *, limit: int = SLIDE_CELL_LIMIT, figure: bool = False, lines: bool = False) -> str:
+    """Any string made safe for a slide, a chart, a workbook cell or speaker notes: the shared
+    visible-text layer (sanitize.visible: controls, bidi and zero-width characters as U+FFFD; line
+    breaks as spaces, kept when ``lines``), then, unless ``figure`` (a bound figure's own text),
+    figure-like text defused (detect.defuse) and text longer than ``limit`` cut with a visible
+    marker; text with right-to-left letters is closed with a left-to-right mark so that what
+    follows it on the slide keeps its order."""
+    text = "" if value is None else str(value)
+    if len(text) > 4000:
+        return _slide_text(text, limit, figure, lines)
+    return _slide_text_cached(text, limit, figure, lines)
+
+
+def _slide_text(text: str, limit: int, figure: bool, lines: bool) -> str:
+    if lines:
+        text = "\n".join(visible(line) for line in text.replace("\r\n", "\n").split("\n"))
+    else:
+        text = visible(text)
+    if not figure:
+        text = shorten(defuse(text), limit)
+    if _RTL.search(text) and not text.endswith("\u200e"):
+        text += "\u200e"
+    return text
+
+
+_slide_text_cached = functools.lru_cache(maxsize=65_536)(_slide_text)
+
+
+# -- worksheets -------------------------------------------------------------------------------------
+
+CELL_MAX = 32_767  # characters a worksheet cell holds (Excel's limit)
+_SHORT = 200  # longer texts (comments, notes, manifest chunks) are mostly unique: not worth keeping
+
+
+def worksheet_text(value) -> str:
+    """A string a worksheet can hold, with nothing hidden: controls, bidi and zero-width characters
+    and what XML cannot carry become U+FFFD (sanitize.unhidden: titles and spec text reach a workbook
+    here without passing the source-text layer), line ends are normalised to LF (XML would turn a bare
+    CR into LF on reading anyway), at most 32,767 characters."""
+    text = value if type(value) is str else str(value)
+    # a table's short text cells repeat (submitter, accelerator, verified): each is cleaned once
+    return _worksheet_short(text) if len(text) <= _SHORT else _worksheet(text)
+
+
+def _worksheet(text: str) -> str:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return unhidden(text)[:CELL_MAX]
+
+
+_worksheet_short = functools.lru_cache(maxsize=8192)(_worksheet)

@@ -20,10 +20,13 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import fields, replace
+from typing import TYPE_CHECKING
 
 from .detect import defuse, reads_like_a_figure
-from .memo import ByIdentity
-from .model import Conditions, Result, fields_of
+
+if TYPE_CHECKING:  # the text functions serve the checker too, which builds no model classes
+    from .memo import ByIdentity
+    from .model import Result
 
 SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
 # Joiners (U+200C, U+200D) too, as docs/api.md says: between digits they split what a reader sees as one
@@ -31,7 +34,6 @@ SOURCE_TEXT_LIMIT = 300  # characters of one source string a report shows
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
                      "\ufff9-\ufffb\ufffe\uffff\ud800-\udfff]")
 _SPACES = re.compile("[\t\n\r\u2028\u2029]+")
-_PARTS = tuple(f.name for f in fields(Conditions))
 
 
 def visible(value: str) -> str:
@@ -92,7 +94,7 @@ def presentable(result: Result, seen: ByIdentity | None = None) -> Result:
     cohort's, a source file's): each shared part is then worked out once."""
     c = result.conditions
     parts = {}
-    for name in _PARTS:
+    for name in _parts():
         part = getattr(c, name)
         show = _show_path_part if name == "provenance" else _show_part
         shown = show(part) if seen is None else seen.get(part, show)
@@ -104,7 +106,16 @@ def presentable(result: Result, seen: ByIdentity | None = None) -> Result:
     return replace(result, conditions=replace(c, **parts), corrections=corrections)
 
 
+@functools.cache
+def _parts() -> tuple[str, ...]:
+    from .model import Conditions
+
+    return tuple(f.name for f in fields(Conditions))
+
+
 def _show_part(part, shown=None):
+    from .model import fields_of
+
     fields = fields_of(part)
     texts = [v for v in fields.values() if isinstance(v, str)]
     if shown is None:

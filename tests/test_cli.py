@@ -129,3 +129,19 @@ def test_commands_that_read_the_store_import_no_renderer(sqlite_url):
             "print([m for m in ('openpyxl', 'pptx', 'reportlab', 'pypdf', 'PIL') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code, sqlite_url], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_checking_a_file_builds_no_model_and_opens_no_store(tmp_path):
+    """`exportguard check` on a Markdown file: the checker's readers and rules, the escaping they read
+    with, and nothing of the store (SQLAlchemy) or the model's classes (a check's start-up time)."""
+    doc = tmp_path / "brief.md"
+    doc.write_text("Vendor X reaches 101,527 tok/s on our cluster.\n", encoding="utf-8")
+    # the command's own imports, then the reading and the rules in this process (the command forks a worker)
+    code = ("import sys; import exportguard.cli; from exportguard.api_check import check_documents\n"
+            "from exportguard.check.engine import check\n"
+            "print([h.rule_id for r in check([sys.argv[1]], isolate=False) for h in r.hits])\n"
+            "print([m for m in ('sqlalchemy', 'exportguard.store', 'exportguard.model', 'openpyxl', 'pptx', 'reportlab')"
+            " if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code, str(doc)], capture_output=True, text=True, timeout=120)
+    assert "EG001" in done.stdout, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -18,7 +18,8 @@ from exportguard.check.engine import check
 from exportguard.check.manifests import read_manifest
 from exportguard.render import export
 from exportguard.render import pptx as pptx_mod
-from exportguard.render.pptx import HEADLINE_LIMIT, slide_text
+from exportguard.escaping import slide_text
+from exportguard.render.pptx import HEADLINE_LIMIT
 from exportguard.report import BoundFigure, ChartSection, KpiSection, TableSection
 from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
 from exportguard.wording import NOT_RANKED_SENTENCE, TIE_RULE, headline_words

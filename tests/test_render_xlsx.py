@@ -403,11 +403,13 @@ def test_text_cells_stay_text(v51_store, tmp_path):
 
 @settings(max_examples=200, deadline=None)
 @given(st.text())
-def test_clean_text_always_fits_a_cell(text):
+def test_worksheet_text_always_fits_a_cell(text):
     from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
+
+    from exportguard.escaping import worksheet_text
     from openpyxl import Workbook
 
-    cleaned = xlsx.clean_text(text)
+    cleaned = worksheet_text(text)
     assert not ILLEGAL_CHARACTERS_RE.search(cleaned) and "\r" not in cleaned
     assert len(cleaned) <= 32_767
     cleaned.encode("utf-8")  # no lone surrogates

@@ -14,7 +14,7 @@ exportguard.check.manifests) and its digest as a custom property.
 
 XML that python-pptx has no API for comes from pptx_xml; templates from pptx_template; python-pptx
 internals we adapt (part names, chart elements) from pptx_adapter. The escaping every planned text
-went through is pptx_text.slide_text (re-exported here with its limits).
+went through is escaping.slide_text (its limits by place in pptx_text).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from pptx.util import Emu, Pt
 
 from .. import embedding as emb, manifest as manifest_mod
 from ..clock import resolve as resolve_clock
-from ..escaping import number_format
+from ..escaping import number_format, slide_text
 from ..layout import document as ld
 from ..report import Report
 from ..wording import marks_words
@@ -40,7 +40,7 @@ from .package import save as save_package
 from .pptx_adapter import adapt
 from .pptx_plan import SUBTITLE, _without_shape, plan_deck  # noqa: F401  (_without_shape: tests read titles with it)
 from .pptx_template import Template, open_template
-from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NOTE_LIMIT, slide_text  # noqa: F401 (limits: tests read them here)
+from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NOTE_LIMIT  # noqa: F401 (limits: tests read them here)
 
 
 BAR_COLOUR = MSO_THEME_COLOR.ACCENT_1  # one colour for every bar: a colour shared by chained neighbours would

@@ -26,6 +26,7 @@ import datetime as dt
 from typing import Sequence
 
 from ..errors import ExportguardError
+from ..escaping import slide_text
 from ..guard import lean_chart_table, lean_table
 from ..layout import compose, document as ld
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
@@ -35,7 +36,7 @@ from . import pptx_layout as lay
 from .panels import beside_parts, notes_of
 from .pptx_layout import Box, Para
 from .pptx_template import Template
-from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NAME_LIMIT, NOTE_LIMIT, PARA_LIMIT, TITLE_LIMIT, slide_text
+from .pptx_text import CELL_LIMIT, HEADLINE_LIMIT, NAME_LIMIT, NOTE_LIMIT, PARA_LIMIT, TITLE_LIMIT
 from .walk import FigureCell, Lettering, TablePart, Walk, walk
 
 # A beside slide's table text and notes: 11 and 9 pt or more, rows moving to further slides; where not

@@ -30,7 +30,6 @@ a numeric sort column, and the sheet says which.
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
@@ -40,9 +39,8 @@ from ..clock import resolve as resolve_clock
 from ..embedding import XLSX_MANIFEST_SHEET as XLSX_SHEET, xlsx_cell
 from ..citation import result_id_cell
 from ..errors import ExportguardError
-from ..escaping import formula_like
+from ..escaping import formula_like, worksheet_text
 from ..layout import compose
-from ..sanitize import unhidden
 from ..report import (BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, RankSpan, Report, TableSection,
                       TextSection)
 from ..wording import BESIDE_RULE, TIE_RULE, band_words, both_shapes_title, note_line, number, shape_line
@@ -56,31 +54,10 @@ from .xlsx_writer import column_letter as get_column_letter
 
 MANIFEST_SHEET = XLSX_SHEET
 MANIFEST_CHUNK = 32_000  # characters per cell of the manifest sheet (Excel allows 32,767)
-CELL_MAX = 32_767
 AUTHOR = "exportguard"
 
 # -- escaping: what a worksheet cell may hold ------------------------------------------------------
 
-def clean_text(value) -> str:
-    """A string a worksheet can hold, with nothing hidden: controls, bidi and zero-width characters
-    and what XML cannot carry become U+FFFD (sanitize.unhidden: titles and spec text reach a workbook
-    here without passing the source-text layer), line ends are normalised to LF (XML would turn a bare
-    CR into LF on reading anyway), at most 32,767 chars."""
-    text = value if type(value) is str else str(value)
-    # a table's short text cells repeat (submitter, accelerator, verified): each is cleaned once
-    return _clean_short(text) if len(text) <= _SHORT else _clean(text)
-
-
-_SHORT = 200  # longer texts (comments, notes, manifest chunks) are mostly unique: not worth keeping
-
-
-def _clean(text: str) -> str:
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return unhidden(text)[:CELL_MAX]
-
-
-_clean_short = functools.lru_cache(maxsize=8192)(_clean)
 
 
 def shown(value: float, fig: BoundFigure, fmt: str) -> str:
@@ -129,13 +106,13 @@ class _Sheet:
         plan = self.print = lay.print_plan(widths, _SMALLEST_PT, landscape, keep)
         self.text_cols = plan.first_cols  # wide texts merge across the first page's columns
         self.text_width = sum(list(widths)[:self.text_cols])
-        left = clean_text(report.title).replace("\n", " ").replace("&", "&&")[:120]
+        left = worksheet_text(report.title).replace("\n", " ").replace("&", "&&")[:120]
         pt = f"&{plan.header_pt:g}"
         self.ws = wb.add_sheet(title, [round(w, 1) for w in widths], freeze_row=freeze_row,
                                page=PageSetup(landscape=landscape, scale=plan.scale, col_breaks=tuple(plan.col_breaks)),
                                title_rows=title_rows,
                                header=f"&L{pt} {left}&R{pt} &A, page &P of &N",
-                               footer=f"&C{pt} {lay.footer_caveat(clean_text(report.caveat_short))}")
+                               footer=f"&C{pt} {lay.footer_caveat(worksheet_text(report.caveat_short))}")
         self.title = title
         self.widths = list(widths)
         self.row = 0
@@ -165,7 +142,7 @@ class _Sheet:
 
     def wide_text(self, text: str, ncols: int, width_chars: float, style: str = "note") -> int:
         """A wrapped text merged across ``ncols`` columns, its row tall enough to show it all."""
-        row = self.append([self.text(text, style)], height=lay.height(clean_text(text), width_chars, _FONT_PT[style]))
+        row = self.append([self.text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style]))
         if ncols > 1:
             self.ws.merge(row, 1, row, ncols)
         return row
@@ -219,7 +196,7 @@ class _Rows:
         return self.next_row - 1
 
     def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
-        row = self.append([_text(text, style)], height=lay.height(clean_text(text), width_chars, _FONT_PT[style]))
+        row = self.append([_text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style]))
         self.merged.add(len(self.rows) - 1)
         return row
 
@@ -244,7 +221,7 @@ class _SheetRows(_Rows):
         return self.sheet.append(cells, height)
 
     def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
-        row = self.append([_text(text, style)], height=lay.height(clean_text(text), width_chars, _FONT_PT[style]))
+        row = self.append([_text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style]))
         if self.text_cols > 1:
             self.sheet.ws.merge(row, 1, row, self.text_cols)
         return row
@@ -258,12 +235,12 @@ class _Cell(NamedTuple):
     is_text: bool
 
     def with_comment(self, text: str) -> "_Cell":
-        return self._replace(comment=clean_text(text))
+        return self._replace(comment=worksheet_text(text))
 
 
 def _text(value, style: str = "text") -> _Cell:
     """A string cell, whatever the text starts with: never a formula, an error or a number."""
-    return _Cell(clean_text(value), style, None, None, True)
+    return _Cell(worksheet_text(value), style, None, None, True)
 
 
 def _number(value: float, fmt: str, style: str) -> _Cell:
@@ -285,7 +262,7 @@ class XlsxRenderer:
     def __init__(self, report: Report, text_cells: bool):
         self.report = report
         self.text_cells = text_cells
-        self.wb = WorkbookWriter(_STYLES, title=clean_text(report.title)[:255], creator=AUTHOR)
+        self.wb = WorkbookWriter(_STYLES, title=worksheet_text(report.title)[:255], creator=AUTHOR)
         self.names = lay.sheet_names(report)
         self.plan = plan_formats(report, self.text_cells)
         self.shown_on: dict[tuple, str] = {}
@@ -498,7 +475,7 @@ class XlsxRenderer:
         marked = [note_line(m, note.full) for m, note in zip(lettering.letters(fig), notes)]
         own = [] if fig.note in notes else [f"This row: {fig.note.full}"]  # one mark per table: the row's note
         cell = cell.with_comment("\n\n".join([text] + ([] if own else [table_note]) + marked + own))
-        doc.place(location, fig, lettering, clean_text(text), value)
+        doc.place(location, fig, lettering, worksheet_text(text), value)
         # into the manifest as it is placed, and not kept: a workbook of 100,000 figures holds no placements
         self.manifest.place(doc.placements.pop())
         fig.forget_words()
