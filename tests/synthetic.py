@@ -18,15 +18,11 @@ from exportguard.ingest import ingest_path
 from exportguard.ingest.csv_rows import COLUMNS
 from exportguard.spec import build_report, parse_spec
 from exportguard.store import open_store
+from tests.own_runs import BASE
 
 _MLPERF = dict(mlperf="yes", model="llama2-70b", scenario="Offline", unit="tokens/s", round="v5.1", division="closed",
                availability="available", accuracy_track="99", retrieved_on="2025-09-09",
                source_url="https://github.com/mlcommons/inference_results_v5.1")
-_OWN = dict(mlperf="no", model="llama-3.1-70b", unit="tokens/s", source_url="https://wiki.example.com/run",
-            tool="vllm bench serve", tool_version="0.33.0", load="closed loop", concurrency="8",
-            mean_input_tokens="550", mean_output_tokens="250", submitter="perf team", system_name="lab-h100",
-            accelerator="NVIDIA H100-SXM-80GB", accelerators_per_node="8", nodes="1", framework="vLLM 0.6.3",
-            server_settings="--tp 8", run_date="2026-12-01")
 SYNTHETIC_ROWS = [
     dict(_MLPERF, submitter="MangoBoost", system_name="MangoBoost Heterogeneous Cluster", value="169197.0",
          accelerator="AMD Instinct MI300X 192GB HBM3", accelerators_per_node="8", nodes="6", framework="LLMBoost",
@@ -42,9 +38,9 @@ SYNTHETIC_ROWS = [
     dict(_MLPERF, submitter="Supermicro", system_name="SYS-422GS-NBRT-LCC", value="102498.0",
          accelerator="NVIDIA B200-SXM-180GB", accelerators_per_node="8", nodes="1", framework="TensorRT",
          tokens_per_sample="273.3"),
-    dict(_OWN, value="778.9", run_id="run-1"),
-    dict(_OWN, value="781.2", run_id="run-2"),
-    dict(_OWN, value="776.4", run_id="run-3"),
+    dict(BASE, value="778.9", run_id="run-1"),  # three repeated runs of one own configuration
+    dict(BASE, value="781.2", run_id="run-2"),
+    dict(BASE, value="776.4", run_id="run-3"),
 ]
 
 SYNTHETIC_SPEC = '''

@@ -255,14 +255,22 @@ def paint_prose(canv, block: TextBlock, height: float, metrics: Metrics) -> None
     t.close()
 
 
-def paint_box(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
-    """Paragraphs in a tinted box (the caveat on the title page), as planned."""
+def _tinted(canv, width: float, height: float, edge: float, radius: float = 0.0) -> None:
+    """The tinted, edged box a headline or the title page's caveat stands in."""
     canv.saveState()
     canv.setFillColor(KPI_FILL)
     canv.setStrokeColor(KPI_EDGE)
-    canv.setLineWidth(0.6)
-    canv.rect(0, 0, block.frame.width, height, stroke=1, fill=1)
+    canv.setLineWidth(edge)
+    if radius:
+        canv.roundRect(0, 0, width, height, radius, stroke=1, fill=1)
+    else:
+        canv.rect(0, 0, width, height, stroke=1, fill=1)
     canv.restoreState()
+
+
+def paint_box(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
+    """Paragraphs in a tinted box (the caveat on the title page), as planned."""
+    _tinted(canv, block.frame.width, height, 0.6)
     t = TextRuns(canv)
     y = height - BOX_PAD
     for k, para in enumerate(block.paras):
@@ -276,12 +284,7 @@ def paint_headline(canv, block: KpiBlock, height: float, metrics: Metrics) -> No
     if not isinstance(block.cell, BoundCell):
         raise LayoutError(f"{block.name}: its figure is a figure the plan does not hold")
     figure, *paras = block.paras
-    canv.saveState()
-    canv.setFillColor(KPI_FILL)
-    canv.setStrokeColor(KPI_EDGE)
-    canv.setLineWidth(0.8)
-    canv.roundRect(0, 0, block.frame.width, height, 4, stroke=1, fill=1)
-    canv.restoreState()
+    _tinted(canv, block.frame.width, height, 0.8, radius=4)
     t = TextRuns(canv)
     y = height - KPI_PAD - SMALL.leading
     t.colour(GREY)

@@ -181,7 +181,6 @@ class BriefingPlanner:
         self.notebook = NoteBook(self.metrics)
         self.pager = Pager(self.notebook, self.geometry, lay.MAX_PAGE_NOTES)
         self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
-        self.toc: list[tuple[str, str]] = []  # (entry, key)
         self.toc_pages: dict[str, int] = {}
         self.plan: Document | None = None  # the frozen plan of the pages, once they are final (back)
 
@@ -263,7 +262,6 @@ class BriefingPlanner:
         lines = self.metrics(HEADING).wrap(title, self._width())
         heading = Heading(title, tuple(lines), key, above=5.0)
         self.pager.add(heading, heading.height, gap=lay.SECTION_GAP, keep=keep, keep_figures=keep_figures)
-        self.toc.append((title, key))
         self.toc_pages[key] = self.pager.page.number
 
     def _prose(self, text: str, style: str, limit: int | None = None, width: float | None = None,
@@ -325,8 +323,8 @@ class BriefingPlanner:
         entries = [(f"{n}. {clean(s.title, 300, one_line=True)}", f"s{n}") for n, s in enumerate(r.sections, 1)]
         entries += [("Caveat: what these figures tell, and what they do not", "caveat"),
                     ("Sources: one citation per result shown", "sources")]
-        self.contents = self._contents(entries, width)
-        add(self.contents, self.contents.height, gap=18.0)
+        contents = self._contents(entries, width)
+        add(contents, contents.height, gap=18.0)
         legend = self._prose(r.legend, "small")
         add(legend, legend.height, gap=14.0)
         self.pager.new_page()
