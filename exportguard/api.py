@@ -1,5 +1,5 @@
 """The public API (exported by ``exportguard/__init__.py``; docs/api.md): the command line's guarantees
-in a few calls for notebooks, scripts and pipelines. The command line (cli.py) is a thin layer over
+in a few calls for notebooks, scripts and pipelines. The command line (cli.py, commands.py) is a thin layer over
 these same functions.
 
 Nothing here returns a throughput as a bare float: figures come as ``BoundFigure`` objects (their
@@ -46,7 +46,7 @@ RECORDS_ARE = ("data for analysis, not for publication: a figure's value is only
 # -- filters: the command line's names and semantics ------------------------------------------
 
 # Filters whose values are fixed words, matched in any case and stored in one spelling (as the
-# command line's choices, cli.FILTER_OPTIONS: a test keeps them equal). An own run's scenario is its
+# command line's choices, commands.FILTER_OPTIONS: a test keeps them equal). An own run's scenario is its
 # load kind ("closed loop", "Poisson"), which a spec may select too.
 CHOICES: dict[str, tuple[str, ...]] = {"division": DIVISIONS, "scenario": SCENARIOS + OWN_LOAD_KINDS,
                                        "availability": AVAILABILITIES, "verified": VERIFIED, "unit": UNITS}

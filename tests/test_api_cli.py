@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import exportguard as eg
-from exportguard import api, api_check, cli
+from exportguard import api, api_check, cli, commands
 from tests.conftest import SUMMARY_V51, TREE_V51
 
 pytestmark = pytest.mark.real_data
@@ -31,12 +31,12 @@ def _run(url, *args, code=0):
 
 
 def test_the_command_lines_choices_are_the_apis():
-    for option in cli.FILTER_OPTIONS:
+    for option in commands.FILTER_OPTIONS:
         param = option(lambda **_: None).__click_params__[0]
         if isinstance(param.type, click.Choice):
             assert set(param.type.choices) <= set(api.CHOICES[param.name]), param.name
             assert param.name != "scenario" or tuple(param.type.choices) == api.CHOICES["scenario"][:3]
-    assert set(cli.FILTER_NAMES) | {"round"} <= set(api.FILTERS)
+    assert set(commands.FILTER_NAMES) | {"round"} <= set(api.FILTERS)
 
 
 @pytest.mark.parametrize("args, filters", [

@@ -335,9 +335,9 @@ def test_a_writer_that_waits_long_enough_goes_on_when_the_other_is_done(store, s
 
 
 def test_the_cli_default_wait_is_the_stores():
-    from exportguard import cli
+    from exportguard import commands
 
-    assert cli.WAIT_DEFAULT_S == store_module.DEFAULT_WAIT_S
+    assert commands.WAIT_DEFAULT_S == store_module.DEFAULT_WAIT_S
 
 
 # --------------------------------------------------------------------------- stopped by SIGTERM, and many writers at once

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 import exportguard
 from exportguard.cli import main
+from exportguard.commands import BY_NAME
 from exportguard.ingest import ingest_path
 from exportguard.store import open_store, results_table
 from exportguard.wording import number
@@ -119,7 +120,7 @@ def test_an_ingest_that_stores_rows_exits_zero_even_with_some_quarantined(sqlite
 
 def _option_names() -> set[str]:
     names = {"--help", "--version"}
-    for command in [main, *main.commands.values()]:
+    for command in [main, *BY_NAME.values(), *BY_NAME["store"].commands.values()]:
         for param in command.params:
             if isinstance(param, click.Option):
                 names |= {o for o in (*param.opts, *param.secondary_opts) if o.startswith("--")}

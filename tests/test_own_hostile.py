@@ -263,7 +263,7 @@ def test_a_positive_number_never_prints_as_zero(value, decimals):
 
 
 def test_json_output_stays_json_whatever_the_store_holds(capsys):
-    from exportguard.cli import _echo_json
+    from exportguard.commands import _echo_json
 
     _echo_json({"value": float("inf"), "band": [float("nan"), -float("inf"), 1.5]})
     out = capsys.readouterr().out

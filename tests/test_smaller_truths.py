@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from exportguard.cli import main
+from exportguard.commands import BY_NAME
 from tests.conftest import SUMMARY_V51
 
 pytestmark = pytest.mark.real_data
@@ -61,7 +62,7 @@ def test_list_json_gives_the_result_id_as_mlcommons_writes_it(cli):
 @pytest.mark.parametrize("command, option", [("list", "--availability"), ("list", "--verified"),
                                              ("export", "--availability"), ("quarantine", "--json")])
 def test_every_option_says_what_it_does(command, option):
-    (param,) = [p for p in main.commands[command].params if option in p.opts]
+    (param,) = [p for p in BY_NAME[command].params if option in p.opts]
     assert param.help and len(param.help) > 20, option
     assert param.help in " ".join(CliRunner().invoke(main, [command, "--help"], terminal_width=400).output.split())
 

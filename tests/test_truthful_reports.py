@@ -19,6 +19,7 @@ from exportguard.check.engine import check
 from exportguard.check.manifests import MD_POINTER, read_manifest
 from exportguard.check.text_reader import split_row
 from exportguard.cli import main
+from exportguard.commands import BY_NAME
 from exportguard.guard import GuardError, bind_table, validate
 from exportguard.render import export
 from exportguard.report import ChartSection, KpiSection, Report, TableSection
@@ -367,7 +368,7 @@ def test_a_refusal_over_many_cohorts_lists_them_one_per_line_with_real_options(v
     assert n >= 12 and all(re.fullmatch(r"    MLPerf® v5\.1 \w+ \S+ \w+ \(tokens/s\): \d+ results?", x) for x in listed)
     way_out = lines[head + 1 + n]
     options = set(re.findall(r"--[a-z-]+", way_out))
-    known = {p.opts[0] for p in main.commands["export"].params if p.opts} | {"--non-mlperf"}
+    known = {p.opts[0] for p in BY_NAME["export"].params if p.opts} | {"--non-mlperf"}
     assert options and options <= known, options - known
     assert all(len(line) < 300 for line in lines)
     kpi = parse_spec('title = "t"\n[[section]]\nkind = "kpi"\ntitle = "x"\nfilters = { round = "v5.1" }\n')
@@ -377,7 +378,7 @@ def test_a_refusal_over_many_cohorts_lists_them_one_per_line_with_real_options(v
 
 
 def test_mlperf_and_non_mlperf_are_real_options():
-    params = {o for p in main.commands["list"].params for o in (*p.opts, *p.secondary_opts)}
+    params = {o for p in BY_NAME["list"].params for o in (*p.opts, *p.secondary_opts)}
     assert {"--mlperf", "--non-mlperf", "--unit", "--accelerator", "--accelerator-count"} <= params
 
 
