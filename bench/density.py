@@ -1,6 +1,6 @@
 """PDF density (issue 16): for the example specs and an ad-hoc export of each v5.1 cohort of the
 shared data, how many result rows a page of the briefing holds with their notes, and at what type
-sizes, on A4 and on Letter. The figures come from the briefing's own page plan (pdf_layout.density),
+sizes, on A4 and on Letter. The figures come from the briefing's own page plan (pdf_tables.density),
 which is what is drawn.
 
     .venv/bin/python bench/density.py                 # every example spec and every v5.1 cohort
@@ -26,7 +26,7 @@ def measure(report, folder: Path, page_size: str) -> dict:
     from exportguard.render import pdf
 
     _, pages = pdf.render_planned(report, folder / f"density-{page_size}.pdf", page_size=page_size)
-    from exportguard.render.pdf_layout import density
+    from exportguard.render.pdf_tables import density
 
     return density(pages)
 

@@ -23,7 +23,7 @@ from exportguard.check.manifests import read_manifest
 from exportguard.clock import Clock
 from exportguard.layout.document import BoundCell, ChartBlock, KpiBlock, TableBlock, TextBlock
 from exportguard.render import pdf, pdf_planner
-from exportguard.render.pdf_layout import LayoutError
+from exportguard.layout.pager import LayoutError
 from exportguard.spec import build_report, load_spec, parse_spec
 from tests.conftest import REPO
 from tests.golden_files import EPOCH, SMALL_SPEC, assert_golden

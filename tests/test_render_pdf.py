@@ -183,7 +183,9 @@ def test_every_kind_of_section(full):
 def test_chart_bands_are_error_bars_ranks_are_the_guards_and_no_colour_claims_a_tie(full):
     from exportguard.layout.document import Frame
     from exportguard.render.pdf_chart import ChartLayout, ChartOf, ChartShare, Bar
-    from exportguard.render.pdf_layout import Metrics, Page, PORTRAIT
+    from exportguard.render.pdf_text import Metrics
+    from exportguard.layout.pager import Page
+    from exportguard.render.pdf_layout import PORTRAIT
     from exportguard.render.pdf_paint import chart_drawing
     from exportguard.render.pdf_plan import chart_block
     from exportguard.render.pdf_text import register_fonts
@@ -408,16 +410,17 @@ def test_a_long_cell_in_a_narrow_column_is_cut_to_its_lines_with_the_marker():
     lines. A cell takes at most CELL_LINES lines, the rest cut with sanitize.shorten's marker, which still
     counts from the stored name; the plan's cell text is the text drawn."""
     from exportguard.render import pdf_layout as lay
-    from exportguard.render.pdf_text import register_fonts
+    from exportguard.render import pdf_tables as tab
+    from exportguard.render.pdf_text import Metrics, clean, register_fonts
     from exportguard.sanitize import source_text
 
     register_fonts()
     name = "sys llama-" + "very-long-name-" * 3000
-    m = lay.Metrics()(lay.CELL)
-    text = lay.clean(source_text(name), lay.CELL_LIMIT)
+    m = Metrics()(lay.CELL)
+    text = clean(source_text(name), lay.CELL_LIMIT)
     assert len(m.wrap(text, 43.0)) > 3 * lay.CELL_LINES  # the cause: 240 characters, over 36 lines
-    shown, lines = lay.cell_lines(m.wrap, text, 43.0)
+    shown, lines = tab.cell_lines(m.wrap, text, 43.0)
     assert len(lines) <= lay.CELL_LINES and lines == m.wrap(shown, 43.0)
     kept, marker = shown.split("… [")
     assert name.startswith(kept) and marker == f"{len(name) - len(kept):,} more characters cut]"
-    assert lay.cell_lines(m.wrap, "NVIDIA H100-SXM-80GB", 43.0)[0] == "NVIDIA H100-SXM-80GB"  # a short cell: whole
+    assert tab.cell_lines(m.wrap, "NVIDIA H100-SXM-80GB", 43.0)[0] == "NVIDIA H100-SXM-80GB"  # a short cell: whole

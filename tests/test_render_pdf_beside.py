@@ -129,11 +129,12 @@ def test_side_by_side_panels_and_the_shape_panel_share_the_sections_first_page(s
     own panel's (x-positions read back with pdftotext -bbox), both panels' captions on one line, the
     shape panel under them from the left margin; an own cohort that does not fit there heads the
     right panel of the next page. Table type stays 8.6 pt, notes 8 pt; every page is landscape."""
-    from exportguard.render import pdf_layout as lay
+    from exportguard.layout import pager
+    from exportguard.render import pdf_tables as tab
 
     report, path, pages = side_pdf
     [section] = report.sections
-    first = next(p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items))
+    first = next(p for p in pages if any(isinstance(i.payload, pager.PairShare) for i in p.items))
     assert {p.geometry.name for p in pages} == {"landscape"}
     text = squash(_raw(path, first.number))
     assert squash(f"MLPerf panel: {section.mlperf.cohort.label()}") in text
@@ -164,7 +165,7 @@ def test_side_by_side_panels_and_the_shape_panel_share_the_sections_first_page(s
         else:
             raise AssertionError(f"{caption} is not on page {first.number} or the next")
         assert abs(x - ox) < 1.0
-    dens = lay.density(pages)
+    dens = tab.density(pages)
     assert dens["table_pt"] >= 8.5 and dens["notes_pt"] >= 8.0
 
 
@@ -178,14 +179,14 @@ def test_side_by_side_marks_resolve_on_their_pages_and_check_clean(mixed, side_p
     assert_bound_page_by_page(path, manifest)
     # ranks read in drawing order (the -layout reading of read_back_every_rank runs the panels' lines
     # together): on every page with MLPerf rows, each row's rank words and the tie rule
-    from exportguard.render import pdf_layout as lay
+    from exportguard.layout import pager
     from exportguard.wording import TIE_RULE
 
     table = report.sections[0].mlperf
     read = 0
     for page in pages:
         raw = squash(_raw(path, page.number))
-        for share in (s for i in page.items for s in lay.shares_of(i.payload)):
+        for share in (s for i in page.items for s in pager.shares_of(i.payload)):
             if getattr(share, "of", None) and share.of.table is table:
                 assert squash(TIE_RULE) in raw, page.number
                 for r in range(share.start, share.stop):
@@ -201,26 +202,27 @@ def test_side_by_side_rows_that_do_not_fit_continue_side_by_side_with_heads_repe
     """Asserts: with more MLPerf rows than the first page holds, the panel continues on the next
     page under "(continued)" with its shared conditions and header repeated, still placed as a
     pair, and every page's notes are its own figures' (checked clean)."""
-    from exportguard.render import pdf_layout as lay
+    from exportguard.layout import pager
+    from exportguard.render import pdf_tables as tab
     from exportguard.render.pdf import render_planned
 
     report = build_report(mixed, parse_spec(SIDE_BY_SIDE.replace("limit = 12", "limit = 60")))
     path = tmp_path / "long.pdf"
     _, pages = render_planned(report, path)
-    pairs = [p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items)]
+    pairs = [p for p in pages if any(isinstance(i.payload, pager.PairShare) for i in p.items)]
     assert pairs and pairs[0].number > 1
     later = [p for p in pages[pairs[0].number:] if any(
         getattr(s, "of", None) and s.of.table is report.sections[0].mlperf
-        for i in p.items for s in lay.shares_of(i.payload))]
+        for i in p.items for s in pager.shares_of(i.payload))]
     assert len(later) >= 2  # the MLPerf panel spans pages after the first
     for page in later:
         text = squash(_raw(path, page.number))
         assert "Table1(continued).MLPerfpanel" in text, page.number
         assert squash(report.sections[0].mlperf.table_note.text) in text
     # once the own panel is done, the MLPerf rows go on in the frame's width, not in half a page
-    alone = [s for p in later for i in p.items if isinstance(i.payload, lay.TableShare) for s in [i.payload]]
+    alone = [s for p in later for i in p.items if isinstance(i.payload, tab.TableShare) for s in [i.payload]]
     assert alone and all(s.layout.width == pages[0].geometry.frame_w for s in alone)
-    shown = sum(s.stop - s.start for p in pages for i in p.items for s in lay.shares_of(i.payload)
+    shown = sum(s.stop - s.start for p in pages for i in p.items for s in pager.shares_of(i.payload)
                 if getattr(s, "of", None) and s.of.table is report.sections[0].mlperf)
     assert shown == len(report.sections[0].mlperf.rows)  # every row once
     assert_bound_page_by_page(path, read_manifest(path))
@@ -238,22 +240,23 @@ def test_the_default_beside_section_on_a4_and_letter(mixed, tmp_path, size):
     is 261 points), so they are stacked, each the frame's width, the shape panel after them. Either
     way: table text >= 8.5 pt, notes >= 8 pt, one orientation, every figure's notes on its own page,
     and the file checks clean."""
-    from exportguard.render import pdf_layout as lay
+    from exportguard.layout import pager
+    from exportguard.render import pdf_tables as tab
     from exportguard.render.pdf import render_planned
 
     report = build_report(mixed, parse_spec(BESIDE))
     [section] = report.sections
     path = tmp_path / f"beside-{size}.pdf"
     _, pages = render_planned(report, path, page_size=size)
-    d = lay.density(pages)
+    d = tab.density(pages)
     assert d["table_pt"] >= 8.5 and d["notes_pt"] >= 8.0 and len(d["orientations"]) == 1, d
-    shape_page = next(p for p in pages for i in p.items for s in lay.shares_of(i.payload)
-                      if isinstance(s, lay.TableShare) and s.of is None and BOTH_SHAPES.lower() in s.layout.title)
-    pairs = [p for p in pages if any(isinstance(i.payload, lay.PairShare) for i in p.items)]
+    shape_page = next(p for p in pages for i in p.items for s in pager.shares_of(i.payload)
+                      if isinstance(s, tab.TableShare) and s.of is None and BOTH_SHAPES.lower() in s.layout.title)
+    pairs = [p for p in pages if any(isinstance(i.payload, pager.PairShare) for i in p.items)]
     if size == "a4":
         first = pairs[0]
         assert shape_page is first  # the shape panel under the panels, on their first page
-        [pair] = [i.payload for i in first.items if isinstance(i.payload, lay.PairShare)]
+        [pair] = [i.payload for i in first.items if isinstance(i.payload, pager.PairShare)]
         left, right = pair.columns
         assert left and right and left[0][0].of.table is section.mlperf and right[0][0].of.table is section.own[0]
         assert left[0][0].start == right[0][0].start == 0
@@ -263,7 +266,7 @@ def test_the_default_beside_section_on_a4_and_letter(mixed, tmp_path, size):
         assert ox > mx + 200 and abs(oy - my) < 1.0
     elif not pairs:  # stacked where they cannot stand side by side: each the frame's width
         assert all(s.layout.width == pages[0].geometry.frame_w for p in pages for i in p.items
-                   for s in lay.shares_of(i.payload) if isinstance(s, lay.TableShare))
+                   for s in pager.shares_of(i.payload) if isinstance(s, tab.TableShare))
     # (on Letter the own panel, with its columns empty in every row left out (issue 32), may now stand
     # beside the MLPerf one; either way the checks below hold)
     assert_bound_page_by_page(path, read_manifest(path))

@@ -1,5 +1,5 @@
 """Issue 16's PDF targets on the real v5.1 data, measured on the briefing's own page plan
-(pdf_layout.density; bench/density.py prints the full table): one orientation per document, notes
+(pdf_tables.density; bench/density.py prints the full table): one orientation per document, notes
 at 8 pt or more, table text at 8.5 pt or more wherever the page can hold a table's figures at that
 size, on A4 and Letter; --page-size and --orientation give the page asked for."""
 from __future__ import annotations
@@ -9,7 +9,9 @@ import pytest
 from exportguard.citation import names_accelerator
 
 from exportguard.render import pdf
-from exportguard.render.pdf_layout import CELL, TableShare, balance, density, geometry
+from exportguard.render.pdf_layout import CELL, geometry
+from exportguard.render.pdf_tables import TableShare, density
+from exportguard.layout.pager import balance
 from exportguard.spec import build_report, load_spec, parse_spec, spec_from_filters
 from tests.conftest import REPO
 
@@ -120,9 +122,10 @@ def test_notes_go_in_the_columns_that_take_the_least_height():
         best = min(max(sum(heights[a:b]) for a, b in zip((0, *c), (*c, len(heights))))
                    for n in range(k) for c in combinations(range(1, len(heights)), n))
         assert h == pytest.approx(best)
-    from exportguard.render.pdf_layout import NoteBook, Metrics
+    from exportguard.render.pdf_layout import note_book
+    from exportguard.render.pdf_text import Metrics
 
-    book = NoteBook(Metrics())
+    book = note_book(Metrics())
     width = geometry("a4", "landscape").frame_w
     short = [(10.4, 10.4, 19.6)] * 9  # one line at full width or in two columns, two lines in three
     assert book.plan(short, width).columns == 2

@@ -16,8 +16,8 @@ from pathlib import Path
 def prepare(report):
     """The table's header and rows as the briefing lays them out, and that layout (its widths,
     type size and page): built before the timed part."""
-    from exportguard.render import pdf_layout as lay
-    from exportguard.render.pdf_text import register_fonts
+    from exportguard.render import pdf_tables as tab
+    from exportguard.render.pdf_text import Metrics, register_fonts
     from exportguard.render.walk import Lettering
     from exportguard.report import BoundFigure
 
@@ -25,9 +25,9 @@ def prepare(report):
 
     register_fonts()
     table = lean_where_denser(report, "a4").sections[0].table  # the columns the briefing shows
-    layout = lay.TableLayout(lay.Metrics(), label="Table 1", title=table.title, shared="",
+    layout = tab.TableLayout(Metrics(), label="Table 1", title=table.title, shared="",
                              headers=[c.header for c in table.columns], rows=table.rows, letters=2)
-    layout.geometry = layout.fit(lay.FITS)
+    layout.geometry = layout.fit(tab.FITS)
     lettering = Lettering([f for _, _, f in table.figures()])
     data = [["\n".join(lines) for lines in layout.head_lines]]
     for r, row in enumerate(table.rows):

@@ -17,13 +17,14 @@ from pathlib import Path
 from .. import __version__
 from ..clock import Clock, resolve as resolve_clock
 from ..layout.document import Document
+from ..layout.pager import Page
 from ..manifest import build as build_manifest
 from ..report import ChartSection, Report, TableSection
-from .pdf_layout import BODY, Metrics, Page
+from .pdf_layout import BODY
 from .pdf_manifest import attach
 from .pdf_paint import painter_of
 from .pdf_planner import lean_where_denser, plan_briefing
-from .pdf_text import SANS, clean
+from .pdf_text import SANS, Metrics, clean
 from .reportlab_adapter import deflate_pages, document_of
 
 
@@ -36,13 +37,13 @@ def render(report: Report, path, **options) -> dict:
 @dataclass(frozen=True)
 class Rendered:
     manifest: dict  # attached to the PDF
-    pages: list[Page]  # the pager's pages (pdf_layout.density reads them)
+    pages: list[Page]  # the pager's pages (pdf_tables.density reads them)
     document: Document  # the frozen plan that was painted
 
 
 def render_planned(report: Report, path, page_size: str | None = None, orientation: str | None = None,
                    clock=None, **_options) -> tuple[dict, list[Page]]:
-    """``render``, also returning the page plan that was drawn (for pdf_layout.density)."""
+    """``render``, also returning the page plan that was drawn (for pdf_tables.density)."""
     done = render_document(report, path, page_size, orientation, clock)
     return done.manifest, done.pages
 

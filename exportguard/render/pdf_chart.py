@@ -7,7 +7,7 @@ shape, the legend the band's basis (wording of citation.band_basis_words: an MLP
 slack, an own cohort's repeated runs, or why there is no band). Every number drawn is a
 bound figure: the value axis has no bare scale numbers.
 
-A chart with more bars than a page holds is split like a table (pdf_layout.Pager.add_run): each
+A chart with more bars than a page holds is split like a table (layout.pager.Pager.add_run): each
 page share repeats the caption, the shared conditions and the legend. This module measures a chart;
 render/pdf_paint.py draws each share from its planned block.
 """
@@ -21,9 +21,10 @@ from reportlab.lib.colors import HexColor
 from ..citation import band_basis_words
 from ..model import Slack
 from ..report import BoundFigure
-from .pdf_layout import (CAPTION, CELL, CONTINUES_H, LEGEND, NOTE_LIMIT, SHARED, Geometry, Metrics, Page, Run, sentence,
-                         widest_text)
-from .pdf_text import clean
+from ..layout.pager import Page, Run
+from .pdf_layout import CAPTION, CELL, CONTINUES_H, LEGEND, NOTE_LIMIT, SHARED, Geometry
+from .pdf_tables import sentence, widest_text
+from .pdf_text import Metrics, clean
 
 BAR_FILL = HexColor("#2f5f8f")
 BAR_PITCH = 17.0

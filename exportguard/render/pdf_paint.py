@@ -8,11 +8,12 @@ from __future__ import annotations
 from ..layout.document import BoundCell, ChartBlock, KpiBlock, Para, TableBlock, TextBlock
 from ..wording import marks_words
 from .pdf_chart import AXIS_H, BAR_FILL, BAR_THICK
-from .pdf_layout import (BODY, CAPTION, CELL, CONTENTS_INDENT, DERIVED_FILL, GREY, HEAD_FILL, INK, KPI_EDGE, KPI_FILL,
-                         KPI_PAD, LEAD_FONT, LEGEND, NOTE, NOTE_GAP, NOTE_GUTTER, NOTE_MARK, NOTES_TOP, PAD_X, PAD_Y,
-                         PARA_GAP, PROSE, RULE, SHARED, SMALL, ZEBRA, BOX_PAD, LayoutError, Metrics, cell_styles,
-                         column_width)
-from .pdf_text import NARROW, NARROW_OBLIQUE, SANS_BOLD, Style, TextRuns
+from ..layout.pager import LayoutError
+from .pdf_layout import (BODY, BOX_PAD, CAPTION, CELL, CONTENTS_INDENT, DERIVED_FILL, GREY, HEAD_FILL, INK, KPI_EDGE,
+                         KPI_FILL, KPI_PAD, LEAD_FONT, LEGEND, NOTE, NOTE_GAP, NOTE_GUTTER, NOTE_MARK, NOTES, NOTES_TOP,
+                         PAD_X, PAD_Y, PARA_GAP, PROSE, RULE, SHARED, SMALL, ZEBRA)
+from .pdf_tables import cell_styles
+from .pdf_text import NARROW, NARROW_OBLIQUE, SANS_BOLD, Metrics, Style, TextRuns
 
 
 def paint_table(canv, block: TableBlock, height: float, metrics: Metrics) -> None:
@@ -126,7 +127,7 @@ def paint_table(canv, block: TableBlock, height: float, metrics: Metrics) -> Non
 def paint_notes(canv, block: TextBlock, height: float, metrics: Metrics) -> None:
     """A page's notes area, top at ``height``: a rule, then '[a] note' for each of the block's
     paragraphs, in its lines, in columns filled top down and left to right where the page is wide
-    (the columns and where each starts as planned: pdf_layout.balance)."""
+    (the columns and where each starts as planned: layout.pager.balance)."""
     width = block.frame.width
     canv.saveState()
     canv.setStrokeColor(RULE)
@@ -134,7 +135,7 @@ def paint_notes(canv, block: TextBlock, height: float, metrics: Metrics) -> None
     top = height - NOTES_TOP + 3.0
     canv.line(0, top + 2.5, min(width, 160.0), top + 2.5)
     canv.restoreState()
-    step = column_width(width, block.columns) + block.column_gap
+    step = NOTES.column_width(width, block.columns) + block.column_gap
     t = TextRuns(canv)
     t.colour(INK)
     lift = (NOTE.leading - NOTE.size) * 0.5 + 0.5

@@ -1,4 +1,4 @@
-"""The PDF briefing's pages as a frozen plan: once the pager (pdf_layout.Pager) has filled every
+"""The PDF briefing's pages as a frozen plan: once the pager (layout.pager.Pager) has filled every
 page, each page becomes a ``layout.document.Unit`` whose blocks hold, at the positions the pager
 gave them, everything that is a figure, with its text as that page shows it (the marks of the
 page), its letters, its notes and its location; the manifest is built from that plan, and the
@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from ..layout.document import (Bar, BoundCell, ChartBlock, ChartLines, Frame, Location, Para, TableBlock, TableLines,
                                TextBlock)
+from ..layout.pager import LayoutError, NoteBook, Page
 from ..report import BoundFigure
 from . import pdf_layout as lay
 from .pdf_chart import ChartShare
-from .pdf_layout import CAPTION, CELL, CONTINUES_H, NOTE, SHARED, SMALL, LayoutError, Page, TableShare
+from .pdf_layout import CAPTION, CELL, CONTINUES_H, NOTE, SHARED, SMALL
+from .pdf_tables import TableShare
 from .pdf_text import clean
 
 
@@ -95,7 +97,7 @@ def chart_block(share: ChartShare, page: int, lettering, frame: Frame) -> ChartB
         band=layout.band or None, band_words=layout.legend(), chart_notes=(layout.shared,), lines=lines)
 
 
-def notes_block(page: Page, lettering, frame: Frame, notebook: lay.NoteBook) -> TextBlock:
+def notes_block(page: Page, lettering, frame: Frame, notebook: NoteBook) -> TextBlock:
     """A page's notes area: one paragraph per note of its figures, "[a] text", in the order of its
     marks, with its lines in the columns the pager measured."""
     plan = page.notes_plan

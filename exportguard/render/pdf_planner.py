@@ -6,7 +6,7 @@ painting in render/pdf.py and render/pdf_paint.py.
   then one part per section of the report: text, tables (split across pages with caption, shared
   conditions and header rows repeated), KPI boxes (the figure with its scenario and shape inline),
   charts (bands as error bars, each bar's rank in words), beside sections (the MLPerf panel left,
-  the own panel right, the shape panel under them on the same page; pdf_layout.Pager.add_pair),
+  the own panel right, the shape panel under them on the same page; layout.pager.Pager.add_pair),
   then the caveat in full and a sources appendix.
 - Ranks are the guard's (BoundTable.ranks, KpiSection.rank: "3 (tie 2-5)", "not ranked"); wherever
   a rank shows, its table or chart states the tie rule (wording.TIE_RULE) on the same page, and
@@ -18,9 +18,9 @@ painting in render/pdf.py and render/pdf_paint.py.
 - A running header with the report title; the one-line caveat and "Page N of M" at the foot of
   every page; an outline entry (bookmark) per section.
 
-Pages are filled first (pdf_layout.Pager, linear in the rows) while the walker goes through the
+Pages are filled first (layout.pager.Pager, linear in the rows) while the walker goes through the
 sections; each share of a table or chart, and each headline box, carries which one it is
-(pdf_layout.TableOf, pdf_chart.ChartOf, HeadlineOf). In ``back``, once every page is final,
+(pdf_tables.TableOf, pdf_chart.ChartOf, HeadlineOf). In ``back``, once every page is final,
 ``_plan`` makes the pages one frozen Document (pdf_plan.py): per page its blocks at the frames the
 pager gave them, with their text as wrapped, every figure a BoundCell lettered for its page with its
 location, the page's notes and its furniture. A page planned over-full is an error before anything
@@ -39,13 +39,14 @@ from ..layout import compose
 from ..layout.document import Document, Frame, KpiBlock, Location, Para, TextBlock, Unit
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import BESIDE_RULE, NOT_RANKED_SENTENCE, TIE_RULE, both_shapes_title, shape_title
+from ..layout.pager import LayoutError, Page, Pager, PairShare
 from . import pdf_layout as lay
 from .pdf_chart import Bar, ChartLayout, ChartOf, ChartShare
-from .pdf_layout import (BODY, CAPTION, HEADING, PROSE, SMALL, Geometry, LayoutError, Metrics, NoteBook, Page, Pager,
-                         PairShare, TableLayout, TableOf, TableShare)
+from .pdf_layout import BODY, CAPTION, HEADING, PROSE, SMALL, Geometry, note_book
 from .pdf_manifest import MANIFEST_NAME
 from .pdf_plan import bound, chart_block, notes_block, table_block
-from .pdf_text import SANS_BOLD, SANS_OBLIQUE, Style, clean, register_fonts
+from .pdf_tables import WORD_CAPS, TableLayout, TableOf, TableShare, fits_for, mark_letters, widest_text
+from .pdf_text import SANS_BOLD, SANS_OBLIQUE, Metrics, Style, clean, register_fonts
 from .walk import Lettering, Walk, walk
 
 
@@ -170,7 +171,7 @@ class BriefingPlanner:
             notes.update(fig.notes)
         # the pager keeps a page to 26 notes (one-letter marks), unless one figure alone has more
         most = max((len(fig.notes) for _, fig in report.figures()), default=0)
-        self.letters = lay.mark_letters(max(min(len(notes), lay.MAX_PAGE_NOTES), most))
+        self.letters = mark_letters(max(min(len(notes), lay.MAX_PAGE_NOTES), most))
         # every page's geometry: one orientation per document, portrait unless asked or unless a
         # table's columns (each figure whole, at the one type size) need a landscape page's width
         if orientation is None:
@@ -178,8 +179,8 @@ class BriefingPlanner:
         self.orientation = orientation
         self.geometry = lay.geometry(page_size, orientation)
         self.report = report
-        self.notebook = NoteBook(self.metrics)
-        self.pager = Pager(self.notebook, self.geometry, lay.MAX_PAGE_NOTES)
+        self.notebook = note_book(self.metrics)
+        self.pager = Pager(self.notebook, self.geometry, lay.MAX_PAGE_NOTES, safety=lay.SAFETY, stack_gap=lay.STACK_GAP)
         self.counts = defaultdict(int)  # tables, charts, headlines numbered through the document
         self.toc_pages: dict[str, int] = {}
         self.plan: Document | None = None  # the frozen plan of the pages, once they are final (back)
@@ -192,11 +193,11 @@ class BriefingPlanner:
         one whose rows take the smaller share of a page."""
         portrait, landscape = (lay.geometry(page_size, o) for o in lay.ORIENTATIONS)
         # a table that holds its columns on a portrait page may still need many more lines there
-        if self._fits(report, portrait, lay.WORD_CAPS[0]):
+        if self._fits(report, portrait, WORD_CAPS[0]):
             # in share of a page: a table whose rows wrap to two or three times the height in portrait
             # (a briefing's eight columns: 671 pt against 248) reads better across a landscape page
             return "portrait" if self._denser_in_portrait(report, portrait, landscape) else "landscape"
-        if not self._fits(report, portrait, lay.WORD_CAPS[-1]) or not self._fits(report, landscape, lay.WORD_CAPS[-1]):
+        if not self._fits(report, portrait, WORD_CAPS[-1]) or not self._fits(report, landscape, WORD_CAPS[-1]):
             return "landscape"
         pages = {}
         for o in lay.ORIENTATIONS:
@@ -219,7 +220,7 @@ class BriefingPlanner:
             if isinstance(s, TableSection):  # the first rows: both orientations are judged on the same ones
                 layout = self._table_layout(replace(s.table, rows=s.table.rows[:DENSITY_SAMPLE]), 0, "", "")
                 try:
-                    layout.fit(lay.fits_for(g))
+                    layout.fit(fits_for(g))
                 except LayoutError:
                     return float("inf")
                 total += sum(layout.heights)
@@ -337,9 +338,9 @@ class BriefingPlanner:
     def _fitting_layout(self, **kw) -> tuple[TableLayout, Geometry]:
         """Portrait when the table's columns fit it (each at least its longest word, each figure
         whole), else landscape, in smaller type and with long words broken if it must be
-        (pdf_layout.FITS)."""
+        (pdf_tables.FITS)."""
         layout = TableLayout(self.metrics, letters=self.letters, **kw)
-        return layout, layout.fit(lay.fits_for(self.geometry))
+        return layout, layout.fit(fits_for(self.geometry))
 
     def table(self, doc: Walk, n: int, section: TableSection) -> None:
         table = section.table
@@ -360,7 +361,7 @@ class BriefingPlanner:
                     f"art {k + 1} of {len(groups)} of its columns, the other{'s' if len(groups) > 2 else ''} in "
                     f"{others}; each part shows each row's rank, submitter and system")
             layout = whole if len(groups) == 1 else self._table_layout(sub, number, title, caption, part=k)
-            geometry = layout.fit(lay.fits_for(self.geometry))
+            geometry = layout.fit(fits_for(self.geometry))
 
             def make(start, stop, continued, page, continues, layout=layout, number=number, sub=sub):
                 return TableShare(layout, start, stop, continued, continues, page, of=TableOf(number, n, sub))
@@ -385,17 +386,17 @@ class BriefingPlanner:
         type size with their words whole (up to 60 points), else in as few parts as hold them so (the longest words kept
         whole where they can; in one part the rows of such a table wrap into many lines), each part with
         the columns that say whose row it is (rank, submitter, system) and then the next columns
-        in order; a table whose parts cannot be so gets smaller type instead (pdf_layout.fits_for)."""
+        in order; a table whose parts cannot be so gets smaller type instead (pdf_tables.fits_for)."""
         every = list(range(len(table.columns)))
         width, size = self.geometry.frame_w + 0.01, lay.CELL.size
         wide = max(self.geometry.page_w, self.geometry.page_h) - 2 * lay.MARGIN_X + 0.01
-        need = sum(layout.minimum(size, lay.WORD_CAPS[0]))  # every column, its words whole
+        need = sum(layout.minimum(size, WORD_CAPS[0]))  # every column, its words whole
         if need <= width or need <= wide:  # parts only for what a landscape page cannot hold either
             return [every]
         keys = [c for c, col in enumerate(table.columns) if col.kind == "rank" or col.key in ("submitter", "system")]
         rest = [c for c in every if c not in keys]
         best = None
-        for cap in lay.WORD_CAPS:
+        for cap in WORD_CAPS:
             least = layout.minimum(size, cap)
             base = sum(least[c] for c in keys)
             groups, current = [], []
@@ -498,7 +499,7 @@ class BriefingPlanner:
         fig = section.figure
         i = fig.result.conditions.identity
         inner = width - 2 * lay.KPI_PAD
-        widest = lay.widest_text(fig, self.letters)
+        widest = widest_text(fig, self.letters)
         bold = self.metrics(Style(SANS_BOLD, KPI_FIGURE_MAX, KPI_FIGURE_MAX))
         size = min(KPI_FIGURE_MAX, KPI_FIGURE_MAX * inner / max(1.0, bold.width(widest)))
         texts = [(section.inline_conditions, "kpi-cond", 600),
@@ -542,7 +543,7 @@ class BriefingPlanner:
         widths = _panel_widths(layouts[0], layouts[1:], self.geometry, choose=True)  # None: the panels are stacked
         if widths is not None:
             (left_w, right_w), options = widths  # the panels are laid out at these widths
-            shape.fit(lay.fits_for(self.geometry))
+            shape.fit(fits_for(self.geometry))
             geometry = self.geometry
             # the heading keeps with it the intro, the first row of each panel and the whole shape
             # panel; where even an empty page cannot hold that with its notes, the panels are stacked
@@ -591,7 +592,7 @@ class BriefingPlanner:
                 for k in range(k0, len(columns[c])):
                     number, table, _ = panels[offset + k]
                     wide = self._panel_layout(number, table, offset + k)
-                    wide.fit(lay.fits_for(geometry))
+                    wide.fit(fits_for(geometry))
                     self.pager.add_run(wide.run(f"table {number}", makers(number, table, wide)), gap=8.0,
                                        start=i0 if k == k0 else 0)
             return
@@ -630,7 +631,7 @@ class BriefingPlanner:
 
     # -- the plan: every page's blocks at their positions, every figure with its page's marks --
     def _plan(self) -> Document:
-        """Each page planned (pdf_layout.Pager) as a frozen Unit: its items at the positions the
+        """Each page planned (layout.pager.Pager) as a frozen Unit: its items at the positions the
         pager gave them, from the top of the frame down, each figure lettered for its page
         (marks in order of first appearance) and bound to its location, and its notes area under
         them. A page planned over-full is an error here, before anything is drawn."""
@@ -773,15 +774,15 @@ def _even_groups(layout: TableLayout, keys: list[int], rest: list[int], parts: i
 
 
 def _fit_together(layouts: Sequence[TableLayout], geometry: Geometry) -> Geometry:
-    """The first fit (pdf_layout.fits_for) that holds every one of these tables, each then laid out
+    """The first fit (pdf_tables.fits_for) that holds every one of these tables, each then laid out
     in it: the panels of one section share a page and a look."""
-    for option in lay.fits_for(geometry):
+    for option in fits_for(geometry):
         if all(sum(t.minimum(option[1], option[2])) <= option[0].frame_w + 0.01 for t in layouts):
             for t in layouts:
                 t.fit([option])
             return option[0]
     for t in layouts:
-        t.fit(lay.fits_for(geometry))  # raises LayoutError, naming the table that does not fit
+        t.fit(fits_for(geometry))  # raises LayoutError, naming the table that does not fit
     return geometry
 
 
@@ -795,11 +796,11 @@ def _panel_widths(left: TableLayout, right: Sequence[TableLayout], g: Geometry, 
     is the shortest: a panel of few narrow columns then leaves the other the width its names need
     (the panels are laid out at the widths returned)."""
     room = g.frame_w - lay.PAIR_GUTTER
-    for k, cap in enumerate(lay.WORD_CAPS):
+    for k, cap in enumerate(WORD_CAPS):
         need_l = sum(left.minimum(lay.CELL.size, cap))
         need_r = max(sum(t.minimum(lay.CELL.size, cap)) for t in right) if right else 0.0
         if right and need_l + need_r <= room + 0.01:
-            options = [(g, lay.CELL.size, c) for c in lay.WORD_CAPS[k:]]
+            options = [(g, lay.CELL.size, c) for c in WORD_CAPS[k:]]
             left_w = room * need_l / (need_l + need_r)
             if choose:
                 left_w = min(_splits(need_l, need_r, room), key=lambda w: (_pair_height(left, right, options, w, room), w))
@@ -896,10 +897,10 @@ def _pages_of(metrics: Metrics, table: BoundTable, geometries: Sequence[Geometry
     for g in geometries:
         layout = TableLayout(metrics, label="", title="", shared="", **_cells_of(table))
         try:
-            layout.fit(lay.fits_for(g))
+            layout.fit(fits_for(g))
         except LayoutError:
             continue
-        best = min(best, (sum(layout.heights) + NoteBook(metrics).block(notes, g.frame_w)) / g.frame_h)
+        best = min(best, (sum(layout.heights) + note_book(metrics).block(notes, g.frame_w)) / g.frame_h)
     return best
 
 

@@ -1,5 +1,5 @@
 """Text for the PDF briefing: the embedded fonts, the escaping layer every data string goes through,
-and the measuring and line-breaking that the page layout relies on (pdf_layout.py).
+and the measuring and line-breaking that the page layout relies on (pdf_tables.py, layout/pager.py).
 
 Escaping (one place): ``clean`` turns any string that comes from the data (submitter and system
 names, frameworks, notes built from them, spec titles and paragraphs) into text the PDF may show:
@@ -274,6 +274,19 @@ class Measure:
 # -- writing text runs ------------------------------------------------------------------------------
 
 _ASCII = "".join(chr(i) for i in range(32, 127))
+
+
+class Metrics:
+    """One Measure per style, shared by the whole document (their word caches too)."""
+
+    def __init__(self):
+        self._m: dict[Style, Measure] = {}
+
+    def __call__(self, style: Style) -> Measure:
+        m = self._m.get(style)
+        if m is None:
+            m = self._m[style] = Measure(style)
+        return m
 
 
 class _Encoder:
