@@ -520,8 +520,8 @@ def _check_option_value(name: str, value: Any) -> None:
     if name == "template":
         path_arg(name, value)
     elif name in ("page_size", "orientation"):
-        from .render.pdf_layout import ORIENTATIONS, PAGE_SIZES
+        from .layout import paper
 
-        choices = tuple(PAGE_SIZES) if name == "page_size" else ORIENTATIONS
+        choices = tuple(paper.SIZES) if name == "page_size" else paper.ORIENTATIONS
         if not isinstance(value, str) or value.lower() not in choices:
-            raise ArgumentError(f"{name}={value!r}: one of {', '.join(choices)} (any case), for a .pdf target")
+            raise ArgumentError(f"{name}={value!r}: one of {', '.join(choices)} (any case), for a .pdf or .xlsx target")

@@ -584,9 +584,10 @@ def _demo_own_run(ctx, data) -> None:
 @click.option("--template", type=click.Path(exists=True, dir_okay=False),
               help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses.")
 @click.option("--page-size", type=click.Choice(["a4", "letter"], case_sensitive=False), default=None,
-              help="PDF: page size (default a4, or the spec's outputs.page_size).")
+              help="PDF and XLSX: the paper (default a4, or the spec's outputs.page_size).")
 @click.option("--orientation", type=click.Choice(["portrait", "landscape"], case_sensitive=False), default=None,
-              help="PDF: one orientation for every page (default: portrait unless the tables need landscape).")
+              help="PDF and XLSX: one orientation for every page or sheet (default: a PDF portrait unless its "
+                   "tables need landscape; a workbook's tables landscape, its text sheets portrait).")
 @wait_option
 @upgrade_option
 @click.pass_context

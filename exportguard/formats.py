@@ -61,7 +61,7 @@ class Format:
 
 FORMATS: tuple[Format, ...] = (
     Format("xlsx", ".xlsx", ".render.xlsx", ".check.xlsx_reader:read", ".check.manifests:xlsx_manifest", CELL,
-           also_reads=(".xlsm",), package=True, options=("text_cells",)),
+           also_reads=(".xlsm",), package=True, options=("text_cells", "page_size", "orientation")),
     Format("pptx", ".pptx", ".render.pptx", ".check.pptx_reader:read", ".check.manifests:pptx_manifest", SHAPE,
            package=True, options=("template",)),
     Format("pdf", ".pdf", ".render.pdf", ".check.pdf_reader:read", ".check.manifests:pdf_manifest", PAGE,

@@ -121,9 +121,9 @@ def test_build_report_checks_its_arguments(v51_store, kwargs, words):
 
 @pytest.mark.parametrize("target, options, words", [
     ("x.pdf", dict(colour="red"), ["colour='red'", "not an export option", ".pdf: page_size, orientation"]),
-    ("x.md", dict(page_size="a4"), ["page_size='a4'", ".md: none", "an option of .pdf"]),
-    ("x.csv", dict(orientation="landscape"), ["orientation='landscape'", ".csv: none", "an option of .pdf"]),
-    ("x.xlsx", dict(page_size="letter"), ["page_size", ".xlsx: text_cells"]),
+    ("x.md", dict(page_size="a4"), ["page_size='a4'", ".md: none", "an option of .xlsx and .pdf"]),
+    ("x.csv", dict(orientation="landscape"), ["orientation='landscape'", ".csv: none", "an option of .xlsx and .pdf"]),
+    ("x.pptx", dict(page_size="letter"), ["page_size", ".pptx: template"]),
     ("x.md", dict(template="deck.pptx"), ["template=", "an option of .pptx"]),
     ("x.csv", dict(text_cells=True), ["text_cells=True", "an option of .xlsx"]),
     ("x.pdf", dict(page_size="a5"), ["page_size='a5'", "a4, letter"]),
@@ -133,7 +133,7 @@ def test_build_report_checks_its_arguments(v51_store, kwargs, words):
     ("x.md", dict(wait_s=-1), ["wait_s=-1", "0 or more"]),
     ("x.md", dict(wait_s=math.nan), ["wait_s=nan", "finite"]),
     ("x.md", dict(tell="print"), ["tell='print'", "callable"]),
-], ids=["unknown-pdf", "page_size-md", "orientation-csv", "page_size-xlsx", "template-md", "text_cells-csv",
+], ids=["unknown-pdf", "page_size-md", "orientation-csv", "page_size-pptx", "template-md", "text_cells-csv",
         "page_size-a5", "orientation-int", "text_cells-int", "force-text", "wait-negative", "wait-nan", "tell-text"])
 def test_export_refuses_options_no_target_takes_and_bad_values(report, tmp_path, target, options, words):
     refused(lambda: eg.export(report, tmp_path / target, **options), *words)
@@ -148,6 +148,14 @@ def test_a_specs_paper_settings_never_refuse_a_markdown_export(v51_store, tmp_pa
     report = eg.build_report(v51_store, spec)
     written = eg.export(report, tmp_path / "paper.md", tmp_path / "paper.pdf", page_size="A4")
     assert (tmp_path / "paper.md").is_file() and tmp_path / "paper.pdf" in written
+    # a workbook prints on the spec's paper, held as it says, unless the call says otherwise
+    from openpyxl import load_workbook
+
+    eg.export(report, tmp_path / "spec.xlsx")
+    eg.export(report, tmp_path / "call.xlsx", page_size="a4", orientation="landscape")
+    for name, paper, held in (("spec.xlsx", 1, "landscape"), ("call.xlsx", 9, "landscape")):
+        for ws in load_workbook(tmp_path / name).worksheets:
+            assert (ws.page_setup.paperSize, ws.page_setup.orientation) == (paper, held), (name, ws.title)
 
 
 # -- check_documents: limits and ignore -----------------------------------------------------

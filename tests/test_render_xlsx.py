@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openpyxl import load_workbook
+from openpyxl.utils import column_index_from_string
 
 from exportguard import manifest as manifest_mod
 from exportguard.caveat import FULL, SHORT, TRADEMARK_LEGEND
@@ -115,12 +116,25 @@ def _header_row(ws) -> int:
 
 
 def _notes_on(ws) -> dict[str, str]:
-    """The notes block: '[a] text' rows in column A."""
+    """The sheet's notes, '[a] text', wherever they stand: under the table, or above its header (a sheet
+    printed in strips repeats them beside the title, once in each strip that shows marks)."""
     notes = {}
-    for (value,) in ws.iter_rows(min_col=1, max_col=1, values_only=True):
-        if isinstance(value, str) and NOTE_ROW.match(value):
-            notes[NOTE_ROW.match(value).group(1)] = value
+    for row in ws.iter_rows(values_only=True):
+        for value in row:
+            if isinstance(value, str) and NOTE_ROW.match(value):
+                notes[NOTE_ROW.match(value).group(1)] = value
     return notes
+
+
+def _above_header(ws) -> list[str]:
+    """The texts above a table's header row (the rows its printed pages repeat), row by row, each
+    row left to right, each text once."""
+    out = []
+    for row in ws.iter_rows(values_only=True):
+        if row and row[0] == "Rank":
+            return out
+        out += [v for v in row if isinstance(v, str) and v not in out]
+    return out
 
 
 def _assert_no_formulas(wb):
@@ -212,15 +226,18 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
     plan = xlsx.plan_formats(v51_report)
     for n, (ws, table) in enumerate(zip(sheets, tables), 1):
         assert len(ws.title) <= 31 and not re.search(r"[\[\]:*?/\\]", ws.title)
-        column_a = [v for (v,) in ws.iter_rows(min_col=1, max_col=1, values_only=True) if v is not None]
+        above = _above_header(ws)
         # the table note; with one mark for the table, it is that mark's note
         table_mark = plan.mode(n) == xlsx.fmts.TABLE
-        assert column_a[1] == (f"[a] {plan.lettering(n).table_note.text}" if table_mark else table.table_note.text)
-        assert column_a[1].removeprefix("[a] ").startswith(table.table_note.text) and column_a[2] == SHORT
-        assert column_a[-1] == TRADEMARK_LEGEND
+        note = f"[a] {plan.lettering(n).table_note.text}" if table_mark else table.table_note.text
+        assert note in above and note.removeprefix("[a] ").startswith(table.table_note.text) and SHORT in above
+        texts = [v for row in ws.iter_rows(values_only=True) for v in row if isinstance(v, str)]
+        assert TRADEMARK_LEGEND in texts
         # the scales of a comparison across them (EG020), under the caveat, before the header row
-        assert column_a[3:3 + len(table.notices)] == [notice.text for notice in table.notices]
-        header_row = 4 + len(table.notices)
+        shown = [a for a in above if a in [notice.text for notice in table.notices]]
+        assert shown == [notice.text for notice in table.notices]
+        assert all(above.index(a) > above.index(SHORT) for a in shown)
+        header_row = next(c.row for c in ws["A"] if c.value == "Rank")
         headers = [c.value for c in ws[header_row]]
         assert "Throughput, tok/s" in headers and "Band low edge, tok/s" in headers
         assert "Band high edge, tok/s" in headers
@@ -228,21 +245,27 @@ def test_one_sheet_per_cohort_with_conditions_caveat_and_legend(v51_report, v51_
         assert ws.freeze_panes == f"A{header_row + 1}"
         assert ws.auto_filter.ref.startswith(f"A{header_row}:")
         assert ws.print_title_rows.replace("$", "") == f"1:{header_row}"
-        assert ws.page_setup.orientation == "landscape"
+        assert ws.page_setup.orientation == "landscape" and ws.page_setup.paperSize == 9  # A4 unless asked
         # a planned scale, never fit-to-width (that shrank a wide sheet's text to 3-4 pt on paper)
-        assert ws.page_setup.scale >= 80 and not (ws.sheet_properties.pageSetUpPr and ws.sheet_properties.pageSetUpPr.fitToPage)
+        assert ws.page_setup.scale >= 73 and not (ws.sheet_properties.pageSetUpPr and ws.sheet_properties.pageSetUpPr.fitToPage)
         assert ws.oddFooter.center.text == SHORT
         for letter, dim in ws.column_dimensions.items():
             assert 5 <= dim.width <= 250
-        # the notes block: each note its own row, merged across the table's first printed page (never
-        # across a page edge), tall enough to wrap
-        merged = {str(r) for r in ws.merged_cells.ranges}
-        breaks = [b.id for b in ws.col_breaks.brk]
-        last = ws.cell(header_row, breaks[0] if breaks else len(headers)).column_letter
-        note_rows = [c.row for c in ws["A"] if isinstance(c.value, str) and NOTE_ROW.match(c.value)]
-        assert len(note_rows) == len(plan.lettering(n).notes())
-        for r in note_rows:
-            assert f"A{r}:{last}{r}" in merged and ws.row_dimensions[r].height >= 15
+        # the band edges are for the screen: the printed columns end before them
+        printed = ws.print_area[0] if isinstance(ws.print_area, list) else ws.print_area
+        if printed:
+            last_printed = printed.split(":")[-1].lstrip("$").split("$")[0]
+            assert headers[column_index_from_string(last_printed)].startswith("Band low edge")
+        # every note: one cell, merged within one printed strip (never across a page edge), tall enough
+        edges = sorted({0, *(b.id for b in ws.col_breaks.brk), len(headers)})
+        note_cells = [c for row in ws.iter_rows(max_row=ws.max_row) for c in row
+                      if isinstance(c.value, str) and NOTE_ROW.match(c.value)]
+        assert {NOTE_ROW.match(c.value).group(1) for c in note_cells} == {m for m, _ in plan.lettering(n).notes()}
+        for c in note_cells:
+            span = next((r for r in ws.merged_cells.ranges if r.min_row == c.row and r.min_col == c.column), None)
+            first, last = (span.min_col, span.max_col) if span else (c.column, c.column)
+            assert not any(first - 1 < e < last for e in edges[1:-1]), f"{ws.title}!{c.coordinate} crosses a page edge"
+            assert sum(ws.row_dimensions[r].height or 15 for r in range(c.row, (span.max_row if span else c.row) + 1)) >= 15
         # band columns: numeric and within the figure's band
         fig_col = headers.index("Throughput, tok/s") + 1
         for r in range(header_row + 1, header_row + 1 + len(table.rows)):

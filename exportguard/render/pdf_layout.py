@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reportlab.lib.colors import HexColor
-from reportlab.lib.pagesizes import A4, LETTER, landscape
 
 from ..errors import ExportguardError
+from ..layout import paper
 from ..layout.pager import NoteBook, NotesStyle
 from .pdf_text import NARROW, NARROW_BOLD, NARROW_OBLIQUE, SANS, SANS_BOLD, SANS_OBLIQUE, Metrics, Style, clean
 
@@ -38,10 +38,10 @@ class Geometry:
         return self.page_h - MARGIN_TOP - MARGIN_BOTTOM
 
 
-PORTRAIT = Geometry("portrait", *A4)
-LANDSCAPE = Geometry("landscape", *landscape(A4))
-PAGE_SIZES = {"a4": A4, "letter": LETTER}
-ORIENTATIONS = ("portrait", "landscape")
+PORTRAIT = Geometry("portrait", *paper.size("a4"))
+LANDSCAPE = Geometry("landscape", *paper.size("a4", "landscape"))
+PAGE_SIZES = paper.SIZES
+ORIENTATIONS = paper.ORIENTATIONS
 
 
 def geometry(page_size: str = "a4", orientation: str = "portrait") -> Geometry:
@@ -49,8 +49,7 @@ def geometry(page_size: str = "a4", orientation: str = "portrait") -> Geometry:
     if page_size not in PAGE_SIZES or orientation not in ORIENTATIONS:
         raise ExportguardError(f"PDF page: size {page_size!r} (a4 or letter), orientation {orientation!r} "
                                "(portrait or landscape)")
-    size = PAGE_SIZES[page_size]
-    return Geometry(orientation, *(landscape(size) if orientation == "landscape" else size))
+    return Geometry(orientation, *paper.size(page_size, orientation))
 
 
 # Legibility on screen and on paper (issue 16): table text at least 8.5 pt, notes at least 8 pt.

@@ -74,13 +74,17 @@ FONT = "Calibri"  # named in every style so no application falls back to a serif
 _BOX = "BFBFBF"  # a thin grey border on all four sides
 _TOP_WRAP = Alignment(wrap=True, vertical="top")
 _RIGHT = Alignment(vertical="top", horizontal="right")
+# Every text at 11 pt or more: the print scale that keeps the smallest at 8 pt on paper (73 %) then
+# fits the most columns and rows on a page.
 _STYLES = {  # named styles, "eg <key>" in the workbook
     "title": Style(Font(FONT, 13, bold=True), alignment=_TOP_WRAP),
-    "note": Style(Font(FONT, 10), alignment=_TOP_WRAP),
-    "caveat": Style(Font(FONT, 10, italic=True, color="404040"), alignment=_TOP_WRAP),
-    "warning": Style(Font(FONT, 10, bold=True, color="9C0006"), alignment=_TOP_WRAP),
+    "note": Style(Font(FONT, 11), alignment=_TOP_WRAP),
+    # a note beside the title block (a sheet printed in strips): set off from the key's texts on its left
+    "aside": Style(Font(FONT, 11), alignment=Alignment(horizontal="left", vertical="top", wrap=True, indent=1)),
+    "caveat": Style(Font(FONT, 11, italic=True, color="404040"), alignment=_TOP_WRAP),
+    "warning": Style(Font(FONT, 11, bold=True, color="9C0006"), alignment=_TOP_WRAP),
     "label": Style(Font(FONT, 11, bold=True), alignment=Alignment(vertical="top")),
-    "legend": Style(Font(FONT, 10, italic=True, color="404040"), alignment=_TOP_WRAP),
+    "legend": Style(Font(FONT, 11, italic=True, color="404040"), alignment=_TOP_WRAP),
     "header": Style(Font(FONT, bold=True), fill="D9E1F2", border=_BOX, alignment=Alignment(wrap=True, vertical="center")),
     "text": Style(Font(FONT), border=_BOX, alignment=_TOP_WRAP),
     "count": Style(Font(FONT), border=_BOX, alignment=Alignment(vertical="top", horizontal="left")),
@@ -91,6 +95,8 @@ _STYLES = {  # named styles, "eg <key>" in the workbook
     "plain": Style(Font(FONT)),
 }
 _FONT_PT = {key: s.font.size for key, s in _STYLES.items()}
+ASIDE_INDENT = 2.0  # width units the "aside" style's indent takes from its cell (about three spaces)
+_BOLD = {key: s.font.bold for key, s in _STYLES.items()}
 _SMALLEST_PT = min(_FONT_PT.values())  # what the print scale keeps at lay.PRINT_MIN_PT or more
 
 
@@ -99,17 +105,18 @@ _SMALLEST_PT = min(_FONT_PT.values())  # what the print scale keeps at lay.PRINT
 class _Sheet:
     """A streamed worksheet with its row counter, merged note rows and print set-up."""
 
-    def __init__(self, wb: WorkbookWriter, title: str, report: Report, widths: Sequence[float], *,
-                 freeze_row: int | None = None, landscape: bool = True, title_rows: str | None = None,
-                 keep: Sequence[tuple[int, int]] = ()):
+    def __init__(self, wb: WorkbookWriter, title: str, report: Report, widths: Sequence[float], paper: lay.Paper, *,
+                 freeze_row: int | None = None, title_rows: str | None = None,
+                 keep: Sequence[tuple[int, int]] = (), key: int = 0, printed: int | None = None):
         self.wb = wb
-        plan = self.print = lay.print_plan(widths, _SMALLEST_PT, landscape, keep)
+        plan = self.print = lay.print_plan(widths, _SMALLEST_PT, paper, keep, key, printed)
         self.text_cols = plan.first_cols  # wide texts merge across the first page's columns
         self.text_width = sum(list(widths)[:self.text_cols])
         left = worksheet_text(report.title).replace("\n", " ").replace("&", "&&")[:120]
         pt = f"&{plan.header_pt:g}"
-        self.ws = wb.add_sheet(title, [round(w, 1) for w in widths], freeze_row=freeze_row,
-                               page=PageSetup(landscape=landscape, scale=plan.scale, col_breaks=tuple(plan.col_breaks)),
+        page = PageSetup(landscape=paper.landscape, scale=plan.scale, col_breaks=tuple(plan.col_breaks),
+                         margins=lay.MARGINS, paper=paper.size, title_cols=plan.key, printed_cols=printed)
+        self.ws = wb.add_sheet(title, [round(w, 1) for w in widths], freeze_row=freeze_row, page=page,
                                title_rows=title_rows,
                                header=f"&L{pt} {left}&R{pt} &A, page &P of &N",
                                footer=f"&C{pt} {lay.footer_caveat(worksheet_text(report.caveat_short))}")
@@ -142,13 +149,29 @@ class _Sheet:
 
     def wide_text(self, text: str, ncols: int, width_chars: float, style: str = "note") -> int:
         """A wrapped text merged across ``ncols`` columns, its row tall enough to show it all."""
-        row = self.append([self.text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style]))
+        row = self.append([self.text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style], _BOLD[style]))
         if ncols > 1:
             self.ws.merge(row, 1, row, ncols)
         return row
 
     def blank(self) -> None:
         self.append([])
+
+    def split_rows(self, left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]],
+                   strips: Sequence[int] | None = None) -> list[float | None]:
+        """Rows for a sheet printed in strips that repeat its key columns (``_stacked``); returns the
+        heights."""
+        heights, places = _stacked(left, right, self.widths, self.print, strips)
+        first = self.row + 1
+        rows: list[list[_Cell | None]] = [[None] * self.print.printed_cols for _ in heights]
+        for r0, r1, a, b, text, style in places:
+            rows[r0][a] = _text(text, style)
+        for cells, height in zip(rows, heights):
+            self.append(cells, height)
+        for r0, r1, a, b, _, _ in places:
+            if b - a > 1 or r1 > r0:
+                self.ws.merge(first + r0, a + 1, first + r1, b)
+        return list(heights)
 
     def page_break(self, after_row: int) -> None:
         """A printed page ends after this row."""
@@ -196,7 +219,7 @@ class _Rows:
         return self.next_row - 1
 
     def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
-        row = self.append([_text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style]))
+        row = self.append([_text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style], _BOLD[style]))
         self.merged.add(len(self.rows) - 1)
         return row
 
@@ -221,7 +244,7 @@ class _SheetRows(_Rows):
         return self.sheet.append(cells, height)
 
     def wide_text(self, text: str, width_chars: float, style: str = "note") -> int:
-        row = self.append([_text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style]))
+        row = self.append([_text(text, style)], height=lay.height(worksheet_text(text), width_chars, _FONT_PT[style], _BOLD[style]))
         if self.text_cols > 1:
             self.sheet.ws.merge(row, 1, row, self.text_cols)
         return row
@@ -259,9 +282,14 @@ def _comment_height(text: str) -> int:
 class XlsxRenderer:
     format = "xlsx"
 
-    def __init__(self, report: Report, text_cells: bool):
+    def __init__(self, report: Report, text_cells: bool, page_size: str | None = None,
+                 orientation: str | None = None):
         self.report = report
         self.text_cells = text_cells
+        size = (page_size or lay.paper.DEFAULT_SIZE).lower()
+        # tables print across the paper, text sheets down it, unless the export asks for one orientation
+        self.wide = lay.Paper(size, landscape=(orientation or "landscape").lower() == "landscape")
+        self.tall = lay.Paper(size, landscape=(orientation or "portrait").lower() == "landscape")
         self.wb = WorkbookWriter(_STYLES, title=worksheet_text(report.title)[:255], creator=AUTHOR)
         self.names = lay.sheet_names(report)
         self.plan = plan_formats(report, self.text_cells)
@@ -274,22 +302,24 @@ class XlsxRenderer:
         pass  # every sheet opens with the report title and the one-line caveat
 
     def _top(self, sheet: _Sheet, title: str, ncols: int, width: float, lines: Iterable[tuple[str, str]]) -> None:
-        sheet.wide_text(title, ncols, width * 0.8, "title")
+        sheet.wide_text(title, ncols, width, "title")
         for text, style in lines:
             sheet.wide_text(text, ncols, width, style)
 
     # -- a table (or a chart's table) --
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
-        panel = self._panel(n, section.title, section.table)
-        sheet = _Sheet(self.wb, self.names[n - 1], self.report, panel.widths,
+        panel = self._panel(n, section.title, section.table, notes_on_top=True)
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, panel.widths, self.wide,
                        freeze_row=panel.header_row + 1, title_rows=f"1:{panel.header_row}",
-                       keep=lay.keep_runs(panel.cols))
+                       keep=lay.keep_runs(panel.cols), key=lay.key_columns(panel.cols),
+                       printed=lay.printed_columns(panel.cols))
         # a table alone on its sheet: each row written as it is made, so that none is held (only its height)
         rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1,
                                 rows=_SheetRows(sheet, panel.ncols, sheet.text_cols))
-        head, notes = panel.header_row, rows.notes_at
-        if lay.notes_need_page(sheet.print, rows.heights[:head], rows.heights[head:notes], rows.heights[notes:]):
-            sheet.page_break(rows.first_row + notes - 1)
+        head, tail = panel.header_row, rows.notes_at
+        before = lay.tail_break(sheet.print, rows.heights[:head], rows.heights[head:tail], rows.heights[tail:])
+        if before is not None:
+            sheet.page_break(rows.first_row + head + before - 1)
         table = section.table
         if table.rows:
             sheet.ws.auto_filter = (f"A{panel.header_row}:{get_column_letter(panel.ncols)}"
@@ -312,10 +342,10 @@ class XlsxRenderer:
         col0 = mlperf.ncols + 1  # the own runs' first column
         keep = [(0, mlperf.ncols), (col0, len(widths))] + lay.keep_runs(mlperf.cols)
         keep += [(col0 + a, col0 + b) for p in own for a, b in lay.keep_runs(p.cols)]
-        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, title_rows="1:2", keep=keep)
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, self.wide, title_rows="1:2", keep=keep)
         on_page = sheet.print.cols_on_page
         head = _Rows(1, 0, len(widths), sheet.text_cols)
-        head.wide_text(section.title, sheet.text_width * 0.8, "title")
+        head.wide_text(section.title, sheet.text_width, "title")
         head.wide_text(self.report.caveat_short, sheet.text_width, "caveat")
         head.blank()
         sheet.write([head])
@@ -334,7 +364,7 @@ class XlsxRenderer:
         shape = _Rows(sheet.row + 1, 0, len(widths), sheet.text_cols)
         total = sheet.text_width
         shape.blank()
-        shape.wide_text(both_shapes_title(section.title), total * 0.8, "title")
+        shape.wide_text(both_shapes_title(section.title), total, "title")
         for r in (section.shape.mlperf, *section.shape.own):
             shape.wide_text(shape_line(r.label, r.shape, r.load), total)
         shape.wide_text(section.shape.sentence, total)
@@ -347,33 +377,67 @@ class XlsxRenderer:
         for _, _, fig in table.figures():
             self.shown_on.setdefault(fig.result.natural_key, title)
 
-    def _panel(self, n, title: str, table, key=None, caveat: bool = True) -> "_Panel":
-        """A table's columns, widths, marks and the lines above and below it, as planned."""
+    def _panel(self, n, title: str, table, key=None, caveat: bool = True, notes_on_top: bool = False) -> "_Panel":
+        """A table's columns, widths, marks and the lines above and below it, as planned. ``notes_on_top``:
+        a table alone on its sheet states its notes above its header, in the rows every printed page
+        repeats, where they are few enough (lay.NOTES_ON_TOP_LINES): each figure's note then prints on
+        its page."""
         key = n if key is None else key
         mode, lettering = self.plan.mode(key), self.plan.lettering(key)
         part = TablePart(n, title, table, 0, len(table.rows), lettering)
         text_cells = mode == fmts.TEXT
         figure_chars, band_chars, sort_chars = self._measure(part)
         cols = lay.table_columns(table, lettering, text_cells)
-        lay.size_columns(cols, table, figure_chars, band_chars, sort_chars)
         wanted = {note for _, _, f in table.figures() for note in lettering.notes_of(f)}
         notes = [(m, note) for m, note in lettering.notes() if note in wanted]  # this panel's, in mark order
         table_note = getattr(lettering, "table_note", None) if mode == fmts.TABLE and table.cohort.mlperf else None
         if table_note is not None:  # the table note is the note of the table's one mark: [a] at the top
-            top = [(note_line(m, note.text), "note") for m, note in notes if note == table_note]
+            noted = [(note_line(m, note.text), "note") for m, note in notes if note == table_note]
             notes = [(m, note) for m, note in notes if note != table_note]
         else:
-            top = [(table.table_note.text, "note")]
+            noted = [(table.table_note.text, "note")]
         note_lines = [note_line(m, note.text) for m, note in notes]
-        if caveat:
-            top.append((self.report.caveat_short, "caveat"))
-        if text_cells and not self.text_cells:
-            top.append((BUDGET_SENTENCE, "warning"))
-        top += [(notice.text, "note") for notice in table.notices]  # EG020: the scales, beside the comparison
         if table.ranked and table.slack.estimable:
             note_lines = note_lines + [TIE_RULE]
+        above = [(self.report.caveat_short, "caveat")] if caveat else []
+        if text_cells and not self.text_cells:
+            above.append((BUDGET_SENTENCE, "warning"))
+        above += [(notice.text, "note") for notice in table.notices]  # EG020: the scales, beside the comparison
+        # printed in strips: the trademark legend in the rows every page repeats, rather than a tail that
+        # can take a page of its own
+        strip_above = above + [(self.report.legend, "legend")] if caveat else above
+        left = [(title, "title")]
+
+        def top(cols) -> tuple:
+            """The title block these widths give: (printed in strips, the strips with marks, the notes
+            above the header, those below, the texts beside them, its rows' heights)."""
+            plan = lay.sheet_plan(cols, _SMALLEST_PT, self.wide)
+            own = _own_widths(plan, [c.width for c in cols])
+            marked = [k for k, (a, b) in enumerate(plan.strips()) if any(c.kind in ("figure", "sort") for c in cols[a:b])]
+            width = min(w for k, w in enumerate(own) if k in marked or not marked)
+            # the notes on the strips that show marks, and on every other as wide (so that no printed
+            # page of the table goes without them, at no extra height)
+            marked = tuple(k for k, w in enumerate(own) if k in marked or w >= 0.8 * width)
+            above_ = strip_above if plan.key else above
+            if sum(lay.lines(line, width, _FONT_PT["note"]) for line in note_lines) <= lay.NOTES_ON_TOP_LINES:
+                noted_, below = noted + [(line, "note") for line in note_lines], []
+            else:
+                noted_, below = noted, note_lines
+            if plan.key:
+                heights = _stacked(left + above_, noted_, [c.width for c in cols], plan, marked)[0]
+            else:
+                total = sum(c.width for c in cols[:plan.first_cols])
+                heights = [lay.height(worksheet_text(t), total, _FONT_PT[st], _BOLD[st]) for t, st in left + noted_ + above_]
+            return bool(plan.key), marked, noted_, below, above_, heights
+
+        title_pt = (lambda cols: sum(top(cols)[-1]) + (lay.header_height(cols) or lay.DEFAULT_ROW_PT)) if notes_on_top else None
+        lay.size_columns(cols, table, figure_chars, band_chars, sort_chars, paper_=self.wide, title_pt=title_pt)
+        split, marked, block = False, (), 0
+        if notes_on_top:
+            split, marked, noted, note_lines, above, heights = top(cols)
+            block = len(heights) if split else 0
         numeric = (self.plan.extras.get(("rank", key), False), self.plan.extras.get(("count", key), False))
-        return _Panel(n, title, table, part, cols, top, note_lines, text_cells, numeric)
+        return _Panel(n, title, table, part, cols, noted, above, note_lines, text_cells, numeric, split, marked, block)
 
     def _panel_rows(self, doc: Walk, sheet_title: str, panel: "_Panel", col0: int, first_row: int,
                     rows: "_Rows | None" = None, text_cols: int | None = None) -> "_Rows":
@@ -381,18 +445,29 @@ class XlsxRenderer:
         ``text_cols`` columns."""
         rows = _Rows(first_row, col0, panel.ncols, text_cols) if rows is None else rows
         total = sum(panel.widths[:rows.text_cols])
-        rows.wide_text(panel.title, total * 0.8, "title")
-        for text, style in panel.top:
-            rows.wide_text(text, total, style)
+        if panel.split:  # printed in strips: the title beside the notes, which each strip with marks repeats
+            rows.heights += rows.sheet.split_rows(panel.left, panel.noted, panel.marked)
+        else:
+            for text, style in panel.left:
+                rows.wide_text(text, total, style)
+            for text, style in panel.noted[1:]:
+                rows.wide_text(text, total, style)
         rows.append([_text(c.header, "header") for c in panel.cols], height=lay.header_height(panel.cols))
         for r in range(len(panel.table.rows)):
             self._table_row(doc, sheet_title, rows, panel, r)
         rows.notes_at = len(rows.heights)
-        rows.blank()
-        rows.append([_text("Notes", "label")])
-        for line in panel.note_lines:
-            rows.wide_text(line, total)
-        rows.wide_text(self.report.legend, total, "legend")
+        tail = [("", "note")] + ([("Notes", "label")] if panel.note_lines else [])
+        tail += [(line, "note") for line in panel.note_lines]
+        if panel.split:  # the notes where the marks are (the legend stands under the caveat)
+            if panel.note_lines:
+                rows.heights += rows.sheet.split_rows([], tail, panel.marked)
+        else:
+            rows.blank()
+            for text, style in tail[1:] + [(self.report.legend, "legend")]:
+                if style == "label":
+                    rows.append([_text(text, style)])
+                else:
+                    rows.wide_text(text, total, style)
         return rows
 
     def _measure(self, part: TablePart) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
@@ -436,8 +511,7 @@ class XlsxRenderer:
                 cells.append(_count_cell(first_fig, table.columns[col.src].key, value, panel.numeric[1]))
             elif col.kind == "text":
                 cells.append(_text(value))
-                if len(value) > col.width - 3 or "\n" in value:
-                    n_lines = max(n_lines, lay.lines(value, col.width))
+                n_lines = max(n_lines, lay.lines(value, col.width))
             elif not isinstance(value, BoundFigure):
                 # a derived column's "not derivable: ..." words, or nothing in the sort/band columns
                 cells.append(_text(value, "derived") if col.kind == "figure" else None)
@@ -501,7 +575,7 @@ class XlsxRenderer:
         lettering = self.plan.lettering(n)
         as_text = self.plan.mode(n) == fmts.TEXT
         sheet.blank()
-        sheet.wide_text(section.title, wide, total * 0.8, "title")
+        sheet.wide_text(section.title, wide, total, "title")
         sheet.wide_text(section.inline_conditions, wide, total)
         for notice in section.notices:  # EG020: the scales the headline was picked among
             sheet.wide_text(notice.text, wide, total)
@@ -515,7 +589,8 @@ class XlsxRenderer:
                  self._edge_cell(fig, True, lettering, as_text), self._edge_cell(fig, False, lettering, as_text),
                  sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result))]
         sheet.append(cells, height=lay.row_height(n_lines))
-        sheet.wide_text(section.table_note.text, wide, total)
+        if self.plan.mode(n) != fmts.TABLE:  # in TABLE mode the note of its mark [a] begins with it
+            sheet.wide_text(section.table_note.text, wide, total)
         for line in lettering.note_lines():
             sheet.wide_text(line, wide, total)
         self.shown_on.setdefault(fig.result.natural_key, sheet.title)
@@ -528,14 +603,14 @@ class XlsxRenderer:
                   max(12, min(lay.HEADLINE_TEXT_CAP, max(len(f.result.conditions.identity.submitter) for f in figs) + 2)),
                   max(10, min(lay.HEADLINE_TEXT_CAP, max(len(f.result.conditions.identity.system_name) for f in figs) + 2)),
                   12]
-        sheet = _Sheet(self.wb, "Headline", self.report, widths, keep=[(0, 3)])  # the figure and its band edges
+        sheet = _Sheet(self.wb, "Headline", self.report, widths, self.wide, keep=[(0, 3)])  # the figure and its band edges
         self._top(sheet, "Headline figures", sheet.text_cols, sheet.text_width, [(self.report.caveat_short, "caveat")])
         return sheet
 
     # -- text sections, all on one sheet --
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
         if self.notes is None:
-            self.notes = _Sheet(self.wb, "Notes", self.report, [lay.PAGE_COL], landscape=False)
+            self.notes = _Sheet(self.wb, "Notes", self.report, [lay.PAGE_COL], self.tall)
             self.notes.wide_text(self.report.title, 1, lay.PAGE_COL, "title")
             self.notes.wide_text(self.report.caveat_short, 1, lay.PAGE_COL, "caveat")
         self.notes.blank()
@@ -552,14 +627,14 @@ class XlsxRenderer:
         self._caveat_sheet()
         self._sources_sheet(doc)
         manifest = self.manifest.finish(self.report, doc.clock)
-        sheet = _Sheet(self.wb, MANIFEST_SHEET, self.report, [20], landscape=False)
+        sheet = _Sheet(self.wb, MANIFEST_SHEET, self.report, [20], self.tall)
         sheet.ws.state = "veryHidden"
         for chunk in _manifest_chunks(manifest):
             sheet.append([sheet.text(chunk, "plain")])
         return manifest
 
     def _caveat_sheet(self) -> None:
-        sheet = _Sheet(self.wb, "Caveat", self.report, [lay.PAGE_COL], landscape=False)
+        sheet = _Sheet(self.wb, "Caveat", self.report, [lay.PAGE_COL], self.tall)
         sheet.wide_text("Caveat", 1, lay.PAGE_COL, "title")
         for p in self.report.caveat_full:
             sheet.wide_text(p, 1, lay.PAGE_COL)
@@ -575,28 +650,23 @@ class XlsxRenderer:
         heads = list(src.headers)
         row = src.row
 
-        # URLs and locators wrap (a long word breaks anywhere), so the sheet stays near a page wide
-        # (the caps of a sheet that shows every column below, with its shared values stated above, add up
-        # to one landscape page at the scale that prints its text at 8 pt)
-        caps = {"Source": 28, "Suite": 18, "System": 18, "Submitter": 14, "Shown on": 14,
-                "Benchmark, scenario": 18}
-        # each row made when it is written (and those the widths are measured on, before)
+        # one page wide, each row on one line where the page has the room (each row made when it is
+        # written, and those the widths are measured on, before)
         measured = [row(r) for r in lay.sample(results)]
-        widths = [max(lay.longest_word(h) + 2,
-                      min(caps.get(h, lay.TEXT_WIDTH_CAP), max((len(r[i]) for r in measured), default=0) + 2))
-                  for i, h in enumerate(heads)]
+        widths = lay.page_wide([[r[i] for r in measured] for i in range(len(heads))], heads, _SMALLEST_PT, self.wide)
         lines = [(self.report.caveat_short, "caveat")]
         if src.said():
             lines.append((src.said(), "note"))  # the one-line caveat first
         header_row = 2 + len(lines)
-        sheet = _Sheet(self.wb, "Sources", self.report, widths, freeze_row=header_row + 1, title_rows=f"1:{header_row}")
+        sheet = _Sheet(self.wb, "Sources", self.report, widths, self.wide, freeze_row=header_row + 1,
+                       title_rows=f"1:{header_row}")
         wide, total = sheet.text_cols, sheet.text_width
         self._top(sheet, f"{compose.SOURCES_TITLE} in this workbook", wide, total, lines)
         sheet.append([sheet.text(h, "header") for h in heads],
-                     height=lay.row_height(max(lay.lines(h, w * 0.9) for h, w in zip(heads, widths))))
+                     height=lay.row_height(max(lay.lines(h, w, bold=True) for h, w in zip(heads, widths))))
         for r in results:
             values = row(r)
-            n_lines = max(lay.lines(v, w) if len(v) > w - 3 else 1 for v, w in zip(values, widths))
+            n_lines = max(lay.lines(v, w) for v, w in zip(values, widths))
             sheet.append([sheet.text(v) for v in values], height=lay.row_height(n_lines))
         if results:
             sheet.ws.auto_filter = f"A{header_row}:{get_column_letter(len(heads))}{header_row + len(results)}"
@@ -616,10 +686,20 @@ class _Panel:
     table: BoundTable
     part: TablePart
     cols: list
-    top: list  # (text, style) above the header row: table note, caveat, notices
+    noted: list  # (text, style) above the header row: the table note, and its other notes where they fit there
+    above: list  # (text, style) above the header row: the caveat, notices
     note_lines: list  # below the table
     text_cells: bool
     numeric: tuple  # (ranks, counts) written as numbers
+    split: bool = False  # printed in strips that repeat the row's key: the title block beside the notes
+    marked: tuple = ()  # the printed strips (0-based) that show figures, and so their marks
+    block: int = 0  # in ``split``: the rows the title block takes
+
+    @property
+    def left(self) -> list:
+        """The title block (without its notes in ``split``): title, table note, caveat, notices."""
+        head = [(self.title, "title")]
+        return head + self.above if self.split else head + self.noted[:1] + self.above
 
     @property
     def widths(self) -> list[float]:
@@ -635,7 +715,43 @@ class _Panel:
 
     @property
     def header_row(self) -> int:
-        return len(self.top) + 2
+        if self.split:
+            return self.block + 1
+        return len(self.left) + len(self.noted[1:]) + 1
+
+
+def _stacked(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]], widths: Sequence[float],
+             plan: lay.PrintPlan, strips: Sequence[int] | None = None) -> tuple[list[float], list[tuple]]:
+    """The rows above a table printed in strips that repeat its key columns (print titles): ``left``
+    (the title, the caveat, notices, the legend) in the key columns, which every page prints;
+    ``right`` (the notes) beside them, once in each strip's own columns, so that every printed page
+    shows them whole (a text merged across the first strip would print cut off at the key's edge on the
+    others); ``strips``: only in these (0-based: the strips that show marks). The two stacks are
+    independent: each text is as tall as it needs and spans (merged) the rows its stack gives it, so that
+    the block is as tall as its taller stack. Returns the rows' heights and each text's place: (first
+    row, last row, first column, end column, text, style), rows from 0, columns 0-based, end exclusive."""
+    key = plan.key
+    own = [(a or key, b) for k, (a, b) in enumerate(plan.strips()) if strips is None or k in strips]
+    stacks = []  # (top, bottom, places, text, style), in points from the block's top
+    for texts, places in ((left, [(0, key)]), (right, own)):
+        top = 0.0
+        for text, style in texts:
+            style = "aside" if style == "note" and places is own else style  # set off from the key's texts
+            inset = ASIDE_INDENT if style == "aside" else 0.0
+            h = max((lay.height(worksheet_text(text), sum(widths[a:b]) - inset, _FONT_PT[style], _BOLD[style])
+                     for a, b in places), default=0.0) if text else lay.DEFAULT_ROW_PT
+            stacks.append((round(top, 1), round(top + h, 1), places, text, style))
+            top += h
+    edges = sorted({y for t, b, *_ in stacks for y in (t, b)})
+    heights = [round(b - a, 1) for a, b in zip(edges, edges[1:])]
+    out = [(edges.index(t), edges.index(b) - 1, a, e, text, style)
+           for t, b, places, text, style in stacks if text for a, e in places]
+    return heights, out
+
+
+def _own_widths(plan: lay.PrintPlan, widths: Sequence[float]) -> list[float]:
+    """Each printed strip's width (of its own columns, the repeated key left out)."""
+    return [sum(widths[(a or plan.key):b]) for a, b in plan.strips()] or [sum(widths)]
 
 
 def _count_cell(fig: BoundFigure | None, key: str, words: str, numeric: bool) -> _Cell:
@@ -654,7 +770,8 @@ def _units(report: Report) -> list[fmts.Unit]:
         if isinstance(s, (TableSection, ChartSection)):
             units.append(fmts.unit(n, s.table, lambda t=s.table: Lettering([f for _, _, f in t.figures()])))
         elif isinstance(s, KpiSection):
-            units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True))
+            marks = fmts.headline_marks(s.table_note.text, s.figure) if s.figure.result.conditions.identity.mlperf else None
+            units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True, marks=marks))
         elif isinstance(s, BesideSection):  # one unit: the panels share one lettering, so one mode
             _, _, lettering = beside_parts(n, s)
             figures = [f for t in s.tables() for _, _, f in t.figures()]
@@ -700,14 +817,17 @@ def _manifest_chunks(manifest: dict) -> Iterable[str]:
         yield text
 
 
-def render(report: Report, path, text_cells: bool = False, clock=None, **_options) -> dict:
+def render(report: Report, path, text_cells: bool = False, clock=None, page_size: str | None = None,
+           orientation: str | None = None, **_options) -> dict:
     """Write the workbook to ``path``; return the manifest embedded in it.
 
     ``text_cells``: figure cells hold the text ``101,527 tok/s ±5.4% [a]`` (with a numeric sort-value
-    column beside) instead of a number whose format carries the binding. Other options are for
-    other formats and are ignored here.
+    column beside) instead of a number whose format carries the binding. ``page_size`` ("a4", the
+    default, or "letter") and ``orientation`` (every sheet; by default tables landscape, text
+    portrait): the paper the workbook prints on. Other options are for other formats and are ignored
+    here.
     """
-    renderer = XlsxRenderer(report, bool(text_cells))
+    renderer = XlsxRenderer(report, bool(text_cells), page_size, orientation)
     try:
         clock = resolve_clock(clock)  # the export's instant: package dates and the manifest
         manifest = walk(report, renderer, clock)

@@ -6,13 +6,17 @@ Widths are in Excel's unit (the width of a "0"); heights in points.
 """
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import functools
+import itertools
 import math
 import re
 from dataclasses import dataclass
 from typing import Sequence
 
 from ..embedding import XLSX_MANIFEST_SHEET
+from ..layout import paper
 from ..report import BesideSection, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import band_words
 from .walk import Lettering
@@ -29,7 +33,7 @@ PAGE_COL = 76  # the one column of a portrait text sheet (Caveat, Notes) fits th
 WIDTH_SAMPLE = 4000  # rows sampled for text column widths in very long tables
 WIDEN_SAMPLE = 200  # rows sampled when a page's spare width is shared among its wrapping columns
 LINE_PT = 14.5  # one line of 11 pt text
-TABLE_SMALLEST_PT = 10  # a table sheet's smallest text (its notes and legend): it sets the print scale
+TABLE_SMALLEST_PT = 11  # a table sheet's smallest text (its notes and legend): it sets the print scale
 RESERVED_SHEETS = ("Caveat", "Sources", XLSX_MANIFEST_SHEET, "History")
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
 
@@ -41,41 +45,72 @@ class Col:
     src: int  # index into the table's cells (-1: from the row's first figure)
     width: float = 10.0
     as_text: bool = False  # a figure written as its text (text-cell mode)
+    key: str = ""  # the report column's key ("system"), where it is one
 
 
 # -- text measurement ----------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=8192)
-def lines(text: str, width_chars: float, font_pt: float = 11) -> int:
-    """Lines a wrapped text takes in a cell ``width_chars`` wide, by greedy word wrap. Generous on
-    purpose: without Calibri, LibreOffice draws with a wider substitute (DejaVu Sans), and neither
-    application grows a merged row to fit its text."""
-    # Measured in LibreOffice with DejaVu Sans: ~1.15-1.25 characters per width unit for prose, ~1.17
-    # for dense notes (capitals, digits, URLs); a 10 pt text gets no credit for being smaller.
-    cap = max(4, int((width_chars - 1) * 1.05 * min(1.0, 11 / font_pt)))
+# Text widths: Calibri's advance widths (1/1000 em; Carlito, its metric twin, has the same), so that a
+# planned row is as tall as Excel and LibreOffice draw it: a row taller than its text wastes paper, one
+# shorter cuts it (neither application grows a row of a set height). Measured from Carlito; a character
+# not listed counts as the widest capital.
+_CHARS = (' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~'
+          '±®≈×…–—’‘“”é·°µ')
+_REGULAR = dict(zip(_CHARS, map(int, """
+226 326 401 498 507 715 682 221 303 303 498 498 250 306 252 386 507 507 507 507 507 507 507 507 507 507 268 268 498
+498 498 463 894 579 544 533 615 488 459 631 623 252 319 520 420 855 646 662 517 673 543 459 487 642 567 890 519 487
+468 307 386 307 498 498 291 479 525 423 525 498 305 471 525 230 239 455 230 799 525 527 525 525 349 391 335 525 452
+715 433 453 395 314 460 314 498 498 507 498 498 690 498 905 250 250 418 418 498 252 339 550""".split())))
+_BOLD = dict(zip(_CHARS, map(int, """
+226 326 438 498 507 729 705 233 312 312 498 498 258 306 267 430 507 507 507 507 507 507 507 507 507 507 276 276 498
+498 498 463 898 606 561 529 630 488 459 637 631 267 331 547 423 874 659 676 532 686 563 473 495 653 591 906 551 520
+478 325 430 325 498 498 300 494 537 418 537 503 316 474 537 246 255 480 246 813 537 538 537 537 355 399 347 537 473
+745 459 474 397 344 475 344 498 498 507 498 498 711 498 905 258 258 435 435 503 268 342 563""".split())))
+_UNLISTED = 906
+# A column w units wide shows 7 w pixels of text in Excel (5.25 w points; 5.55 w in LibreOffice): a line
+# is planned at 97 % of that, so that rounding in either application never wraps it.
+TEXT_PT_PER_UNIT = 5.25 * 0.97
+
+
+def text_pt(text: str, font_pt: float = 11, bold: bool = False) -> float:
+    widths = _BOLD if bold else _REGULAR
+    return sum(widths.get(ch, _UNLISTED) for ch in text) * font_pt / 1000
+
+
+@functools.lru_cache(maxsize=16384)
+def lines(text: str, width_chars: float, font_pt: float = 11, bold: bool = False) -> int:
+    """Lines a wrapped text takes in a cell ``width_chars`` wide: greedy word wrap at spaces (where
+    an application also breaks after a hyphen, the plan is only generous), a word wider than the line
+    broken anywhere."""
+    room = max(1.0, width_chars * TEXT_PT_PER_UNIT - 1.0)
+    space = text_pt(" ", font_pt, bold)
     total = 0
     for para in str(text).split("\n"):
-        if len(para) <= cap:
-            total += 1
-            continue
-        count, line = 1, 0
+        count, line = 1, 0.0
         for word in para.split(" "):
-            w = len(word)
-            if line and line + 1 + w <= cap:
-                line += 1 + w
+            w = text_pt(word, font_pt, bold)
+            if line and line + space + w <= room:
+                line += space + w
                 continue
             if line:
                 count += 1
-            while w > cap:  # a word longer than the line (a URL) breaks anywhere
+            while w > room:  # a word wider than the line (a URL) breaks anywhere
                 count += 1
-                w -= cap
+                w -= room
             line = w
         total += count
     return total
 
 
-def height(text: str, width_chars: float, font_pt: float = 11) -> float:
-    return round(lines(text, width_chars, font_pt) * LINE_PT * font_pt / 11 + 3, 1)
+def one_line_width(text: str, font_pt: float = 11, bold: bool = False) -> float:
+    """The width (in units) at which a text takes one line."""
+    return math.ceil(2 * (max((text_pt(p, font_pt, bold) for p in str(text).split("\n")), default=0.0) + 1.0)
+                     / TEXT_PT_PER_UNIT) / 2
+
+
+def height(text: str, width_chars: float, font_pt: float = 11, bold: bool = False) -> float:
+    """The height of a row that shows a wrapped text (a title or note merged across columns)."""
+    return round(lines(text, width_chars, font_pt, bold) * LINE_PT * font_pt / 11 + 3, 1)
 
 
 def row_height(n_lines: int) -> float | None:
@@ -208,30 +243,50 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> 
                 cols.append(Col("band_high", f"Band high edge, {unit}", i))
         else:
             kind = "rank" if c.kind == "rank" else "count" if c.key in ("accelerators", "nodes") else "text"
-            cols.append(Col(kind, c.header, i))
+            cols.append(Col(kind, c.header, i, key=c.key))
             if c.key == "result_id" and add_verified:
                 cols.append(Col("verified", "Verified", -1))
                 add_verified = False
     return _figures_first(cols, table)
 
 
-# The columns that say which row a figure is: printed on the first page with the figures.
+# The columns that say which row a figure is: first, and repeated on every further printed strip.
 IDENTITY_KEYS = ("rank", "submitter", "system")
+# With the figures, what a reader decides by: which published result it is.
+DECISION_KEYS = ("result_id", "verified")
 
 
 def _figures_first(cols: list[Col], table: BoundTable) -> list[Col]:
     """The identifying columns (rank, submitter, system), each figure column (with its sort value),
-    the other columns, then the band edges, each group in the table's order. A sheet wider than a
-    page prints the figures on its first page beside the names of their rows, and its last column
-    group, the page before the notes, holds figures' band edges: every page that shows a mark has its
-    note on that page or the next."""
+    the result ID and verified status, the other columns (details), then the band edges, each group
+    in the table's order. The first printed strip holds what a reader decides by; the details print
+    after it beside the repeated key; the band edges are for the screen (each figure's text states
+    its band)."""
     def identity(c: Col) -> bool:
-        return c.src >= 0 and c.kind in ("text", "rank") and table.columns[c.src].key in IDENTITY_KEYS
+        return c.kind in ("text", "rank") and c.key in IDENTITY_KEYS
 
     figures = [c for c in cols if c.kind in ("figure", "sort")]
     edges = [c for c in cols if c.kind in ("band_low", "band_high")]
     lead = [c for c in cols if identity(c)]
-    return lead + figures + [c for c in cols if not identity(c) and c not in figures and c not in edges] + edges
+    decision = [c for c in cols if c.key in DECISION_KEYS or c.kind == "verified"]
+    rest = [c for c in cols if c not in lead and c not in figures and c not in edges and c not in decision]
+    return lead + figures + decision + rest + edges
+
+
+def key_columns(cols: Sequence[Col]) -> int:
+    """How many leading columns name a row (rank, submitter, system): repeated on each printed strip."""
+    k = 0
+    while k < len(cols) and cols[k].kind in ("text", "rank") and cols[k].key in IDENTITY_KEYS:
+        k += 1
+    return k
+
+
+def printed_columns(cols: Sequence[Col]) -> int:
+    """How many columns, from the first, print: all but the band edges at the end."""
+    k = len(cols)
+    while k and cols[k - 1].kind in ("band_low", "band_high"):
+        k -= 1
+    return k
 
 
 def _basis_marks(table: BoundTable, lettering: Lettering) -> dict[int, str]:
@@ -251,7 +306,8 @@ def column_unit(table: BoundTable, i: int) -> str:
 
 
 def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int],
-                 sort_chars: dict[int, int] | None = None, smallest_pt: float = TABLE_SMALLEST_PT) -> None:
+                 sort_chars: dict[int, int] | None = None, smallest_pt: float = TABLE_SMALLEST_PT,
+                 paper_: "Paper | None" = None, title_pt=None) -> None:
     """Widths: a figure or band column as wide as its widest text (numbers cannot wrap), a text
     column as wide as its text up to a cap (then it wraps), never narrower than its header's words;
     the identifying columns narrower where that lets the first figure print on the first page."""
@@ -271,9 +327,9 @@ def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int
                                 NUMBER_TEXT_CAP if col.kind in ("rank", "count") else TEXT_WIDTH_CAP)
             widest = max((display_len(r[col.src]) for r in rows), default=0)
             col.width = max(head, min(cap, widest * 1.05 + 2))
+    paper_ = paper_ or Paper()
     _tighten(cols, table)
-    _fit_first_page(cols, smallest_pt)
-    _widen_into_pages(cols, table, smallest_pt)
+    _widen_key(cols, table, smallest_pt, paper_, title_pt)
 
 
 def _wrapped_texts(col: Col, rows: Sequence) -> list[str] | None:
@@ -305,12 +361,72 @@ def _tighten(cols: list[Col], table: BoundTable) -> None:
         col.width = width
 
 
-def _fit_first_page(cols: list[Col], smallest_pt: float) -> None:
+KEY_TEXT_CAP = 56  # a key text column (a system's name) widens at most to this
+DETAIL_TEXT_CAP = 45  # a detail text column (accelerator, software) starts at most this wide in a plan
+TITLE_ROWS_PT = 270.0  # what a table's repeated rows above its header take, about: for comparing plans only
+
+
+def _widen_key(cols: list[Col], table: BoundTable, smallest_pt: float, paper_: Paper, title_pt=None) -> None:
+    """The key's text columns (submitter, system) print on every strip: each as wide as makes the
+    fewest printed pages (then the fewest lines), trying the widths at which half to all of the sampled
+    names take one line (up to KEY_TEXT_CAP), each with the strips planned and their spare room shared
+    out. A wider key can push a column onto another strip or leave a detail no room; a narrower one
+    wraps names and makes every row taller."""
+    k = key_columns(cols)
+    keys = [i for i, c in enumerate(cols[:k]) if c.kind == "text"]
+    rows = table.rows[:WIDEN_SAMPLE] if len(table.rows) > WIDEN_SAMPLE else table.rows
+    options = []
+    for i in keys:
+        natural = sorted(min(KEY_TEXT_CAP, one_line_width(str(r[cols[i].src]))) for r in rows)
+        picks = {cols[i].width} | {max(cols[i].width, natural[min(len(natural) - 1, int(q * len(natural)))])
+                                   for q in (0.5, 0.7, 0.8, 0.9, 1.0)} if natural else {cols[i].width}
+        options.append(sorted(picks))
+    # the details either as tight as their caps keep them (more fit a strip) or as wide as keeps nine
+    # in ten of their texts on one line (rows one line tall)
+    roomy = {}
+    for i, c in enumerate(cols[k:], k):
+        texts = _wrapped_texts(c, rows) if c.kind == "text" else None
+        if texts:
+            natural = sorted(one_line_width(t) for t in texts)
+            roomy[i] = max(c.width, min(DETAIL_TEXT_CAP, natural[int(0.9 * (len(natural) - 1))]))
+    best = None
+    for widths, detail in itertools.product(itertools.product(*options), (False, True) if roomy else (False,)):
+        trial = [dataclasses.replace(c) for c in cols]
+        for i, w in zip(keys, widths):
+            trial[i].width = w
+        for i, w in (roomy.items() if detail else ()):
+            trial[i].width = w
+        _fit_first_page(trial, smallest_pt, paper_)
+        _widen_into_pages(trial, table, smallest_pt, paper_)
+        score = _pages_estimate(trial, rows, len(table.rows), smallest_pt, paper_,
+                                title_pt(trial) if title_pt else TITLE_ROWS_PT)
+        if best is None or score < best[0]:
+            best = (score, trial)
+    for c, t in zip(cols, best[1]):
+        c.width = t.width
+
+
+def _pages_estimate(cols: Sequence[Col], rows: Sequence, nrows: int, smallest_pt: float,
+                    paper_: Paper, title: float = 0.0) -> tuple[int, int, int]:
+    """(strips that would print without the row's key, printed pages, lines) of a table at these
+    widths, about: pages are strips times row blocks, a row as tall as its tallest wrapped text."""
+    plan = sheet_plan(cols, smallest_pt, paper_)
+    tall = [1] * len(rows)
+    for c in cols:
+        for i, t in enumerate(_wrapped_texts(c, rows) or ()):
+            tall[i] = max(tall[i], lines(t, c.width))
+    body = sum(row_height(n) or DEFAULT_ROW_PT for n in tall) * nrows / max(1, len(rows))
+    blocks = math.ceil(body / max(LINE_PT, plan.page_height - (title or TITLE_ROWS_PT)))
+    unnamed = len(plan.col_breaks) if not plan.key and key_columns(cols) else 0  # strips without the row's key
+    return unnamed, len(plan.strips()) * blocks, sum(tall)
+
+
+def _fit_first_page(cols: list[Col], smallest_pt: float, paper_: "Paper | None" = None) -> None:
     """Narrow the identifying text columns (they wrap) until the first figure column prints on the
     first page beside them, at the scale that keeps ``smallest_pt`` text at PRINT_MIN_PT; a figure
     column is as wide as its widest text (a cohort without a band says so in it)."""
     lead = lead_columns(cols)
-    room = PRINT_WIDTH[True] * smallest_pt / PRINT_MIN_PT
+    room = (paper_ or Paper()).width * smallest_pt / PRINT_MIN_PT
     texts = [c for c in cols[:lead] if c.kind == "text"]
     while texts and columns_pt([c.width for c in cols[:lead]]) > room:
         widest = max(texts, key=lambda c: c.width - _least_width(c))
@@ -319,29 +435,51 @@ def _fit_first_page(cols: list[Col], smallest_pt: float) -> None:
         widest.width -= 0.5
 
 
-def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float) -> None:
-    """A sheet wider than a page prints in page-wide column groups: the room each group leaves goes to
+def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float, paper_: "Paper | None" = None) -> None:
+    """A sheet wider than a page prints in page-wide column strips: the room each strip leaves goes to
     its wrapping text columns, a little at a time to the one whose widening saves the most lines of
-    the rows it makes tall, so that more rows fit a page. The groups stay as planned: each only fills
-    its own page."""
-    plan = print_plan([c.width for c in cols], smallest_pt, keep=keep_runs(cols))
-    if not plan.col_breaks:
-        return  # a sheet one page wide keeps its scale (widening it would shrink it on paper)
-    room = PRINT_WIDTH[True] * 100 / plan.scale
+    the rows it makes tall, so that more rows fit a page; where that moves a strip's edge, the strips
+    are planned again and their new room shared out, and so while a round widens anything (a few
+    rounds at most: a row that two strips make tall shrinks only once both widen). What the first strip
+    still leaves goes to its last column, so that the texts merged above the table span its page."""
     rows = table.rows[:WIDEN_SAMPLE] if len(table.rows) > WIDEN_SAMPLE else table.rows
     shown = [(c, _wrapped_texts(c, rows)) for c in cols]
     shown = [(c, t) for c, t in shown if t and len(t) == len(rows)]
-    if not rows or not shown:
-        return
+    plan = sheet_plan(cols, smallest_pt, paper_)
+    if not plan.col_breaks:
+        return  # a sheet one page wide keeps its scale (widening it would shrink it on paper)
+    for _ in range(4):  # a strip's widening can make another's unneeded (the row was tall for both)
+        before = [c.width for c in cols]
+        if rows and shown:
+            _share_out(cols, plan, shown)
+        again = sheet_plan(cols, smallest_pt, paper_)
+        if again.col_breaks == plan.col_breaks and before == [c.width for c in cols]:
+            break
+        plan = again
+    edges = [0, *plan.col_breaks, plan.printed_cols]
+    # not to the key, which every strip repeats
+    first = [c for c in cols[plan.key:edges[1]] if c.kind == "text"] or cols[plan.key:edges[1]]
+    if first:
+        first[-1].width += max(0.0, (plan.room - columns_pt([c.width for c in cols[:edges[1]]])) / PT_PER_UNIT - 0.5)
+
+
+def _share_out(cols: list[Col], plan: "PrintPlan", shown: Sequence[tuple[Col, list[str]]]) -> None:
+    """Each strip's spare room to its wrapping text columns (the key's widths are settled: widening it
+    here would narrow every other strip)."""
+    key_pt = columns_pt([c.width for c in cols[:plan.key]])
     texts = [c for c, _ in shown]
     values = [list(row) for row in zip(*(t for _, t in shown))]
-    edges = [0, *plan.col_breaks, len(cols)]
+    edges = [0, *plan.col_breaks, plan.printed_cols]
     for a, b in zip(edges, edges[1:]):
+        room = plan.room - (key_pt if a else 0.0)  # a strip after the first repeats the row's key
         _one_line_headers(cols[a:b], room)
-        mine = [k for k, c in enumerate(texts) if c in cols[a:b]]
+        mine = [k for k, c in enumerate(texts) if any(c is d for d in cols[max(a, plan.key):b])]
+        # a row is as tall as its tallest text on this strip's page (its own columns and the key): another
+        # strip's wrapped text is that strip's to widen, with its own room
+        here = [k for k, c in enumerate(texts) if any(c is d for d in cols[:plan.key] + cols[max(a, plan.key):b])]
         while mine:
             spare = (room - columns_pt([c.width for c in cols[a:b]])) / PT_PER_UNIT
-            now = [[lines(v, c.width) for v, c in zip(row, texts)] for row in values]
+            now = [[lines(row[k], texts[k].width) if k in here else 1 for k in range(len(texts))] for row in values]
             tallest = [max(n) for n in now]
             best = None  # (lines saved per unit of width, column, width added)
             for k in mine:
@@ -356,9 +494,12 @@ def _widen_into_pages(cols: list[Col], table: BoundTable, smallest_pt: float) ->
             if best is None:
                 break
             texts[best[1]].width += best[2]
-    first = [c for c in cols[:edges[1]] if c.kind == "text"]
-    if first:  # what the first page still leaves: the wide texts above the table merge across it
-        first[-1].width += max(0.0, (room - columns_pt([c.width for c in cols[:edges[1]]])) / PT_PER_UNIT - 0.5)
+
+
+def sheet_plan(cols: Sequence[Col], smallest_pt: float, paper_: "Paper | None" = None) -> "PrintPlan":
+    """How a table's sheet prints: its key repeated on every strip, its band edges on screen only."""
+    return print_plan([c.width for c in cols], smallest_pt, paper_ or Paper(), keep=keep_runs(cols), key=key_columns(cols),
+                      printed=printed_columns(cols))
 
 
 def _one_line_headers(group: Sequence[Col], room: float) -> None:
@@ -366,10 +507,10 @@ def _one_line_headers(group: Sequence[Col], room: float) -> None:
     column as wide as ``5.1-0065``) is widened to one line where the page has the room."""
     for c in group:
         need = c.width
-        while lines(c.header, need * 0.9) > 1 and need < c.width + 6:  # bold text is wider (header_height)
+        while lines(c.header, need, bold=True) > 1 and need < c.width + 6:
             need += 0.5
         fits = columns_pt([g.width for g in group]) + (need - c.width) * PT_PER_UNIT <= room
-        if fits and lines(c.header, need * 0.9) == 1:
+        if fits and lines(c.header, need, bold=True) == 1:
             c.width = need
 
 
@@ -406,8 +547,32 @@ def keep_runs(cols: Sequence[Col]) -> list[tuple[int, int]]:
     return runs
 
 
+LIST_TEXT_CAP = 90  # a list sheet's column (Sources) is at most this wide
+
+
+def page_wide(columns: Sequence[Sequence[str]], heads: Sequence[str], smallest_pt: float,
+              paper_: "Paper | None" = None) -> list[float]:
+    """Widths for a list sheet (one row per item, text only, as Sources) that prints one page wide at
+    the scale that keeps its smallest text at PRINT_MIN_PT: each column as wide as its longest text
+    on one line (at most LIST_TEXT_CAP), then, while the columns are wider than the page, the column
+    whose half-unit narrowing wraps the fewest of its texts gives that half unit (never below its
+    header's longest word)."""
+    paper_ = paper_ or Paper()
+    least = [max(4.0, max((one_line_width(w, bold=True) for w in str(h).split()), default=4.0)) for h in heads]
+    needs = [sorted(one_line_width(t) for t in col) for col in columns]
+    widths = [max(lo, min(LIST_TEXT_CAP, need[-1] if need else lo)) for lo, need in zip(least, needs)]
+    room = paper_.width * 100 / least_scale(smallest_pt)
+    while columns_pt(widths) > room:
+        cost = [(len(need) - bisect.bisect_right(need, w - 0.5), -w, i)
+                for i, (w, lo, need) in enumerate(zip(widths, least, needs)) if w - 0.5 >= lo]
+        if not cost:
+            break
+        widths[min(cost)[2]] -= 0.5
+    return widths
+
+
 def header_height(cols: Sequence[Col]) -> float | None:
-    return row_height(max(lines(c.header, c.width * 0.9) for c in cols))  # bold text is wider
+    return row_height(max(lines(c.header, c.width, bold=True) for c in cols))
 
 
 def footer_caveat(short: str) -> str:
@@ -424,39 +589,75 @@ def footer_caveat(short: str) -> str:
 
 # -- print: the size on paper, planned ---------------------------------------------------------------
 # A sheet prints at a fixed scale chosen here, never "fit to page width": fitting a wide sheet to one
-# page shrank its text to 3-4 pt. The scale is the largest at which the sheet fits one page width, but
-# never less than what keeps its smallest text at PRINT_MIN_PT; a sheet still wider than a page goes
-# on consecutive pages (across, then down) in page-wide column groups, and its wide texts (title,
-# notes) are merged across the first group only, so no note is cut at a page edge.
+# page shrank its text to 3-4 pt. The scale is the largest at which the sheet's printed columns fit one
+# page width, but never less than what keeps its smallest text at PRINT_MIN_PT; a sheet still wider
+# than a page prints in page-wide column strips (across, then down). The first strip holds what a
+# reader decides by (the row's rank, submitter and system, its figures and result ID); every further
+# strip repeats the row's key (print-title columns), so that no printed detail stands without the name
+# of its row. Wide texts (title, notes) are merged across the first strip only, so no note is cut at a
+# page edge. Columns past ``printed`` (a figure's band edges: its printed text states its band) are for
+# the screen only.
 
 PRINT_MIN_PT = 8  # the smallest text size on paper (issue 16)
-# Printable area in points of the smaller of A4 and Letter, inside the sheet's margins (0.4 in at the
-# sides, 0.6 in top and 0.85 in bottom): the plan holds on either paper.
-PRINT_WIDTH = {True: (11.0 - 0.8) * 72, False: (8.27 - 0.8) * 72}  # landscape / portrait
-PRINT_HEIGHT = {True: (8.27 - 1.45) * 72, False: (11.0 - 1.45) * 72}
-# LibreOffice without Calibri sizes a column by its substitute's "0" (DejaVu Sans): measured, a column
-# of width w takes 6.65 w + 3.75 pt; a little more is planned so that no group spills onto a page.
-PT_PER_UNIT = 6.9
+KEY_SHARE = 0.6  # the most of a page's width the repeated key may take (a strip needs room for its own columns)
+# inches: left, right, top, bottom, page header, page footer; the header's one line and the footer's two
+# (the one-line caveat) at 8 pt fit between the edge and the sheet's rows
+MARGINS = (0.4, 0.4, 0.5, 0.7, 0.25, 0.3)
+# A column of width w (in widths of Calibri 11's "0") is 5.55 w points wide in LibreOffice with
+# Carlito, Calibri's metric twin (measured: 10 -> 55.5, 40 -> 222.0), and 7 w + 5 pixels in Excel; the
+# plan takes the larger of the two, so that no strip spills onto a page of its own in either.
+PT_PER_UNIT = 5.55
 PT_PER_COL = 3.75
 DEFAULT_ROW_PT = 15.0  # a row without a height of its own
 
 
 @dataclass(frozen=True)
+class Paper:
+    """The paper a sheet prints on (layout/paper.py's sizes) and how it is held; ``width`` and
+    ``height``: the printable area inside MARGINS, in points of paper."""
+
+    size: str = paper.DEFAULT_SIZE
+    landscape: bool = True
+
+    @property
+    def width(self) -> float:
+        return paper.size(self.size, self.orientation)[0] - (MARGINS[0] + MARGINS[1]) * 72
+
+    @property
+    def height(self) -> float:
+        return paper.size(self.size, self.orientation)[1] - (MARGINS[2] + MARGINS[3]) * 72
+
+    @property
+    def orientation(self) -> str:
+        return "landscape" if self.landscape else "portrait"
+
+    def held(self, landscape: bool) -> "Paper":
+        return Paper(self.size, landscape)
+
+
+@dataclass(frozen=True)
 class PrintPlan:
     """How a sheet prints: its scale (percent), the columns after which a new page starts (1-based;
-    empty when the sheet is one page wide) and the page header and footer size that prints at
-    PRINT_MIN_PT at that scale."""
+    empty when the sheet is one page wide), the page header and footer size that prints at
+    PRINT_MIN_PT at that scale, the leading columns repeated on every strip after the first (0: none)
+    and how many columns print (the rest are for the screen)."""
 
     scale: int
     col_breaks: tuple[int, ...]
     header_pt: int
     ncols: int
-    paper_height: float = PRINT_HEIGHT[True]  # printable, in points of paper
+    paper: Paper = Paper()
+    key: int = 0
+    printed: int | None = None
 
     @property
     def first_cols(self) -> int:
         """Columns on the first page: wide texts merge across these, never across a page edge."""
-        return self.col_breaks[0] if self.col_breaks else self.ncols
+        return self.col_breaks[0] if self.col_breaks else self.printed_cols
+
+    @property
+    def printed_cols(self) -> int:
+        return self.ncols if self.printed is None else self.printed
 
     def cols_on_page(self, col0: int, ncols: int) -> int:
         """Of ``ncols`` columns from ``col0`` (0-based), how many print before the next page edge."""
@@ -464,58 +665,88 @@ class PrintPlan:
         return ncols if edge is None else max(1, min(ncols, edge - col0))
 
     @property
+    def room(self) -> float:
+        """The printable width of a page in the sheet's own points (at 100 %)."""
+        return self.paper.width * 100 / self.scale
+
+    @property
     def page_height(self) -> float:
         """The printable height of a page in the sheet's own points (at 100 %)."""
-        return self.paper_height * 100 / self.scale
+        return self.paper.height * 100 / self.scale
+
+    def strips(self) -> list[tuple[int, int]]:
+        """The printed column strips, (first, end) 0-based, end exclusive, the repeated key left out."""
+        edges = [0, *self.col_breaks, self.printed_cols]
+        return list(zip(edges, edges[1:]))
+
+
+def least_scale(smallest_pt: float) -> int:
+    """The smallest print scale (percent) that keeps ``smallest_pt`` text at PRINT_MIN_PT on paper: 11 pt
+    at 73 % is 8.03 pt as Excel prints it (LibreOffice's PDF export rounds it to 7.99 pt)."""
+    return math.ceil(100 * PRINT_MIN_PT / smallest_pt)
 
 
 def columns_pt(widths: Sequence[float]) -> float:
     return sum(w * PT_PER_UNIT + PT_PER_COL for w in widths)
 
 
-def print_plan(widths: Sequence[float], smallest_pt: float, landscape: bool = True,
-               keep: Sequence[tuple[int, int]] = ()) -> PrintPlan:
-    """The scale and column groups of a sheet whose smallest text is ``smallest_pt``. ``keep``: runs
+def print_plan(widths: Sequence[float], smallest_pt: float, paper_: Paper = Paper(),
+               keep: Sequence[tuple[int, int]] = (), key: int = 0, printed: int | None = None) -> PrintPlan:
+    """The scale and column strips of a sheet whose smallest text is ``smallest_pt``. ``keep``: runs
     of columns (0-based, end exclusive) kept on one page where they fit one, e.g. a figure and its
-    band edges."""
-    page = PRINT_WIDTH[landscape]
-    least = math.ceil(100 * PRINT_MIN_PT / smallest_pt)
-    fit = math.floor(100 * page / max(1.0, columns_pt(widths)))
+    band edges; ``key``: the leading columns that name a row, repeated on each strip after the first
+    (where they take at most half a page); ``printed``: the columns that print, from the first."""
+    printed = len(widths) if printed is None else min(printed, len(widths))
+    shown = list(widths[:printed])
+    page = paper_.width
+    least = least_scale(smallest_pt)
+    fit = math.floor(100 * page / max(1.0, columns_pt(shown)))
     scale = max(least, min(100, fit))
     breaks: list[int] = []
+    room = page * 100 / scale
+    key_pt = columns_pt(shown[:key]) if 0 < key < printed else 0.0
+    if key_pt > room * KEY_SHARE:
+        key, key_pt = 0, 0.0
     if fit < least:
-        room = page * 100 / scale
         runs: dict[int, int] = {}
         for a, b in keep:  # of two runs from one column, the longer that fits
-            if columns_pt(widths[a:b]) <= room and b > runs.get(a, a):
+            b = min(b, printed)
+            if a < b and columns_pt(shown[a:b]) <= room - (key_pt if a >= key else 0) and b > runs.get(a, a):
                 runs[a] = b
-        used, i = 0.0, 0
-        while i < len(widths):
+        used, placed, i = 0.0, False, 0
+        while i < printed:
             j = runs.get(i, i + 1)
-            need = columns_pt(widths[i:j])
-            if used and used + need > room:
+            need = columns_pt(shown[i:j])
+            if placed and used + need > room:
                 breaks.append(i)
-                used = 0.0
+                used, placed = key_pt, False
             used += need
+            placed = True
             i = j
     header = math.ceil(PRINT_MIN_PT * 100 / scale)
-    return PrintPlan(scale, tuple(breaks), header, len(widths), PRINT_HEIGHT[landscape])
+    return PrintPlan(scale, tuple(breaks), header, len(widths), paper_, key if breaks else 0, printed)
 
 
-def notes_need_page(plan: PrintPlan, title_rows: Sequence[float | None], body_rows: Sequence[float | None],
-                    notes_rows: Sequence[float | None]) -> bool:
-    """Whether the notes block should start a page of its own: when it would not fit whole under the
-    table's last rows (pages repeat ``title_rows``), or when the sheet is more than one page wide (the
-    table's last page is then a continuation page, after the page that would hold the notes)."""
-    if plan.col_breaks:
-        return True
+NOTES_ON_TOP_LINES = 16  # a table's notes, in lines, that its repeated title rows hold (more: under the table)
+
+
+def tail_break(plan: PrintPlan, title_rows: Sequence[float | None], body_rows: Sequence[float | None],
+               tail_rows: Sequence[float | None]) -> int | None:
+    """Where a page break keeps what follows a table's rows (its notes, the trademark legend) from
+    printing on a page without a figure: after how many body rows (``None``: no break). Where the tail
+    does not fit under the last page's rows, the last row goes on with it to the next page; where not
+    even one row fits beside it, the tail starts a page of its own (pages repeat ``title_rows``)."""
     page = plan.page_height
     title = sum(h or DEFAULT_ROW_PT for h in title_rows)
+    tail = sum(h or DEFAULT_ROW_PT for h in tail_rows)
     used = title
     for h in body_rows:
         h = h or DEFAULT_ROW_PT
         if used + h > page and used > title:
             used = title
         used += h
-    notes = sum(h or DEFAULT_ROW_PT for h in notes_rows)
-    return used + notes > page and notes <= page - title
+    if not body_rows or used + tail <= page:
+        return None
+    if title + (body_rows[-1] or DEFAULT_ROW_PT) + tail <= page and len(body_rows) > 1:
+        return len(body_rows) - 1
+    return len(body_rows) if tail <= page - title else None

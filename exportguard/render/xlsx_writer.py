@@ -120,6 +120,7 @@ class Alignment:
     horizontal: str | None = None
     vertical: str | None = None
     wrap: bool = False
+    indent: int = 0  # from the cell's left edge, in widths of three spaces (needs a left alignment)
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def _alignment_xml(a: Alignment | None) -> str:
     if a is None:
         return ""
     attrs = ((f' horizontal="{a.horizontal}"' if a.horizontal else "") + (f' vertical="{a.vertical}"' if a.vertical else "")
-             + (' wrapText="1"' if a.wrap else ""))
+             + (' wrapText="1"' if a.wrap else "") + (f' indent="{a.indent}"' if a.indent else ""))
     return f"<alignment{attrs}/>"
 
 
@@ -254,6 +255,12 @@ class PageSetup:
     scale: int | None = None  # a fixed print scale (per cent) instead of fitting to the page width
     col_breaks: tuple[int, ...] = ()  # manual page breaks after these columns, pages printed across then down
     margins: tuple[float, float, float, float, float, float] = (0.4, 0.4, 0.6, 0.85, 0.25, 0.3)  # l r t b header footer
+    paper: str | None = None  # "a4" or "letter"; None: the application's default
+    title_cols: int = 0  # the leading columns printed on every page (the row's key on each strip)
+    printed_cols: int | None = None  # the columns that print, from the first (None: all)
+
+
+PAPER_CODES = {"letter": 1, "a4": 9}  # OOXML ST_PaperSize
 
 
 class SheetWriter:
@@ -353,6 +360,7 @@ class SheetWriter:
         left, right, top, bottom, header, footer = p.margins
         scale = "" if p.scale is None else f' scale="{p.scale}"'
         order = ' pageOrder="overThenDown"' if p.col_breaks else ""  # a row block's continuation comes next
+        order += f' paperSize="{PAPER_CODES[p.paper]}"' if p.paper else ""
         out = [f'<pageMargins left="{left:g}" right="{right:g}" top="{top:g}" bottom="{bottom:g}" header="{header:g}" '
                f'footer="{footer:g}"/>',
                f'<pageSetup{scale}{order} orientation="{"landscape" if p.landscape else "portrait"}" '
@@ -519,9 +527,18 @@ class WorkbookWriter:
             if s.auto_filter:
                 a, _, b = s.auto_filter.partition(":")
                 names.append(("_xlnm._FilterDatabase", s.index - 1, f"{ref}!{_absolute(a)}:{_absolute(b or a)}", True))
+            p = s.page
+            if p.printed_cols is not None and p.printed_cols < max(s.max_col, len(s.widths)) and s.row:
+                names.append(("_xlnm.Print_Area", s.index - 1,
+                              f"{ref}!$A$1:${column_letter(max(1, p.printed_cols))}${s.row}", False))
+            titles = []
+            if p.title_cols:  # columns first, then rows, as Excel writes them
+                titles.append(f"{ref}!$A:${column_letter(p.title_cols)}")
             if s.title_rows:
                 first, _, last = s.title_rows.partition(":")
-                names.append(("_xlnm.Print_Titles", s.index - 1, f"{ref}!${first}:${last or first}", False))
+                titles.append(f"{ref}!${first}:${last or first}")
+            if titles:
+                names.append(("_xlnm.Print_Titles", s.index - 1, ",".join(titles), False))
         if names:
             out.append("<definedNames>" + "".join(
                 f'<definedName name="{n}" localSheetId="{i}"{" hidden=" + chr(34) + "1" + chr(34) if hidden else ""}>'
