@@ -107,15 +107,20 @@ class _Sheet:
 
     def __init__(self, wb: WorkbookWriter, title: str, report: Report, widths: Sequence[float], paper: lay.Paper, *,
                  freeze_row: int | None = None, title_rows: str | None = None,
-                 keep: Sequence[tuple[int, int]] = (), key: int = 0, printed: int | None = None):
+                 keep: Sequence[tuple[int, int]] = (), key: int = 0, printed: int | None = None,
+                 areas: Sequence[tuple[int, int]] = ()):
+        """``printed``: the columns that print, from the first (a table's band edges do not); ``areas``:
+        instead, column ranges (0-based, end exclusive) that print each on pages of their own (a beside
+        section's panels)."""
         self.wb = wb
-        plan = self.print = lay.print_plan(widths, _SMALLEST_PT, paper, keep, key, printed)
+        plan = self.print = lay.print_plan(widths, _SMALLEST_PT, paper, keep, key, printed, areas)
         self.text_cols = plan.first_cols  # wide texts merge across the first page's columns
         self.text_width = sum(list(widths)[:self.text_cols])
         left = worksheet_text(report.title).replace("\n", " ").replace("&", "&&")[:120]
         pt = f"&{plan.header_pt:g}"
         page = PageSetup(landscape=paper.landscape, scale=plan.scale, col_breaks=tuple(plan.col_breaks),
-                         margins=lay.MARGINS, paper=paper.size, title_cols=plan.key, printed_cols=printed)
+                         margins=lay.MARGINS, paper=paper.size, title_cols=plan.key,
+                         areas=tuple((a + 1, b) for a, b in plan.areas if (a, b) != (0, len(widths))))
         self.ws = wb.add_sheet(title, [round(w, 1) for w in widths], freeze_row=freeze_row, page=page,
                                title_rows=title_rows,
                                header=f"&L{pt} {left}&R{pt} &A, page &P of &N",
@@ -340,21 +345,24 @@ class XlsxRenderer:
         widths = mlperf.widths + [3.0] + [max((p.widths[i] for p in own if i < p.ncols), default=10.0)
                                            for i in range(own_width)]
         col0 = mlperf.ncols + 1  # the own runs' first column
-        keep = [(0, mlperf.ncols), (col0, len(widths))] + lay.keep_runs(mlperf.cols)
-        keep += [(col0 + a, col0 + b) for p in own for a, b in lay.keep_runs(p.cols)]
-        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, self.wide, title_rows="1:2", keep=keep)
-        on_page = sheet.print.cols_on_page
-        head = _Rows(1, 0, len(widths), sheet.text_cols)
-        head.wide_text(section.title, sheet.text_width, "title")
-        head.wide_text(self.report.caveat_short, sheet.text_width, "caveat")
-        head.blank()
-        sheet.write([head])
+        # each panel prints on pages of its own (a print area each), its band edges for the screen
+        shown = lay.printed_columns(mlperf.cols)
+        own_shown = max((lay.printed_columns(p.cols) for p in own), default=own_width)
+        sheet = _Sheet(self.wb, self.names[n - 1], self.report, widths, self.wide, title_rows="1:2",
+                       areas=[(0, shown)] + ([(col0, col0 + own_shown)] if own else []))
+        heads = [_Rows(1, 0, shown)] + ([_Rows(1, col0, own_width, own_shown)] if own else [])
+        for head in heads:  # the section's title and caveat over each panel: every printed page repeats them
+            width = sum(widths[head.col0:head.col0 + head.text_cols])
+            head.wide_text(section.title, width, "title")
+            head.wide_text(self.report.caveat_short, width, "caveat")
+            head.blank()
+        sheet.write(heads)
         first = sheet.row + 1
-        left = self._panel_rows(doc, sheet.title, mlperf, col0=0, first_row=first, text_cols=on_page(0, mlperf.ncols))
-        right = _Rows(first, col0, own_width, on_page(col0, own_width))
+        left = self._panel_rows(doc, sheet.title, mlperf, col0=0, first_row=first, text_cols=shown)
+        right = _Rows(first, col0, own_width, own_shown)
         for p in own:
             rows = self._panel_rows(doc, sheet.title, p, col0=right.col0, first_row=right.next_row,
-                                    text_cols=on_page(col0, p.ncols))
+                                    text_cols=min(p.ncols, own_shown))
             for cells, height, k in zip(rows.rows, rows.heights, range(len(rows.rows))):
                 if k in rows.merged:
                     right.merged.add(len(right.rows))

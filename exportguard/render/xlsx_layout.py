@@ -649,10 +649,13 @@ class PrintPlan:
     paper: Paper = Paper()
     key: int = 0
     printed: int | None = None
+    areas: tuple[tuple[int, int], ...] = ()  # column ranges (0-based, end exclusive) printed on pages of their own
 
     @property
     def first_cols(self) -> int:
         """Columns on the first page: wide texts merge across these, never across a page edge."""
+        if self.areas:
+            return self.areas[0][1]
         return self.col_breaks[0] if self.col_breaks else self.printed_cols
 
     @property
@@ -691,11 +694,20 @@ def columns_pt(widths: Sequence[float]) -> float:
 
 
 def print_plan(widths: Sequence[float], smallest_pt: float, paper_: Paper = Paper(),
-               keep: Sequence[tuple[int, int]] = (), key: int = 0, printed: int | None = None) -> PrintPlan:
+               keep: Sequence[tuple[int, int]] = (), key: int = 0, printed: int | None = None,
+               areas: Sequence[tuple[int, int]] = ()) -> PrintPlan:
     """The scale and column strips of a sheet whose smallest text is ``smallest_pt``. ``keep``: runs
     of columns (0-based, end exclusive) kept on one page where they fit one, e.g. a figure and its
     band edges; ``key``: the leading columns that name a row, repeated on each strip after the first
-    (where they take at most half a page); ``printed``: the columns that print, from the first."""
+    (where they take at most KEY_SHARE of a page); ``printed``: the columns that print, from the first.
+    ``areas``: instead, column ranges that print each on pages of their own (a beside section's
+    panels), at the scale that fits the widest on a page, where that keeps the text at PRINT_MIN_PT."""
+    if areas:
+        least = least_scale(smallest_pt)
+        fit = min(math.floor(100 * paper_.width / max(1.0, columns_pt(widths[a:b]))) for a, b in areas)
+        scale = max(least, min(100, fit))
+        return PrintPlan(scale, (), math.ceil(PRINT_MIN_PT * 100 / scale), len(widths), paper_, 0, None,
+                         tuple(areas))
     printed = len(widths) if printed is None else min(printed, len(widths))
     shown = list(widths[:printed])
     page = paper_.width
@@ -724,7 +736,8 @@ def print_plan(widths: Sequence[float], smallest_pt: float, paper_: Paper = Pape
             placed = True
             i = j
     header = math.ceil(PRINT_MIN_PT * 100 / scale)
-    return PrintPlan(scale, tuple(breaks), header, len(widths), paper_, key if breaks else 0, printed)
+    return PrintPlan(scale, tuple(breaks), header, len(widths), paper_, key if breaks else 0, printed,
+                     ((0, printed),) if printed < len(widths) else ())
 
 
 NOTES_ON_TOP_LINES = 16  # a table's notes, in lines, that its repeated title rows hold (more: under the table)

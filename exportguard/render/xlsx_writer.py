@@ -257,7 +257,8 @@ class PageSetup:
     margins: tuple[float, float, float, float, float, float] = (0.4, 0.4, 0.6, 0.85, 0.25, 0.3)  # l r t b header footer
     paper: str | None = None  # "a4" or "letter"; None: the application's default
     title_cols: int = 0  # the leading columns printed on every page (the row's key on each strip)
-    printed_cols: int | None = None  # the columns that print, from the first (None: all)
+    areas: tuple[tuple[int, int], ...] = ()  # the column ranges that print (1-based, inclusive), each on pages
+    # of its own; empty: every column
 
 
 PAPER_CODES = {"letter": 1, "a4": 9}  # OOXML ST_PaperSize
@@ -528,9 +529,9 @@ class WorkbookWriter:
                 a, _, b = s.auto_filter.partition(":")
                 names.append(("_xlnm._FilterDatabase", s.index - 1, f"{ref}!{_absolute(a)}:{_absolute(b or a)}", True))
             p = s.page
-            if p.printed_cols is not None and p.printed_cols < max(s.max_col, len(s.widths)) and s.row:
-                names.append(("_xlnm.Print_Area", s.index - 1,
-                              f"{ref}!$A$1:${column_letter(max(1, p.printed_cols))}${s.row}", False))
+            if p.areas and s.row:
+                names.append(("_xlnm.Print_Area", s.index - 1, ",".join(
+                    f"{ref}!${column_letter(a)}$1:${column_letter(b)}${s.row}" for a, b in p.areas), False))
             titles = []
             if p.title_cols:  # columns first, then rows, as Excel writes them
                 titles.append(f"{ref}!$A:${column_letter(p.title_cols)}")
