@@ -556,3 +556,20 @@ def test_sources_keep_a_column_where_results_differ_in_it(tmp_path):
     assert _shared_folder(["/a/very/long/folder/x.json row 1", "/a/very/long/folder/y.json row 2"]) == "/a/very/long/folder/"
     assert _shared_folder(["/a/x.json", "/a/y.json"]) == ""  # too short to be worth stating once
     assert _shared_folder(["/a/very/long/folder/x.json", ""]) == ""
+
+
+def test_a_mark_means_one_thing_in_the_whole_workbook(v51_store, tmp_path):
+    """The demo's workbook: its tables carry one mark each (the table note), and so does its headline:
+    [a] is the note of the conditions, source and retrieval on every sheet, the headline's too, never
+    a row's own note on one sheet and the table's on the next (issue 34 item 4)."""
+    from exportguard.spec import load_spec
+
+    spec = Path(xlsx.__file__).resolve().parents[1] / "data" / "demo.toml"
+    report = build_report(v51_store, load_spec(spec))
+    [path] = export(report, [tmp_path / "demo.xlsx"])
+    wb = load_workbook(path)
+    firsts = {ws.title: _notes_on(ws).get("a") for ws in wb.worksheets if ws.sheet_state == "visible"}
+    firsts = {title: note for title, note in firsts.items() if note}
+    assert "Headline" in firsts and len(firsts) >= 4
+    for title, note in firsts.items():
+        assert "Each row's result ID and verified status stand in its row" in note, (title, note)

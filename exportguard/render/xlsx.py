@@ -398,7 +398,8 @@ class XlsxRenderer:
         cols = lay.table_columns(table, lettering, text_cells)
         wanted = {note for _, _, f in table.figures() for note in lettering.notes_of(f)}
         notes = [(m, note) for m, note in lettering.notes() if note in wanted]  # this panel's, in mark order
-        table_note = getattr(lettering, "table_note", None) if mode == fmts.TABLE and table.cohort.mlperf else None
+        marked_once = isinstance(lettering, fmts.TableMarks)  # one mark for the table (TABLE, or TEXT beside them)
+        table_note = lettering.table_note if marked_once and table.cohort.mlperf else None
         if table_note is not None:  # the table note is the note of the table's one mark: [a] at the top
             noted = [(note_line(m, note.text), "note") for m, note in notes if note == table_note]
             notes = [(m, note) for m, note in notes if note != table_note]
@@ -597,7 +598,7 @@ class XlsxRenderer:
                  self._edge_cell(fig, True, lettering, as_text), self._edge_cell(fig, False, lettering, as_text),
                  sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result))]
         sheet.append(cells, height=lay.row_height(n_lines))
-        if self.plan.mode(n) != fmts.TABLE:  # in TABLE mode the note of its mark [a] begins with it
+        if not isinstance(lettering, fmts.TableMarks):  # else the note of its one mark [a] begins with it
             sheet.wide_text(section.table_note.text, wide, total)
         for line in lettering.note_lines():
             sheet.wide_text(line, wide, total)

@@ -278,8 +278,13 @@ class Plan:
         return self.modes[key]
 
     def lettering(self, key) -> Lettering:
+        """A unit's marks: in TABLE mode the one mark for the table; a table written as text (TEXT) takes
+        it too where any unit of the workbook is in TABLE mode, so that [a] means the table note on every
+        sheet, never a row's note on one and the table's on the next."""
         u = self.units[key]
-        return u.marks if self.modes[key] == TABLE else u.lettering
+        table = self.modes[key] == TABLE or (self.modes[key] == TEXT and u.marks is not None
+                                              and TABLE in self.modes.values())
+        return u.marks if table else u.lettering
 
 
 def plan(units: Sequence[Unit], text_cells: bool = False, extras: Sequence[tuple[object, set]] = (),
