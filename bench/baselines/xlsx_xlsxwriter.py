@@ -45,8 +45,11 @@ def extract(workbook: Path, out: Path) -> None:
             xfs[i] = (names.get(int(xf.get("xfId", 0))), codes.get(fmt, builtin.get(fmt)), xf.get("quotePrefix") == "1")
         pickle.dump({i: _format(*xf) for i, xf in xfs.items()}, f)
         book = etree.fromstring(z.read("xl/workbook.xml"))
-        titles = {int(d.get("localSheetId")): d.text.split("!")[1].replace("$", "")
+        # print titles ("'S'!$A:$C,'S'!$1:$9": columns, then rows) and print areas, by sheet
+        titles = {int(d.get("localSheetId")): [part.split("!")[1].replace("$", "") for part in d.text.split(",")]
                   for d in book.iter(f"{_NS}definedName") if d.get("name") == "_xlnm.Print_Titles"}
+        areas = {int(d.get("localSheetId")): d.text.split("!")[1].replace("$", "")
+                 for d in book.iter(f"{_NS}definedName") if d.get("name") == "_xlnm.Print_Area"}
         rels = etree.fromstring(z.read("xl/_rels/workbook.xml.rels"))
         targets = {r.get("Id"): "xl/" + r.get("Target") for r in rels}
         for k, s in enumerate(book.iter(f"{_NS}sheet")):
@@ -60,7 +63,14 @@ def extract(workbook: Path, out: Path) -> None:
                         widths=[float(c.get("width")) for c in root.iter(f"{_NS}col")],
                         freeze=int(float(pane.get("ySplit"))) if pane is not None else 0,
                         autofilter=getattr(root.find(f"{_NS}autoFilter"), "attrib", {}).get("ref"),
-                        title_rows=titles.get(k), landscape=setup.get("orientation") == "landscape",
+                        title_rows=next((t for t in titles.get(k, ()) if t[0].isdigit()), None),
+                        title_cols=next((t for t in titles.get(k, ()) if t[0].isalpha()), None),
+                        area=areas.get(k), landscape=setup.get("orientation") == "landscape",
+                        scale=int(setup.get("scale", 0)) or None, paper=int(setup.get("paperSize", 0)) or None,
+                        col_breaks=[int(b.get("id")) for b in root.iter(f"{_NS}brk")
+                                    if b.getparent().tag == f"{_NS}colBreaks"],
+                        row_breaks=[int(b.get("id")) for b in root.iter(f"{_NS}brk")
+                                    if b.getparent().tag == f"{_NS}rowBreaks"],
                         margins={a: float(margins.get(a)) for a in ("left", "right", "top", "bottom", "header", "footer")},
                         header=hf.findtext(f"{_NS}oddHeader") or "", footer=hf.findtext(f"{_NS}oddFooter") or "")
             merges = {}
@@ -142,7 +152,21 @@ def run(content: Path, path: Path) -> None:
                 ws.freeze_panes(meta["freeze"], 0)
             if meta["landscape"]:
                 ws.set_landscape()
-            ws.fit_to_pages(1, 0)
+            if meta["paper"]:
+                ws.set_paper(meta["paper"])
+            if meta["scale"]:
+                ws.set_print_scale(meta["scale"])
+            else:
+                ws.fit_to_pages(1, 0)
+            if meta["col_breaks"]:
+                ws.set_v_pagebreaks(meta["col_breaks"])
+            if meta["row_breaks"]:
+                ws.set_h_pagebreaks(meta["row_breaks"])
+            if meta["title_cols"]:
+                ws.repeat_columns(meta["title_cols"])
+            if meta["area"]:
+                a, b = meta["area"].split(",")[0].split(":")
+                ws.print_area(*_ref(a), *_ref(b))
             m = meta["margins"]
             ws.set_margins(m["left"], m["right"], m["top"], m["bottom"])
             ws.set_header(meta["header"], {"margin": m["header"]})

@@ -390,7 +390,15 @@ def _widen_key(cols: list[Col], table: BoundTable, smallest_pt: float, paper_: P
             natural = sorted(one_line_width(t) for t in texts)
             roomy[i] = max(c.width, min(DETAIL_TEXT_CAP, natural[int(0.9 * (len(natural) - 1))]))
     best = None
-    for widths, detail in itertools.product(itertools.product(*options), (False, True) if roomy else (False,)):
+    trials = list(itertools.product(itertools.product(*options), (False, True) if roomy else (False,)))
+    widest = [dataclasses.replace(c) for c in cols]
+    for i, w in zip(keys, (o[-1] for o in options)):
+        widest[i].width = w
+    for i, w in roomy.items():
+        widest[i].width = w
+    if not sheet_plan(widest, smallest_pt, paper_).col_breaks:
+        trials = [(tuple(o[-1] for o in options), True)]  # every name on one line, and one page wide: no choice
+    for widths, detail in trials:
         trial = [dataclasses.replace(c) for c in cols]
         for i, w in zip(keys, widths):
             trial[i].width = w
@@ -482,15 +490,29 @@ def _share_out(cols: list[Col], plan: "PrintPlan", shown: Sequence[tuple[Col, li
             now = [[lines(row[k], texts[k].width) if k in here else 1 for k in range(len(texts))] for row in values]
             tallest = [max(n) for n in now]
             best = None  # (lines saved per unit of width, column, width added)
+            steps = int(2 * spare)
             for k in mine:
-                others = [max(n[:k] + n[k + 1:], default=1) for n in now]
-                for add in (x / 2 for x in range(1, int(2 * spare) + 1)):
-                    saved = sum(t - max(o, lines(row[k], texts[k].width + add))
-                                for t, o, row in zip(tallest, others, values))
-                    if saved > 0:
-                        if best is None or saved / add > best[0]:
-                            best = (saved / add, k, add)
-                        break
+                # only a row this column alone makes tallest can get shorter by widening it: for each, the
+                # least widening (in half units, found by bisection: lines only fall as a column widens)
+                # that takes a line off; the first such widening, and what it saves over all those rows
+                width = texts[k].width
+                tall = [(i, max(n[:k] + n[k + 1:], default=1)) for i, n in enumerate(now)
+                        if n[k] == tallest[i] and max(n[:k] + n[k + 1:], default=1) < tallest[i]]
+                needs = []
+                for i, _ in tall:
+                    if lines(values[i][k], width + steps / 2) >= tallest[i]:
+                        continue
+                    lo, hi = 1, steps
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        lo, hi = (lo, mid) if lines(values[i][k], width + mid / 2) < tallest[i] else (mid + 1, hi)
+                    needs.append(lo)
+                if not needs:
+                    continue
+                add = min(needs) / 2
+                saved = sum(tallest[i] - max(o, lines(values[i][k], width + add)) for i, o in tall)
+                if best is None or saved / add > best[0]:
+                    best = (saved / add, k, add)
             if best is None:
                 break
             texts[best[1]].width += best[2]
