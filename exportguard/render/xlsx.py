@@ -574,7 +574,8 @@ class XlsxRenderer:
 
     # -- headline figures (KPI sections), all on one sheet --
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
-        heads = ["Figure", "Band low edge", "Band high edge", "Submitter", "System", "Result ID"]
+        # who and which result beside the figure; its band edges last, for the screen (the figure states its band)
+        heads = ["Figure", "Submitter", "System", "Result ID", "Band low edge", "Band high edge"]
         if self.headline is None:
             self.headline = self._headline_sheet(heads)
         sheet = self.headline
@@ -592,11 +593,11 @@ class XlsxRenderer:
         texts = [i.submitter, i.system_name, result_id_cell(fig.result)]
         if not fig.slack.estimable:
             texts += [band_words(fig.slack)] * 2
-        n_lines = max(lay.lines(t, w) for t, w in zip(texts, widths[3:] + widths[1:3]))
+        n_lines = max(lay.lines(t, w) for t, w in zip(texts, widths[1:]))
         cells = [self._figure_cell(doc, sheet_location(sheet.title, f"A{sheet.row + 1}"), fig, as_text,
                                    section.table_note.text, lettering),
-                 self._edge_cell(fig, True, lettering, as_text), self._edge_cell(fig, False, lettering, as_text),
-                 sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result))]
+                 sheet.text(i.submitter), sheet.text(i.system_name), sheet.text(result_id_cell(fig.result)),
+                 self._edge_cell(fig, True, lettering, as_text), self._edge_cell(fig, False, lettering, as_text)]
         sheet.append(cells, height=lay.row_height(n_lines))
         if not isinstance(lettering, fmts.TableMarks):  # else the note of its one mark [a] begins with it
             sheet.wide_text(section.table_note.text, wide, total)
@@ -608,11 +609,15 @@ class XlsxRenderer:
         figs = [s.figure for s in self.report.sections if isinstance(s, KpiSection)]
         figure = max(len(f.text("[a]")) for f in figs)
         band = max(len(f.edge_text(False, "[a]")) if f.slack.estimable else lay.BAND_TEXT_CAP for f in figs)
-        widths = [max(14, figure * 1.05 + 2.5), max(16, band * 1.05 + 2.5), max(16, band * 1.05 + 2.5),
+        widths = [max(14, figure * 1.05 + 2.5),
                   max(12, min(lay.HEADLINE_TEXT_CAP, max(len(f.result.conditions.identity.submitter) for f in figs) + 2)),
                   max(10, min(lay.HEADLINE_TEXT_CAP, max(len(f.result.conditions.identity.system_name) for f in figs) + 2)),
-                  12]
-        sheet = _Sheet(self.wb, "Headline", self.report, widths, self.wide, keep=[(0, 3)])  # the figure and its band edges
+                  12, max(16, band * 1.05 + 2.5), max(16, band * 1.05 + 2.5)]
+        # what the page leaves at full size goes to the system's column: the notes merged above and below
+        # the figure then wrap to fewer lines, and the sheet stays one page
+        spare = (self.wide.width - lay.columns_pt(widths[:4])) / lay.PT_PER_UNIT - 0.5
+        widths[2] += min(max(0.0, spare), 60.0)
+        sheet = _Sheet(self.wb, "Headline", self.report, widths, self.wide, printed=4)
         self._top(sheet, "Headline figures", sheet.text_cols, sheet.text_width, [(self.report.caveat_short, "caveat")])
         return sheet
 
