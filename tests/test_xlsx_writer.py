@@ -132,3 +132,46 @@ def test_the_format_budget_does_not_import_openpyxl():
             "assert f.is_custom('#,##0\" tok/s\"') and not f.is_custom('0.00%'); print('openpyxl' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_print_titles_areas_paper_and_the_tallest_row_are_what_excel_reads(tmp_path):
+    """The print set-up a workbook printed in strips needs, as openpyxl (Excel's reading) sees it: the
+    key columns and title rows repeated, the print areas (a beside section prints each panel on its own
+    pages), the paper; and no row taller than Excel's 409 points, however tall it was asked to be."""
+    book = WorkbookWriter(STYLES, title="print", creator="exportguard")
+    page = PageSetup(landscape=True, scale=73, col_breaks=(5,), paper="letter", title_cols=3,
+                     areas=((1, 6), (9, 12)))
+    sheet = book.add_sheet("It's printed", [10] * 14, freeze_row=3, page=page, title_rows="1:2", header="", footer="")
+    for k in range(5):
+        sheet.append([(1, f"row {k}", book.xf("text"), True)], height=1000 if k == 2 else None)
+    try:
+        book.save(tmp_path / "p.xlsx", CLOCK)
+    finally:
+        book.close()
+    ws = load_workbook(tmp_path / "p.xlsx")["It's printed"]
+    assert ws.print_title_cols == "$A:$C" and ws.print_title_rows == "$1:$2"
+    assert ws.print_area == "'It''s printed'!$A$1:$F$5,'It''s printed'!$I$1:$L$5"
+    assert ws.page_setup.paperSize == 1 and ws.page_setup.scale == 73 and [b.id for b in ws.col_breaks.brk] == [5]
+    assert ws.row_dimensions[3].height == 409
+
+
+def test_a_title_block_beside_its_notes_spans_rows_excel_allows():
+    """The rows above a table printed in strips: the title block and the notes stacked independently,
+    each text spanning as many rows as it needs, none taller than 400 points (a 6,000-character note in
+    a narrow strip spans several), the block as tall as its taller stack."""
+    from exportguard.render import xlsx, xlsx_layout as lay
+
+    widths = [13, 14, 45, 26, 30, 20, 40]
+    plan = lay.print_plan(widths, 11, lay.Paper("letter"), key=3)
+    assert plan.key == 3 and plan.col_breaks
+    left = [("A title", "title"), ("The caveat " * 20, "caveat")]
+    right = [("[a] " + "a long note " * 500, "note"), ("[b] short", "note")]
+    heights, places = xlsx._stacked(left, right, widths, plan)
+    assert all(h <= xlsx.MAX_ROW_PT for h in heights) and len(heights) > 3
+    own = [(a or plan.key, b) for a, b in plan.strips()]
+    tall = max(lay.height("[a] " + "a long note " * 500, sum(widths[a:b]) - xlsx.ASIDE_INDENT) for a, b in own)
+    first = [p for p in places if p[4].startswith("[a]")]
+    assert len(first) == len(own)  # a copy in each strip
+    r0, r1 = first[0][0], first[0][1]
+    assert sum(heights[r0:r1 + 1]) >= tall - 0.5
+    assert [p[2:4] for p in places if p[4] == "A title"] == [(0, 3)]

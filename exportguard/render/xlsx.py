@@ -95,6 +95,7 @@ _STYLES = {  # named styles, "eg <key>" in the workbook
     "plain": Style(Font(FONT)),
 }
 _FONT_PT = {key: s.font.size for key, s in _STYLES.items()}
+MAX_ROW_PT = 400.0  # Excel's rows are at most 409 points tall
 ASIDE_INDENT = 2.0  # width units the "aside" style's indent takes from its cell (about three spaces)
 _BOLD = {key: s.font.bold for key, s in _STYLES.items()}
 _SMALLEST_PT = min(_FONT_PT.values())  # what the print scale keeps at lay.PRINT_MIN_PT or more
@@ -757,6 +758,9 @@ def _stacked(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]], 
             stacks.append((round(top, 1), round(top + h, 1), places, text, style))
             top += h
     edges = sorted({y for t, b, *_ in stacks for y in (t, b)})
+    for a, b in list(zip(edges, edges[1:])):  # no row taller than Excel allows: a long text spans more rows
+        edges += [round(a + k * MAX_ROW_PT, 1) for k in range(1, math.ceil((b - a) / MAX_ROW_PT))]
+    edges = sorted(set(edges))
     heights = [round(b - a, 1) for a, b in zip(edges, edges[1:])]
     out = [(edges.index(t), edges.index(b) - 1, a, e, text, style)
            for t, b, places, text, style in stacks if text for a, e in places]

@@ -262,6 +262,7 @@ class PageSetup:
 
 
 PAPER_CODES = {"letter": 1, "a4": 9}  # OOXML ST_PaperSize
+MAX_ROW_HEIGHT = 409.0  # points: Excel's tallest row
 
 
 class SheetWriter:
@@ -292,6 +293,8 @@ class SheetWriter:
         """Write the next row; return its number (from 1)."""
         self.row += 1
         r = self.row
+        if height:
+            height = min(height, MAX_ROW_HEIGHT)  # a taller row is not a valid workbook to Excel
         out = [f'<row r="{r}" ht="{height:g}" customHeight="1">' if height else f'<row r="{r}">']
         last = 0
         letters = _LETTERS
