@@ -252,7 +252,13 @@ def assert_libreoffice_shows_every_binding(path: Path, manifest: dict, outdir: P
 
 @pytest.mark.parametrize("n", [50, pytest.param(20_000, marks=pytest.mark.slow)])
 def test_libreoffice_shows_every_figure_bound(exported, tmp_path, n):
+    """50 figures with their cell comments; 20,000 without them (as at 100,000 below: LibreOffice loads
+    20,000 comments in about 90 s, and the formats under test do not depend on them)."""
     path, manifest = exported(n)
+    if n > 50:
+        stripped = without_comments(path, tmp_path / path.name)
+        assert custom_formats(stripped) == custom_formats(path)
+        path, tmp_path = stripped, tmp_path / "lo"
     assert assert_libreoffice_shows_every_binding(path, manifest, tmp_path) == n
 
 
