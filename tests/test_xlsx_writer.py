@@ -175,3 +175,18 @@ def test_a_title_block_beside_its_notes_spans_rows_excel_allows():
     r0, r1 = first[0][0], first[0][1]
     assert sum(heights[r0:r1 + 1]) >= tall - 0.5
     assert [p[2:4] for p in places if p[4] == "A title"] == [(0, 3)]
+
+
+def test_the_pager_keeps_a_tables_tail_with_its_last_row():
+    """The one pager (layout/pager.py) makes a table's printed pages: the legend or notes under the
+    rows never print on a page without a row; where they do not fit under the last page's rows, the
+    last row goes on with them (the one manual break); a tail taller than a page flows on."""
+    from exportguard.render import xlsx_layout as lay
+
+    plan = lay.print_plan([20] * 5, 11, lay.Paper("letter"))
+    assert plan.scale == 100 and round(plan.page_height) == 526
+    assert lay.page_breaks(plan, [100], [20] * 20, [60]) == [19]  # 100 + 400 + 60 > 526: row 20 goes on
+    assert lay.page_breaks(plan, [100], [20] * 10, [60]) == []  # it all fits one page
+    assert lay.page_breaks(plan, [100], [20] * 30, [None]) == []  # 15 pt fit under the last page's rows
+    assert lay.page_breaks(plan, [100], [20] * 20, [600]) == []  # taller than a page: it flows on
+    assert lay.page_breaks(plan, [100], [20] * 41, [60]) == [40]  # the second page: 21 rows, then 60 pt

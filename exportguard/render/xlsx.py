@@ -323,8 +323,7 @@ class XlsxRenderer:
         rows = self._panel_rows(doc, sheet.title, panel, col0=0, first_row=1,
                                 rows=_SheetRows(sheet, panel.ncols, sheet.text_cols))
         head, tail = panel.header_row, rows.notes_at
-        before = lay.tail_break(sheet.print, rows.heights[:head], rows.heights[head:tail], rows.heights[tail:])
-        if before is not None:
+        for before in lay.page_breaks(sheet.print, rows.heights[:head], rows.heights[head:tail], rows.heights[tail:]):
             sheet.page_break(rows.first_row + head + before - 1)
         table = section.table
         if table.rows:

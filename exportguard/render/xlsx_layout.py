@@ -765,23 +765,42 @@ def print_plan(widths: Sequence[float], smallest_pt: float, paper_: Paper = Pape
 NOTES_ON_TOP_LINES = 16  # a table's notes, in lines, that its repeated title rows hold (more: under the table)
 
 
-def tail_break(plan: PrintPlan, title_rows: Sequence[float | None], body_rows: Sequence[float | None],
-               tail_rows: Sequence[float | None]) -> int | None:
-    """Where a page break keeps what follows a table's rows (its notes, the trademark legend) from
-    printing on a page without a figure: after how many body rows (``None``: no break). Where the tail
-    does not fit under the last page's rows, the last row goes on with it to the next page; where not
-    even one row fits beside it, the tail starts a page of its own (pages repeat ``title_rows``)."""
-    page = plan.page_height
+@dataclass(frozen=True)
+class _PrintedPage:
+    """A printed page as the pager sees it: the room under the rows every page repeats."""
+
+    frame_w: float
+    frame_h: float
+
+
+def page_breaks(plan: PrintPlan, title_rows: Sequence[float | None], body_rows: Sequence[float | None],
+                tail_rows: Sequence[float | None]) -> list[int]:
+    """The manual page breaks a table's rows need (after how many body rows each falls): its printed
+    pages are made by the one pager (layout/pager.py), each row as tall as Excel draws it and every page
+    repeating ``title_rows`` (the notes stand there). What follows the rows (notes that did not fit
+    above, the legend) stays on the last row's page, the last row going on with it where both do not fit
+    (never a page without a figure); that is the one break set in the workbook, the others are left to
+    the application, which cuts its pages by the rows' heights as it draws them (LibreOffice's rows of
+    one line are shorter than Excel's, and fill its pages further). A tail taller than a page flows on."""
+    from ..layout.pager import NoteBook, NotesStyle, Pager
+
     title = sum(h or DEFAULT_ROW_PT for h in title_rows)
     tail = sum(h or DEFAULT_ROW_PT for h in tail_rows)
-    used = title
-    for h in body_rows:
-        h = h or DEFAULT_ROW_PT
-        if used + h > page and used > title:
-            used = title
-        used += h
-    if not body_rows or used + tail <= page:
-        return None
-    if title + (body_rows[-1] or DEFAULT_ROW_PT) + tail <= page and len(body_rows) > 1:
-        return len(body_rows) - 1
-    return len(body_rows) if tail <= page - title else None
+    unit = _PrintedPage(plan.room, max(DEFAULT_ROW_PT, plan.page_height - title))
+    if not body_rows or not tail_rows or tail > unit.frame_h:
+        return []
+    # a workbook's notes stand in the repeated rows, not at a page's foot: the pager reserves none
+    no_notes = NoteBook(NotesStyle(leading=0.0, gap=0.0, gutter=0.0, top=0.0, column_min=1.0, column_gap=0.0),
+                        lambda text, width: [text])
+
+    def ends(keep_tail: bool) -> list[int]:
+        pager = Pager(no_notes, unit, max_notes=0)
+        last = len(body_rows) - 1
+        for k, h in enumerate(body_rows):
+            h = min(h or DEFAULT_ROW_PT, unit.frame_h)
+            pager.add(k, h, keep=tail if keep_tail and k == last and h + tail <= unit.frame_h else 0.0)
+        counts = [len(page.items) for page in pager.pages]
+        return [sum(counts[:n]) for n in range(1, len(counts))]
+
+    kept = ends(True)
+    return kept[-1:] if kept[-1:] != ends(False)[-1:] else []
