@@ -95,8 +95,6 @@ def printed_pages(pdf: Path) -> list[Page]:
 
 # a printed figure or band edge (ending in its marks), or a band edge's words where the cohort has no band
 FIGURE = re.compile(r"\d[^\[]*(\[[a-z]+\])+( derived)?$|^slack not estimable")
-# a throughput figure as its cell shows it: number, unit, its band (or the words why there is none), marks
-BANDED = re.compile(r"^\d[\d,.]* [^,\[±(]*?(±\d[\d.]*%|\(slack not estimable[^)]*\)) (\[[a-z]+\] ?)+( derived)?$")
 MARK = re.compile(r"\[([a-z]+)\]")
 NOTE = re.compile(r"^\[([a-z]+)\] \S")
 RANK = re.compile(r"^(\d+( \(tie \d+-\d+\))?|not ranked)$")
@@ -146,15 +144,6 @@ def _rows(page: Page) -> int:
         return 0
     xs = [x for (t, _), x in zip(page.runs, page.lefts) if RANK.match(t)]
     return sum(1 for x in xs if x <= min(xs) + 2) if xs else 0
-
-
-def first_page_figures(pages: list[Page]) -> dict[str, int]:
-    """Sheet -> how many figures with their band its first printed page shows."""
-    out: dict[str, int] = {}
-    for page in pages:
-        if page.sheet not in out:
-            out[page.sheet] = sum(1 for t, _ in page.runs if BANDED.search(t))
-    return out
 
 
 def main() -> None:

@@ -49,7 +49,7 @@ from . import xlsx_layout as lay
 from .panels import beside_parts
 from .walk import Lettering, TablePart, Walk, walk
 from .xlsx_formats import edge_format, figure_format, number_format, sort_format  # noqa: F401 (API)
-from .xlsx_writer import Alignment, Font, PageSetup, Style, WorkbookWriter
+from .xlsx_writer import MAX_ROW_HEIGHT, Alignment, Font, PageSetup, Style, WorkbookWriter
 from .xlsx_writer import column_letter as get_column_letter
 
 MANIFEST_SHEET = XLSX_SHEET
@@ -95,7 +95,7 @@ _STYLES = {  # named styles, "eg <key>" in the workbook
     "plain": Style(Font(FONT)),
 }
 _FONT_PT = {key: s.font.size for key, s in _STYLES.items()}
-MAX_ROW_PT = 400.0  # Excel's rows are at most 409 points tall
+MAX_ROW_PT = MAX_ROW_HEIGHT - 9  # a title block's row, a little under the tallest the writer writes
 ASIDE_INDENT = 2.0  # width units the "aside" style's indent takes from its cell (about three spaces)
 _BOLD = {key: s.font.bold for key, s in _STYLES.items()}
 _SMALLEST_PT = min(_FONT_PT.values())  # what the print scale keeps at lay.PRINT_MIN_PT or more
@@ -745,7 +745,7 @@ def _stacked(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]], 
     the block is as tall as its taller stack. Returns the rows' heights and each text's place: (first
     row, last row, first column, end column, text, style), rows from 0, columns 0-based, end exclusive."""
     key = plan.key
-    own = [(a or key, b) for k, (a, b) in enumerate(plan.strips()) if strips is None or k in strips]
+    own = [s for k, s in enumerate(plan.own_columns()) if strips is None or k in strips]
     stacks = []  # (top, bottom, places, text, style), in points from the block's top
     for texts, places in ((left, [(0, key)]), (right, own)):
         top = 0.0
@@ -768,7 +768,7 @@ def _stacked(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]], 
 
 def _own_widths(plan: lay.PrintPlan, widths: Sequence[float]) -> list[float]:
     """Each printed strip's width (of its own columns, the repeated key left out)."""
-    return [sum(widths[(a or plan.key):b]) for a, b in plan.strips()] or [sum(widths)]
+    return [sum(widths[a:b]) for a, b in plan.own_columns()] or [sum(widths)]
 
 
 def _count_cell(fig: BoundFigure | None, key: str, words: str, numeric: bool) -> _Cell:

@@ -481,10 +481,11 @@ def _share_out(cols: list[Col], plan: "PrintPlan", shown: Sequence[tuple[Col, li
     for a, b in zip(edges, edges[1:]):
         room = plan.room - (key_pt if a else 0.0)  # a strip after the first repeats the row's key
         _one_line_headers(cols[a:b], room)
-        mine = [k for k, c in enumerate(texts) if any(c is d for d in cols[max(a, plan.key):b])]
+        own = cols[max(a, plan.key):b]
+        mine = [k for k, c in enumerate(texts) if any(c is d for d in own)]
         # a row is as tall as its tallest text on this strip's page (its own columns and the key): another
         # strip's wrapped text is that strip's to widen, with its own room
-        here = [k for k, c in enumerate(texts) if any(c is d for d in cols[:plan.key] + cols[max(a, plan.key):b])]
+        here = [k for k, c in enumerate(texts) if any(c is d for d in cols[:plan.key] + own)]
         while mine:
             spare = (room - columns_pt([c.width for c in cols[a:b]])) / PT_PER_UNIT
             now = [[lines(row[k], texts[k].width) if k in here else 1 for k in range(len(texts))] for row in values]
@@ -653,9 +654,6 @@ class Paper:
     def orientation(self) -> str:
         return "landscape" if self.landscape else "portrait"
 
-    def held(self, landscape: bool) -> "Paper":
-        return Paper(self.size, landscape)
-
 
 @dataclass(frozen=True)
 class PrintPlan:
@@ -703,6 +701,10 @@ class PrintPlan:
         """The printed column strips, (first, end) 0-based, end exclusive, the repeated key left out."""
         edges = [0, *self.col_breaks, self.printed_cols]
         return list(zip(edges, edges[1:]))
+
+    def own_columns(self) -> list[tuple[int, int]]:
+        """Each strip's own columns: the first strip's without the key, which every strip repeats."""
+        return [(max(a, self.key), b) for a, b in self.strips()]
 
 
 def least_scale(smallest_pt: float) -> int:
