@@ -444,12 +444,13 @@ def build_report(store: Store, spec: str | Path | Mapping[str, Any] | ReportSpec
 def export(report: BoundReport | Report, *targets: str | Path, text_cells: bool = False, force: bool = False,
            template: str | Path | None = None, wait_s: float = DEFAULT_WAIT_S,
            tell: Callable[[str], None] | None = None, **options: Any) -> list[Path]:
-    """Write ``report`` to every target (the format follows the extension: .xlsx .pptx .pdf .csv .md),
+    """Write ``report`` to every target (the format follows the extension: .xlsx .pptx .pdf .docx .csv .md),
     as ``exportguard export`` does: validated once, every target checked before any is rendered,
     each rendered beside its target and all moved into place together; a failed or interrupted
     export replaces nothing. Without targets: the spec's outputs. Returns every file written (with
     the manifests beside CSV and Markdown files). ``text_cells``: XLSX figure cells hold the bound
-    text; ``force``: replace read-only outputs; ``template``: a PPTX's .pptx/.potx.
+    text; ``force``: replace read-only outputs; ``template``: a PPTX's .pptx/.potx, a Word file's
+    .docx/.dotx (each target takes the template of its kind).
 
     Options are checked against the targets' formats (each format's options, exportguard/formats.py):
     one that no target takes (a page_size for a .md alone, a misspelt name) raises ArgumentError
@@ -498,7 +499,8 @@ def _check_options(targets: Sequence[Path], given: Mapping[str, Any]) -> None:
         if name in COMMON_OPTIONS or any(name in names for names in taken.values()):
             continue
         takers = [suffix for suffix, names in _all_options().items() if name in names]
-        what = (f"an option of {' and '.join(takers)} targets" if takers else
+        listed = ", ".join(takers[:-1]) + " and " + takers[-1] if len(takers) > 1 else "".join(takers)
+        what = (f"an option of {listed} targets" if takers else
                 f"not an export option; the options: {_options_words(_all_options())}")
         raise ArgumentError(f"{name}={value!r}: no target of this export takes it ({_options_words(taken)}); "
                             f"{name} is {what}")
@@ -524,4 +526,4 @@ def _check_option_value(name: str, value: Any) -> None:
 
         choices = tuple(paper.SIZES) if name == "page_size" else paper.ORIENTATIONS
         if not isinstance(value, str) or value.lower() not in choices:
-            raise ArgumentError(f"{name}={value!r}: one of {', '.join(choices)} (any case), for a .pdf or .xlsx target")
+            raise ArgumentError(f"{name}={value!r}: one of {', '.join(choices)} (any case), for a .pdf, .docx or .xlsx target")

@@ -14,7 +14,7 @@ COMMANDS = {
     "check": "Check decks, workbooks, PDFs, CSV and Markdown for bare figures.",
     "cohorts": "Per cohort: count, shape range, shape slack and band.",
     "demo": "Ingest the shipped MLPerf v5.1 data and export a bound report.",
-    "export": "Export bound figures to XLSX, PPTX, PDF, CSV or Markdown.",
+    "export": "Export bound figures to XLSX, PPTX, PDF, Word, CSV or Markdown.",
     "ingest": "Ingest MLCommons results, exportguard CSV and load-test results.",
     "list": "Figures, grouped by cohort, with unit, band and conditions.",
     "quarantine": "Rows that could not be stored, with where from and why.",

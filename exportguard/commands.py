@@ -578,22 +578,23 @@ def _demo_own_run(ctx, data) -> None:
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (TOML) for cost per 1M tokens.")
 @click.option("--title", help="Report title (without --spec).")
 @click.option("--to", "targets", multiple=True, metavar="FILE",
-              help="Output file; the format follows the extension (.xlsx .pptx .pdf .csv .md). Repeatable.")
+              help="Output file; the format follows the extension (.xlsx .pptx .pdf .docx .csv .md). Repeatable.")
 @click.option("--text-cells", is_flag=True, help="XLSX: figure cells hold the bound text, with a numeric sort column.")
 @click.option("--force", is_flag=True, help="Replace outputs even where they are read-only.")
 @click.option("--template", type=click.Path(exists=True, dir_okay=False),
-              help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses.")
+              help="PPTX: a .pptx/.potx whose masters, layouts, theme fonts and slide size the deck uses; Word: a "
+                   ".docx/.dotx whose styles the document takes.")
 @click.option("--page-size", type=click.Choice(["a4", "letter"], case_sensitive=False), default=None,
-              help="PDF and XLSX: the paper (default a4, or the spec's outputs.page_size).")
+              help="PDF, Word and XLSX: the paper (default a4, or the spec's outputs.page_size).")
 @click.option("--orientation", type=click.Choice(["portrait", "landscape"], case_sensitive=False), default=None,
-              help="PDF and XLSX: one orientation for every page or sheet (default: a PDF portrait unless its "
-                   "tables need landscape; a workbook's tables landscape, its text sheets portrait).")
+              help="PDF, Word and XLSX: one orientation for every page or sheet (default: a PDF or Word file "
+                   "portrait unless its tables need landscape; a workbook's tables landscape, its text sheets portrait).")
 @wait_option
 @upgrade_option
 @click.pass_context
 def export(ctx, spec_path, split_by_cohort, columns, limit, derived, prices, title, targets, text_cells, force, template,
            page_size, orientation, wait_s, upgrade, **kwargs):
-    """Export bound figures to XLSX, PPTX, PDF, CSV or Markdown: from a spec, or from the filters."""
+    """Export bound figures to XLSX, PPTX, PDF, Word, CSV or Markdown: from a spec, or from the filters."""
     from dataclasses import replace
 
     from .api import build_report, export as export_report, report_spec, spec_targets

@@ -39,6 +39,16 @@ PPTX_CUSTOM_XML_PROPS = "/customXml/itemProps{n}.xml"
 PPTX_DIGEST_PROPERTY = "exportguard-manifest-sha256"
 PPTX_SCHEMA_PROPERTY = "exportguard-manifest-schema"
 
+# -- DOCX ------------------------------------------------------------------------------------------
+# A Word file carries its manifest as a deck does: a custom XML part in the deck's namespace, related
+# from the main document part, and its digest in docProps/custom.xml under the deck's property names.
+DOCX_MANIFEST_NS, DOCX_DIGEST_PROPERTY, DOCX_SCHEMA_PROPERTY = PPTX_MANIFEST_NS, PPTX_DIGEST_PROPERTY, PPTX_SCHEMA_PROPERTY
+# A figure's footnote reference is a custom mark (w:customMarkFollows): the mark text "[a]" follows it
+# in the run after, and the footnote's own paragraphs open with the same "[a]" (wording.note_line), so
+# the figure reads "101,527 tok/s ±5.4% [a]" pasted as plain text, as in every other format. A
+# footnote made by Word's numbering ("1") is read as the mark DOCX_FOOTNOTE_MARK + its letters.
+DOCX_FOOTNOTE_MARK = "fn"  # a numbered footnote n read as the mark [fn<mark_name(n - 1)>]: [fna], [fnb], ...
+
 # -- PDF -------------------------------------------------------------------------------------------
 PDF_MANIFEST_NAME = "exportguard-manifest.json"
 PDF_MAX_MANIFEST_BYTES = 1 << 30  # what a reader will inflate at most
@@ -72,6 +82,23 @@ def pdf_headline(page: int, number: int) -> str:
     return f"page {page}, headline {number}"
 
 
+def docx_table_cell(table: int, row: int, column: int) -> str:
+    """A Word file's body table (counted from 1 in body order, nested tables not counted), its row and
+    column (from 1, the header row included; a merged cell at its first column)."""
+    return f"table {table}, row {row}, column {column}"
+
+
+def docx_paragraph(paragraph: int) -> str:
+    """A paragraph of a Word file's body, counted from 1 over the body's own paragraphs (those in
+    tables not counted): where a headline figure stands."""
+    return f"paragraph {paragraph}"
+
+
+def docx_chart_bar(chart: int, bar: int) -> str:
+    """A bar of a chart picture (counted from 1 in body order), read from the picture's alt text."""
+    return f"chart {chart}, bar {bar}"
+
+
 def xlsx_cell(sheet: str, coordinate: str) -> str:
     """``'Sheet name'!B7``: the sheet quoted as a formula would quote it."""
     return "'" + sheet.replace("'", "''") + "'!" + coordinate
@@ -94,6 +121,8 @@ PPTX_SCOPE = re.compile(r"(slide \d+)")  # a location's slide: its notes stand t
 PPTX_CELL = re.compile(r"slide \d+, (?:table \d+, row \d+, column \d+|chart \d+, (?:series \d+, )?point \d+)")
 PPTX_CHART_POINT = re.compile(r"(slide \d+), chart (\d+), (?:series \d+, )?point \d+")
 PDF_SCOPE = re.compile(r"(page \d+)")
+# the Word locations the reader addresses exactly (a chart's bar is found by its text in the alt text)
+DOCX_EXACT = re.compile(r"table \d+, row \d+, column \d+|paragraph \d+")
 
 
 def xlsx_sheet_of(location: str) -> str:

@@ -161,6 +161,18 @@ def _slide_text(text: str, limit: int, figure: bool, lines: bool) -> str:
 _slide_text_cached = functools.lru_cache(maxsize=65_536)(_slide_text)
 
 
+# -- Word -----------------------------------------------------------------------------------------
+
+WORD_TEXT_LIMIT = 20_000  # characters of one paragraph or cell from a source (a Word paragraph holds any length)
+
+
+def word_text(value, *, figure: bool = False, limit: int = WORD_TEXT_LIMIT) -> str:
+    """Any string made safe for a Word paragraph, table cell, footnote, header or alt text: a slide's
+    rules (slide_text: nothing hidden, what XML cannot carry as U+FFFD, figure-like source text
+    defused, right-to-left text closed), its line breaks kept (the painter writes them as breaks)."""
+    return slide_text(value, limit=limit, figure=figure, lines=True)
+
+
 # -- worksheets -------------------------------------------------------------------------------------
 
 CELL_MAX = 32_767  # characters a worksheet cell holds (Excel's limit)

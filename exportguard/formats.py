@@ -23,6 +23,7 @@ CELL = "cell"  # Sheet1!D7: every figure addressable by its cell
 DOCUMENT_LINE = "document"  # a text file's line and column; the whole file is one scope
 SHAPE = "shape"  # slide 3, table 2, row 4, column 3: a table cell exactly, a chart's label by its text
 PAGE = "page"  # page 2: found by its text on the page (a PDF addresses no table cell)
+FLOW = "flow"  # table 2, row 4, column 3 / paragraph 12 of a Word file's body: one scope (Word pages it when opened)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Format:
     section_kinds: tuple[str, ...] = SECTION_KINDS
     preload: tuple[str, ...] = ()  # modules the checker imports once before forking its workers
     prepare: str | None = None  # called with the checker's limits in the worker before the file is opened
+    templates: tuple[str, ...] = ()  # the suffixes of the templates it takes (the export option "template")
 
     @property
     def suffixes(self) -> tuple[str, ...]:
@@ -63,9 +65,13 @@ FORMATS: tuple[Format, ...] = (
     Format("xlsx", ".xlsx", ".render.xlsx", ".check.xlsx_reader:read", ".check.manifests:xlsx_manifest", CELL,
            also_reads=(".xlsm",), package=True, options=("text_cells", "page_size", "orientation")),
     Format("pptx", ".pptx", ".render.pptx", ".check.pptx_reader:read", ".check.manifests:pptx_manifest", SHAPE,
-           package=True, options=("template",)),
+           package=True, options=("template",),
+           templates=(".pptx", ".potx")),
     Format("pdf", ".pdf", ".render.pdf", ".check.pdf_reader:read", ".check.manifests:pdf_manifest", PAGE,
            options=("page_size", "orientation"), preload=("pypdf",), prepare=".check.safety:configure_pypdf"),
+    Format("docx", ".docx", ".render.docx", ".check.docx_reader:read", ".check.manifests:docx_manifest", FLOW,
+           also_reads=(".docm",), package=True, options=("page_size", "orientation", "template"),
+           templates=(".docx", ".dotx")),
     Format("csv", ".csv", ".render.csv_out", ".check.text_reader:read_csv", ".check.manifests:csv_manifest",
            DOCUMENT_LINE, embeds_manifest=False, lines=True),
     Format("markdown", ".md", ".render.markdown", ".check.text_reader:read_markdown",
@@ -85,6 +91,18 @@ def of_path(path: str | Path) -> Format | None:
 def written_as(path: str | Path) -> Format | None:
     """The format an export writes to ``path``; None for a suffix no export writes."""
     return WRITTEN.get(Path(path).suffix.lower())
+
+
+def template_for(fmt: Format, template: str | Path | None) -> str | Path | None:
+    """The template a target of ``fmt`` takes from an export's one template option: one whose suffix is
+    the format's (a .docx template is a Word file's, never a deck's); a suffix no format names goes to
+    every format that takes a template, whose painter then says what it is not."""
+    if template is None or "template" not in fmt.options:
+        return None
+    suffix = Path(template).suffix.lower()
+    if suffix in fmt.templates or not any(suffix in f.templates for f in FORMATS):
+        return template
+    return None
 
 
 def load(ref: str):

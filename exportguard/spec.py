@@ -11,7 +11,7 @@
                              # per-accelerator figure (derived) instead of the highest total
                              # beside: mlperf = {filters}, own = {filters}, own_columns, axis
     [outputs]                targets = ["deck.pptx", ...], prices = "prices.toml",
-                             page_size = "a4" | "letter", orientation = "portrait" | "landscape" (PDF, XLSX)
+                             page_size = "a4" | "letter", orientation = "portrait" | "landscape" (PDF, Word, XLSX)
 """
 from __future__ import annotations
 
@@ -74,8 +74,8 @@ class ReportSpec:
     targets: tuple[str, ...] = ()
     prices: str | None = None
     name: str = ""
-    page_size: str = ""  # PDF, XLSX: "a4" or "letter" ("" = a4)
-    orientation: str = ""  # PDF, XLSX: "portrait" or "landscape" ("" = the format's own choice)
+    page_size: str = ""  # PDF, Word, XLSX: "a4" or "letter" ("" = a4)
+    orientation: str = ""  # PDF, Word, XLSX: "portrait" or "landscape" ("" = the format's own choice)
     base_dir: Path = field(default=Path("."), compare=False)
 
 

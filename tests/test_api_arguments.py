@@ -121,10 +121,10 @@ def test_build_report_checks_its_arguments(v51_store, kwargs, words):
 
 @pytest.mark.parametrize("target, options, words", [
     ("x.pdf", dict(colour="red"), ["colour='red'", "not an export option", ".pdf: page_size, orientation"]),
-    ("x.md", dict(page_size="a4"), ["page_size='a4'", ".md: none", "an option of .xlsx and .pdf"]),
-    ("x.csv", dict(orientation="landscape"), ["orientation='landscape'", ".csv: none", "an option of .xlsx and .pdf"]),
+    ("x.md", dict(page_size="a4"), ["page_size='a4'", ".md: none", "an option of .xlsx, .pdf and .docx"]),
+    ("x.csv", dict(orientation="landscape"), ["orientation='landscape'", ".csv: none", "an option of .xlsx, .pdf and .docx"]),
     ("x.pptx", dict(page_size="letter"), ["page_size", ".pptx: template"]),
-    ("x.md", dict(template="deck.pptx"), ["template=", "an option of .pptx"]),
+    ("x.md", dict(template="deck.pptx"), ["template=", "an option of .pptx and .docx"]),
     ("x.csv", dict(text_cells=True), ["text_cells=True", "an option of .xlsx"]),
     ("x.pdf", dict(page_size="a5"), ["page_size='a5'", "a4, letter"]),
     ("x.pdf", dict(orientation=90), ["orientation=90", "portrait, landscape"]),

@@ -26,7 +26,7 @@ from tests.office import convert
 pytestmark = pytest.mark.real_data
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SPECS = ("vendor-comparison", "executive-deck", "briefing")
-FORMATS = ("xlsx", "csv", "md", "pptx", "pdf")
+FORMATS = ("xlsx", "csv", "md", "pptx", "pdf", "docx")
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def _by_name(reports):
 def test_every_artifact_exportguard_exports_checks_clean(artifacts):
     reports = check([artifacts])  # each file in its worker, as the CLI does
     assert len(reports) == (len(FORMATS) + 1) * len(SPECS + ("v51-closed",)) - 1  # no vendor-comparison.pptx
-    assert {r.format for r in reports} == {"xlsx", "csv", "markdown", "pptx", "pdf"}
+    assert {r.format for r in reports} == {"xlsx", "csv", "markdown", "pptx", "pdf", "docx"}
     for r in reports:
         assert r.status == "clean", (r.path, r.reason, [str(h) for h in r.hits[:5]])
         manifest = read_manifest(Path(r.path))
@@ -76,6 +76,21 @@ def test_workbooks_check_clean_after_a_libreoffice_round_trip(artifacts, tmp_pat
         # instead of 'veryHidden', '_x005F_' escapes): what a reader sees and the manifest survive
         assert r.status == "clean", (r.path, r.reason, [str(h) for h in r.hits[:5]])
         assert r.manifest["digest_ok"] and r.manifest["edited"] == 0
+
+
+def test_word_files_check_clean_after_a_libreoffice_round_trip(artifacts, tmp_path):
+    names = ["briefing.docx", "executive-deck.docx", "vendor-comparison.docx"]
+    originals = {Path(r.path).name: r for r in check([artifacts / n for n in names])}
+    converted = _round_trip([artifacts / n for n in names], tmp_path, "docx")
+    for r in check(converted):
+        # LibreOffice rewrites the package (its own styles, footnote IDs from 2, the custom XML part
+        # and the custom properties kept): the footnotes, what a reader sees and the manifest survive
+        original = originals[Path(r.path).name]
+        assert r.status == "clean", (r.path, r.reason, [str(h) for h in r.hits[:5]])
+        assert r.manifest["digest_ok"] and r.manifest["edited"] == 0 and r.manifest["moved"] == 0
+        assert r.manifest["figures"] == original.manifest["figures"] > 0
+    with zipfile.ZipFile(converted[0]) as z:
+        assert "docProps/custom.xml" in z.namelist() and "word/footnotes.xml" in z.namelist()
 
 
 def test_a_deck_after_a_libreoffice_round_trip(artifacts, tmp_path):

@@ -63,7 +63,7 @@ def test_demo_ingests_the_shipped_real_data_shows_the_cohorts_and_writes_a_bound
     assert "Own runs: mock-llm; vllm bench serve; closed loop, 8 requests in flight" in out
     assert "779 tok/s (single run: no band) own measurement, unverified" in out
     for name in ("vendor-comparison.xlsx", "vendor-comparison.md", "vendor-comparison.csv", "executive-deck.pptx",
-                 "briefing.pdf"):
+                 "briefing.pdf", "briefing.docx"):
         assert (tmp_path / name).is_file(), name
     again = run("demo", "--out", str(tmp_path))
     assert "0 added" in again and "351 unchanged" in again

@@ -13,7 +13,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
-BOUNDED = {"openpyxl", "python-pptx", "reportlab", "lxml", "pillow", "pypdf", "defusedxml", "xlsxwriter"}
+BOUNDED = {"openpyxl", "python-pptx", "python-docx", "reportlab", "lxml", "pillow", "pypdf", "defusedxml", "xlsxwriter"}
 
 
 def _declared(extras: tuple[str, ...] = ()) -> dict[str, Requirement]:

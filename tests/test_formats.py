@@ -71,9 +71,9 @@ def test_the_checker_reads_every_suffix_of_the_registry_and_names_them_for_any_o
 
 def test_an_option_is_checked_against_the_formats_that_take_it(tmp_path):
     takers = [f for f in FORMATS if "page_size" in f.options]
-    assert [f.name for f in takers] == ["xlsx", "pdf"]  # the paper a briefing or a printed workbook is made for
+    assert [f.name for f in takers] == ["xlsx", "pdf", "docx"]  # the paper a briefing or a printed workbook is made for
     with pytest.raises(ArgumentError, match=r"page_size='a4': no target of this export takes it \(\.md: none\); "
-                                            r"page_size is an option of \.xlsx and \.pdf targets"):
+                                            r"page_size is an option of \.xlsx, \.pdf and \.docx targets"):
         api_export(Report("Options", "test", (), SHORT, FULL, TRADEMARK_LEGEND), tmp_path / "r.md", page_size="a4")
     assert not (tmp_path / "r.md").exists()
 

@@ -1,4 +1,4 @@
-"""Issue 33, item 3: hostile source names through every export format (.pptx, .xlsx, .pdf, .csv, .md)
+"""Issue 33, item 3: hostile source names through every export format (.pptx, .xlsx, .pdf, .docx, .csv, .md)
 at once. Every fresh artifact is checked clean by `exportguard check`, and nothing raw reaches any part
 of it: no control character, bidi override or isolate, zero-width character, BOM or lone surrogate (read
 in every XML part of the OOXML packages, numeric character references included, in the PDF's text,
@@ -70,8 +70,8 @@ HOSTILE = {
     "100kB": "x" * 100_000,
 }
 PLACES = ("sources", "titles")  # the name in the rows' source fields; in the titles as well
-FORMATS = ("pptx", "xlsx", "pdf", "csv", "md")
-CHECK_FORMAT = {"pptx": "pptx", "xlsx": "xlsx", "pdf": "pdf", "csv": "csv", "md": "markdown"}
+FORMATS = ("pptx", "xlsx", "pdf", "docx", "csv", "md")
+CHECK_FORMAT = {"pptx": "pptx", "xlsx": "xlsx", "pdf": "pdf", "docx": "docx", "csv": "csv", "md": "markdown"}
 
 # What a reader's screen, a viewer or a terminal would act on or hide (the brief's list, and sanitize.py's
 # C1 controls, DEL, U+061C and the other invisible format characters); \t \n \r are the files' own.
@@ -306,13 +306,14 @@ def shown_text(path: Path, fmt: str) -> str:
     """What a reader of the artifact sees, roughly: the PDF's text, the OOXML parts' XML, the text files."""
     if fmt == "pdf":
         return "\n".join(page.extract_text() for page in PdfReader(path).pages)
-    if fmt in ("pptx", "xlsx"):
+    if fmt in ("pptx", "xlsx", "docx"):
         with zipfile.ZipFile(path) as z:
             return "\n".join(z.read(p).decode("utf-8", "replace") for p in z.namelist() if p.endswith(".xml"))
     return path.read_text(encoding="utf-8")
 
 
-CHECKS = {"pptx": check_pptx, "xlsx": check_xlsx, "pdf": check_pdf, "csv": check_csv, "md": check_md}
+CHECKS = {"pptx": check_pptx, "xlsx": check_xlsx, "pdf": check_pdf, "docx": check_ooxml, "csv": check_csv,
+          "md": check_md}
 
 
 def assert_clean(out: Exported, fmt: str) -> None:
@@ -390,3 +391,9 @@ def test_property_any_name_goes_out_clean_in_xlsx_with_titles(rows, name):
 @given(name=NAMES)
 def test_property_any_name_goes_out_clean_in_pptx_and_pdf_with_titles(rows, name):
     _property(rows, name, "titles", ("pptx", "pdf"))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=NAMES)
+def test_property_any_name_goes_out_clean_in_docx_with_titles(rows, name):
+    _property(rows, name, "titles", ("docx",))

@@ -85,7 +85,7 @@ def test_the_readme_is_current_about_beside_and_the_scale_statement():
     readme = (ROOT / "README.md").read_text("utf-8")
     flat = " ".join(readme.split())
     assert "PDF and XLSX refuse it" not in flat and "not yet." not in flat
-    assert "CSV, Markdown, PPTX, PDF and XLSX draw it" in flat
+    assert "CSV, Markdown, PPTX, PDF, Word and XLSX draw it" in flat
     assert "Every format shows the statement" in flat
 
 

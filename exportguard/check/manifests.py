@@ -1,6 +1,6 @@
 """The manifest embedded in an artifact, read back: the very hidden sheet of a workbook, the
 sidecar file of a CSV or a Markdown file (older Markdown exports: their closing HTML comment), the
-custom XML part of a deck, the attached file of a PDF. Integrity is checked separately
+custom XML part of a deck or a Word file, the attached file of a PDF. Integrity is checked separately
 (exportguard.manifest.verify). Where each format keeps it is named in exportguard/embedding.py,
 which the renderers write by; nothing here imports a renderer.
 
@@ -12,11 +12,12 @@ record in exportguard/formats.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..embedding import (CSV_FIGURE_HEADER, CSV_VALUE_HEADER, MD_CLOSE, MD_OPEN, MD_POINTER,  # noqa: F401
-                         PDF_MANIFEST_NAME, PDF_MAX_MANIFEST_BYTES, PPTX_DIGEST_PROPERTY, PPTX_MANIFEST_NS, SIDECAR,
-                         XLSX_MANIFEST_SHEET)
+from ..embedding import (CSV_FIGURE_HEADER, CSV_VALUE_HEADER, DOCX_DIGEST_PROPERTY, DOCX_MANIFEST_NS,  # noqa: F401
+                         MD_CLOSE, MD_OPEN, MD_POINTER, PDF_MANIFEST_NAME, PDF_MAX_MANIFEST_BYTES, PPTX_DIGEST_PROPERTY,
+                         PPTX_MANIFEST_NS, SIDECAR, XLSX_MANIFEST_SHEET)
 from ..errors import ExportguardError
 
 XLSX_SHEET = XLSX_MANIFEST_SHEET
@@ -25,7 +26,8 @@ RT_CUSTOM_XML = "http://schemas.openxmlformats.org/officeDocument/2006/relations
 RT_CUSTOM_PROPERTIES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties"
 _CUSTOM_PROPS = "{http://schemas.openxmlformats.org/officeDocument/2006/custom-properties}"
 _VT = "{http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes}"
-MAX_CUSTOM_XML_BYTES = 256 << 20  # a deck's custom XML item larger than this is not read
+MAX_CUSTOM_XML_BYTES = 256 << 20  # a deck's or Word file's custom XML item larger than this is not read
+PPTX_MAIN, DOCX_MAIN = "ppt/presentation.xml", "word/document.xml"  # main parts where a package names none
 
 
 class ManifestNotFound(ExportguardError):
@@ -76,14 +78,15 @@ def _file_within_limits(path: Path) -> None:
     check_file_size(path, DEFAULT_LIMITS)
 
 
-def custom_xml_parts(z) -> list[str]:
-    """The custom XML parts of a deck (a SafeZip): related from its presentation part, as
-    exportguard and PowerPoint relate them, then from the package root, where LibreOffice relates
-    them when it saves a deck (with a target of ``../customXml/item1.xml``: above the root, which
-    resolves to the root, RFC 3986 section 5.2.4)."""
+def custom_xml_parts(z, default_main: str = PPTX_MAIN) -> list[str]:
+    """The custom XML parts of a deck or a Word file (a SafeZip): related from its main part (the
+    presentation or document part; ``default_main`` where the package names none), as exportguard,
+    PowerPoint and Word relate them, then from the package root, where LibreOffice relates them when
+    it saves a file (with a target of ``../customXml/item1.xml``: above the root, which resolves to
+    the root, RFC 3986 section 5.2.4)."""
     from .xlsx_reader import main_part, relationships
 
-    main = main_part(z, "ppt/presentation.xml")
+    main = main_part(z, default_main)
     out: list[str] = []
     for part in (main, ""):
         for kind, target, mode in relationships(z, part).values():
@@ -94,19 +97,19 @@ def custom_xml_parts(z) -> list[str]:
     return out
 
 
-def custom_xml_part_names(path) -> list[str]:
-    """``custom_xml_parts`` of the deck at ``path``."""
+def custom_xml_part_names(path, default_main: str = PPTX_MAIN) -> list[str]:
+    """``custom_xml_parts`` of the deck (or, with DOCX_MAIN, the Word file) at ``path``."""
     from .safety import SafeZip
 
     with SafeZip(Path(path)) as z:
-        return custom_xml_parts(z)
+        return custom_xml_parts(z, default_main)
 
 
 class _NotOurs(Exception):
     """A custom XML item whose root is not the manifest: reading it stops at its first tag."""
 
 
-def custom_xml_manifest(stream, part: str) -> str | None:
+def custom_xml_manifest(stream, part: str, namespace: str = PPTX_MANIFEST_NS) -> str | None:
     """The JSON text of ``<eg:manifest xmlns:eg="urn:exportguard:manifest">JSON</eg:manifest>``, or
     None when the item's root is another element. Streamed through the safety layer's parser (no
     DTD, no entities), so a large manifest is not built into a tree."""
@@ -119,7 +122,7 @@ def custom_xml_manifest(stream, part: str) -> str | None:
         if depth[0] == 0:
             prefix = tag.partition(":")[0] if ":" in tag else ""
             ns = attrs.get(f"xmlns:{prefix}" if prefix else "xmlns")
-            if ns != PPTX_MANIFEST_NS or local(tag) != "manifest":
+            if ns != namespace or local(tag) != "manifest":
                 raise _NotOurs()
         depth[0] += 1
 
@@ -157,36 +160,59 @@ def pptx_manifest(path: Path) -> dict:
     """The deck's manifest. The digest exportguard also states in docProps/custom.xml (which
     LibreOffice keeps on a re-save) must be the manifest's: a deck that states one but carries no
     manifest, or another, had its manifest removed or replaced."""
+    return _package_manifest(path, _Package("deck", "presentation", PPTX_MAIN, PPTX_MANIFEST_NS, PPTX_DIGEST_PROPERTY))
+
+
+def docx_manifest(path: Path) -> dict:
+    """The Word file's manifest: a custom XML part as in a deck (embedding.py), related from the
+    document part or, after a LibreOffice re-save, from the package root; its digest stated in
+    docProps/custom.xml must be the manifest's."""
+    return _package_manifest(path, _Package("document", "Word document", DOCX_MAIN, DOCX_MANIFEST_NS,
+                                            DOCX_DIGEST_PROPERTY))
+
+
+@dataclass(frozen=True)
+class _Package:
+    """How an Office package that carries its manifest as a custom XML part names it: ``noun`` in
+    messages ("the deck's custom property"), ``what`` it is ("the presentation carries no ...")."""
+    noun: str
+    what: str
+    main: str
+    namespace: str
+    digest_property: str
+
+
+def _package_manifest(path: Path, pkg: _Package) -> dict:
     from .safety import SafeZip
 
     with SafeZip(path) as z:
-        stated = custom_properties(z).get(PPTX_DIGEST_PROPERTY)
+        stated = custom_properties(z).get(pkg.digest_property)
         try:
-            manifest = _parse(path, _pptx_text(path, z))
+            manifest = _parse(path, _custom_xml_text(path, z, pkg))
         except ManifestNotFound:
             if stated is None:
                 raise
-            raise ExportguardError(f"{path}: the deck's custom property {PPTX_DIGEST_PROPERTY} says it carried an "
+            raise ExportguardError(f"{path}: the {pkg.noun}'s custom property {pkg.digest_property} says it carried an "
                                    f"exportguard manifest (sha256 {stated[:16]}...), but it has no manifest: the "
                                    "custom XML part that held it was removed") from None
     digest = manifest.get("digest")
     if stated is not None and (not isinstance(digest, dict) or digest.get("value") != stated):
-        raise ExportguardError(f"{path}: the manifest's digest is not the one the deck's custom property "
-                               f"{PPTX_DIGEST_PROPERTY} states ({stated[:16]}...): the manifest was replaced")
+        raise ExportguardError(f"{path}: the manifest's digest is not the one the {pkg.noun}'s custom property "
+                               f"{pkg.digest_property} states ({stated[:16]}...): the manifest was replaced")
     return manifest
 
 
-def _pptx_text(path: Path, z) -> str:
-    for target in custom_xml_parts(z):
+def _custom_xml_text(path: Path, z, pkg: _Package) -> str:
+    for target in custom_xml_parts(z, pkg.main):
         if z.find(target) is None:
             raise ExportguardError(f"{path}: the package names a part it does not hold: {target}")
         if z.size(target) > MAX_CUSTOM_XML_BYTES:
             raise ExportguardError(f"{path}: part {target} is larger than {MAX_CUSTOM_XML_BYTES >> 20} MB; not read")
         with z.open(target) as f:
-            text = custom_xml_manifest(f, target)
+            text = custom_xml_manifest(f, target, pkg.namespace)
         if text is not None:
             return text
-    raise ManifestNotFound(f"{path}: no exportguard manifest part (custom XML {PPTX_MANIFEST_NS}): the presentation "
+    raise ManifestNotFound(f"{path}: no exportguard manifest part (custom XML {pkg.namespace}): the {pkg.what} "
                            "carries no exportguard manifest")
 
 

@@ -19,7 +19,8 @@ evaluator's observer) and, at the end, compares:
 
 A format plugs in by the location kind its record names (exportguard/formats.py), whose syntax
 (``SYNTAX``, from the patterns in exportguard/embedding.py that the renderers write by) says how a
-location names its scope and how a person reads it. XLSX, CSV and Markdown readers emit items at exactly the manifest's locations;
+location names its scope and how a person reads it. XLSX, CSV and Markdown readers emit items at exactly the manifest's locations
+(a Word file's reader: its body's paragraphs and table cells);
 a format whose reader cannot address every location (a PDF's table cell) still gets the
 scope-level comparison, because a figure that is not found at its location is looked for by its
 shown text in its scope.
@@ -33,8 +34,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..detect import defuse, find_figures
-from ..embedding import PDF_SCOPE, PPTX_CELL, PPTX_SCOPE, xlsx_sheet_of
-from ..formats import BY_NAME, CELL, DOCUMENT_LINE, PAGE, SHAPE
+from ..embedding import DOCX_EXACT, PDF_SCOPE, PPTX_CELL, PPTX_SCOPE, xlsx_sheet_of
+from ..formats import BY_NAME, CELL, DOCUMENT_LINE, FLOW, PAGE, SHAPE
 from ..manifest import shown_digest
 from ..sanitize import visible
 from ..wording import marks_words
@@ -70,6 +71,9 @@ SYNTAX = {
     DOCUMENT_LINE: Syntax(lambda loc: DOCUMENT, lambda loc: loc),
     SHAPE: Syntax(_prefix_scope(PPTX_SCOPE), lambda loc: loc, lambda loc: bool(PPTX_CELL.fullmatch(loc)), True),
     PAGE: Syntax(_prefix_scope(PDF_SCOPE), lambda loc: loc, lambda loc: False, True),
+    # a Word file is one scope; its body's paragraphs and table cells are exact, a chart picture's bar
+    # is found by its text (the picture's alt text)
+    FLOW: Syntax(lambda loc: DOCUMENT, lambda loc: loc, lambda loc: bool(DOCX_EXACT.fullmatch(loc)), True),
 }
 
 

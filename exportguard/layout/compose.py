@@ -1,5 +1,5 @@
-"""Content that every format shows, composed once: the Sources table (one citation per result
-shown). A format lays it out (a sheet, a slide's table, a page's table) and escapes its text; it does
+"""Content that every format shows, composed once: the conditions a table's rows share, and the
+Sources table (one citation per result shown). A format lays it out (a sheet, a slide's table, a page's table) and escapes its text; it does
 not decide what it says.
 
 What every result shares (the suite, round, division, availability, benchmark and scenario, verified
@@ -15,7 +15,20 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from ..citation import result_id_cell, source_words, suite_name
 from ..model import Result
+from ..report import BoundTable
 from ..states import NOT_APPLICABLE
+from ..wording import TIE_RULE
+
+def shared_conditions(table: BoundTable, ranks_shown: bool | None = None, lead: str = "Every row") -> str:
+    """'Every row: <the table note>', then what a table's or chart's shared conditions add wherever it
+    shows: the tie rule where ranks show (the not-ranked sentence is in the table note already), and
+    the guard's notices in readers' words (no rule ID)."""
+    ranks_shown = table.ranked if ranks_shown is None else ranks_shown
+    out = f"{lead}: {table.table_note.text}"
+    if ranks_shown and table.slack.estimable:
+        out += f" {TIE_RULE}"
+    return out + "".join(f" {x.text}" for x in table.notices)
+
 
 SOURCES_TITLE = "Sources: one citation per result shown"
 SHOWN_ON = "Shown on"

@@ -20,7 +20,7 @@ from ..errors import ExportguardError, os_cause as cause
 from ..guard import refuse_on_errors, validate
 from ..manifest import write as write_manifest
 from ..embedding import SIDECAR as SIDECAR_SUFFIX  # for formats that do not embed their manifest
-from ..formats import WRITTEN, Format, written_as
+from ..formats import WRITTEN, Format, template_for, written_as
 from ..report import ExportRun, Report
 from .commit import Commit, ExportWriteError, is_ours, new_run, write_failure
 
@@ -45,6 +45,16 @@ def check_section_kinds(report: Report, targets: Sequence[Path], formats: Sequen
             if section.kind not in fmt.section_kinds:
                 raise ExportguardError(f"{target}: section {n} ({section.title}) is a {section.kind!r} section, not yet "
                                        f"supported in {target.suffix.lower()}: export it to .csv or .md")
+
+
+def check_template(template, formats: Sequence[Format]) -> None:
+    """Refuse a template that no target takes (a .docx template for a deck alone), before anything is
+    rendered."""
+    if template is None or any(template_for(fmt, template) for fmt in formats):
+        return
+    takers = [f"{f.suffix} ({', '.join(f.templates)})" for f in WRITTEN.values() if f.templates]
+    raise ExportguardError(f"{template}: no target of this export takes a {Path(template).suffix or 'suffix-less'} "
+                           f"template; a template is for {', '.join(takers)} targets. Nothing was written")
 
 
 def outputs_of(targets: Sequence[Path], formats: Sequence[Format]) -> list[Path]:
@@ -137,6 +147,7 @@ def export(report: Report, targets: Sequence[str | Path], *, force: bool = False
     targets = [Path(t) for t in targets]
     formats = [renderer_for(t) for t in targets]
     check_section_kinds(report, targets, formats)
+    check_template(options.get("template"), formats)
     finals = outputs_of(targets, formats)
     check_targets(finals, force, {**(inputs or {}), "template": options.get("template")})
     failure = None
@@ -150,8 +161,9 @@ def export(report: Report, targets: Sequence[str | Path], *, force: bool = False
                     part = commit.stage(target)
                     members = tuple(Path(os.path.relpath(f, target.parent)).as_posix() for f in finals)
                     with commit.scratch(target):
+                        own = {**options, "template": template_for(fmt, options.get("template"))}
                         manifest = fmt.load_painter().render(replace(report, export=ExportRun(run, members)), part,
-                                                 clock=clock, **options)
+                                                             clock=clock, **own)
                     if not fmt.embeds_manifest:
                         doing = target.with_name(target.name + SIDECAR_SUFFIX)
                         with open(commit.stage(doing), "w", encoding="utf-8") as f:

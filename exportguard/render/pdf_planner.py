@@ -377,7 +377,7 @@ class BriefingPlanner:
     def _table_layout(self, table: BoundTable, number: int, title: str, caption: str, part: int = 0) -> TableLayout:
         return TableLayout(
             self.metrics, letters=self.letters, label=f"Table {number}", title=title, first_caption=caption,
-            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}",
+            shared=compose.shared_conditions(table),
             part=part, **_cells_of(table))
 
     def _column_groups(self, table: BoundTable, layout: TableLayout) -> list[list[int]]:
@@ -452,7 +452,7 @@ class BriefingPlanner:
             title = title if not what else f"{title}: {table.columns[c].header}"
             chart = ChartLayout(self.metrics, label=f"Chart {number}", title=title,
                                 first_caption=f"{what}{cohort}; shape: {shape}",
-                                shared=f"Every bar: {table.table_note.text}{_rank_and_notices(table, ranked)}",
+                                shared=compose.shared_conditions(table, ranked, "Every bar"),
                                 unit=unit, bars=bars, slack=table.slack, width=self.geometry.frame_w,
                                 letters=self.letters)
 
@@ -614,7 +614,7 @@ class BriefingPlanner:
         return TableLayout(
             self.metrics, letters=self.letters, label=f"Table {number}", title=f"{which}: {table.title}",
             first_caption=f"{which}: {table.cohort.label()}",
-            shared=f"Every row: {table.table_note.text}{_rank_and_notices(table, table.ranked)}", **_cells_of(table))
+            shared=compose.shared_conditions(table), **_cells_of(table))
 
     def back(self, doc: Walk) -> dict:
         r = self.report
@@ -828,13 +828,6 @@ def _placed_height(layout: TableLayout, geometry: Geometry) -> float:
     """A whole table's height as Pager.add_run places it on one page: its head, every row, and the room
     it keeps for a "continues" line (a keep smaller than this lets the table split over two pages)."""
     return layout.head_height(False, geometry) + sum(layout.heights) + layout.tail_h
-
-
-def _rank_and_notices(table: BoundTable, ranks_shown: bool) -> str:
-    """What a table's or chart's shared conditions add on every page it spans: the tie rule where
-    ranks show (the not-ranked sentence is in the table note already), and the guard's notices."""
-    out = f" {TIE_RULE}" if ranks_shown and table.slack.estimable else ""
-    return out + "".join(f" {x.text}" for x in table.notices)  # in readers' words: no rule ID
 
 
 def _shown_on(pages: Sequence[Page]) -> dict[tuple, list[int]]:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..errors import ExportguardError
 from .pptx_layout import Box, pt
+from .ooxml import as_document, template_bytes
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "templates" / "default.pptx"
 WIDE = (12_192_000, 6_858_000)  # 13.333" x 7.5"
@@ -165,15 +166,9 @@ def open_template(path: str | Path | None = None) -> Template:
         data = DEFAULT_PATH.read_bytes() if DEFAULT_PATH.is_file() else build_default()
     else:
         name = str(path)
-        try:
-            size = Path(path).stat().st_size
-        except OSError as e:
-            raise ExportguardError(f"{name}: cannot read the template: {e.strerror or e}") from None
-        if size > MAX_TEMPLATE_BYTES:
-            raise ExportguardError(f"{name}: the template is larger than {MAX_TEMPLATE_BYTES // 2**20} MB")
-        data = Path(path).read_bytes()
+        data = template_bytes(path, MAX_TEMPLATE_BYTES)
     try:
-        data = _as_presentation(data)
+        data = as_document(data, TEMPLATE_CT, PRESENTATION_CT)
         prs = Presentation(io.BytesIO(data))
     except ExportguardError:
         raise
@@ -197,26 +192,6 @@ def open_template(path: str | Path | None = None) -> Template:
                     _title_size(prs, title_ph), (_box(ctitle) if ctitle is not None else None,
                                                  _box(sub) if sub is not None else None),
                     _footer_band(content, area, slide))
-
-
-def _as_presentation(data: bytes) -> bytes:
-    """A .potx declares its main part as a template; python-pptx opens only presentations, so the
-    content type is rewritten in memory (the file itself is not touched)."""
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        try:
-            types = z.read("[Content_Types].xml")
-        except KeyError:
-            raise ExportguardError("not an Office Open XML package: no [Content_Types].xml") from None
-        if TEMPLATE_CT.encode() not in types:
-            return data
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-            for info in z.infolist():
-                blob = z.read(info)
-                if info.filename == "[Content_Types].xml":
-                    blob = blob.replace(TEMPLATE_CT.encode(), PRESENTATION_CT.encode())
-                dst.writestr(info, blob)
-        return out.getvalue()
 
 
 def _remove_slides(prs) -> None:

@@ -6,9 +6,7 @@ the embedded chart workbook with bound number formats, and the manifest as a cus
 from __future__ import annotations
 
 import functools
-import hashlib
 import io
-import uuid
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -17,14 +15,12 @@ from lxml import etree
 from ..embedding import PPTX_CUSTOM_XML_ITEM, PPTX_CUSTOM_XML_PROPS, PPTX_MANIFEST_NS as MANIFEST_NS, \
     PPTX_MANIFEST_TAG as MANIFEST_TAG
 from ..errors import ExportguardError
+from .ooxml import (CT_CUSTOM_XML_PROPS, RT_CUSTOM_XML, RT_CUSTOM_XML_PROPS, custom_properties, datastore_item,
+                    manifest_xml, safe_parse)
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 C = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-DS = "http://schemas.openxmlformats.org/officeDocument/2006/customXml"
-RT_CUSTOM_XML = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml"
-RT_CUSTOM_XML_PROPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXmlProps"
-CT_CUSTOM_XML_PROPS = "application/vnd.openxmlformats-officedocument.customXmlProperties+xml"
 
 
 def _a(tag: str) -> str:
@@ -327,14 +323,6 @@ def read_chart_workbook(blob: bytes) -> list[tuple[str, object, str | None]]:
 
 # -- the manifest as a custom XML part ---------------------------------------------------------------------
 
-def manifest_xml(pieces: Iterable[str], schema: str) -> bytes:
-    """``<eg:manifest xmlns:eg=...>JSON</eg:manifest>``; the JSON pieces are ASCII-only."""
-    head = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-            f'<eg:manifest xmlns:eg="{MANIFEST_NS}" schema="{schema}">')
-    body = "".join(pieces).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return (head + body + "</eg:manifest>").encode("ascii")
-
-
 def embed_manifest(prs, pieces: Iterable[str], schema: str) -> str:
     """Add the manifest to the package as ``/customXml/item{N}.xml`` with its properties part,
     related from the presentation part. Returns the item's part name."""
@@ -354,20 +342,11 @@ def add_custom_xml(prs, blob: bytes, namespace: str) -> str:
     while PPTX_CUSTOM_XML_ITEM.format(n=n) in taken or PPTX_CUSTOM_XML_PROPS.format(n=n) in taken:
         n += 1
     item = Part(PackURI(PPTX_CUSTOM_XML_ITEM.format(n=n)), CT.XML, package, blob)
-    # The item's ID follows from its content (which holds the manifest's digest and clock), not from chance.
-    item_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{namespace}#{hashlib.sha256(blob).hexdigest()}")
-    props_xml = (f'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
-                 f'<ds:datastoreItem ds:itemID="{{{str(item_id).upper()}}}" xmlns:ds="{DS}">'
-                 f'<ds:schemaRefs><ds:schemaRef ds:uri="{namespace}"/></ds:schemaRefs></ds:datastoreItem>')
-    props = Part(PackURI(PPTX_CUSTOM_XML_PROPS.format(n=n)), CT_CUSTOM_XML_PROPS, package, props_xml.encode("utf-8"))
+    props = Part(PackURI(PPTX_CUSTOM_XML_PROPS.format(n=n)), CT_CUSTOM_XML_PROPS, package,
+                 datastore_item(blob, namespace))
     item.relate_to(props, RT_CUSTOM_XML_PROPS)
     prs.part.relate_to(item, RT_CUSTOM_XML)
     return str(item.partname)
-
-
-_CUSTOM_PROPS_NS = "http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"
-_VT_NS = "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"
-_PROPS_FMTID = "{D5CDD505-2E9C-101B-9397-08002B2CF9AE}"  # the format ID every user-defined property carries
 
 
 def set_custom_properties(prs, values: dict[str, str]) -> None:
@@ -382,19 +361,9 @@ def set_custom_properties(prs, values: dict[str, str]) -> None:
     package = prs.part.package
     try:
         part = package.part_related_by(RT.CUSTOM_PROPERTIES)
-        root = _safe_parse(part.blob, "custom properties")
-    except (KeyError, ExportguardError):
-        part, root = None, etree.Element(f"{{{_CUSTOM_PROPS_NS}}}Properties", nsmap={None: _CUSTOM_PROPS_NS, "vt": _VT_NS})
-    props = [p for p in root if p.tag == f"{{{_CUSTOM_PROPS_NS}}}property"]
-    for p in props:
-        if p.get("name") in values:
-            root.remove(p)
-    pid = max([int(p.get("pid", "1")) for p in props if p.get("pid", "").isdigit()] + [1])
-    for name, value in values.items():
-        pid += 1
-        prop = etree.SubElement(root, f"{{{_CUSTOM_PROPS_NS}}}property", fmtid=_PROPS_FMTID, pid=str(pid), name=name)
-        etree.SubElement(prop, f"{{{_VT_NS}}}lpwstr").text = value
-    blob = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
+    except KeyError:
+        part = None
+    blob = custom_properties(part.blob if part is not None else None, values)
     if part is None:
         package.relate_to(Part(PackURI("/docProps/custom.xml"), CT.OFC_CUSTOM_PROPERTIES, package, blob),
                           RT.CUSTOM_PROPERTIES)
@@ -412,22 +381,10 @@ def drop_manifests(prs) -> int:
         if rel.reltype != RT_CUSTOM_XML or rel.is_external:
             continue
         try:
-            root = _safe_parse(rel.target_part.blob, "custom XML item")
+            root = safe_parse(rel.target_part.blob, "custom XML item")
         except ExportguardError:
             continue
         if root.tag == MANIFEST_TAG:
             prs.part.drop_rel(rel.rId)
             dropped += 1
     return dropped
-
-
-def _safe_parse(blob: bytes, what: str):
-    """A template's custom XML item (a file the user chose, which python-pptx has already parsed):
-    no DTD, no entities, no network."""
-    if b"<!DOCTYPE" in blob or b"<!ENTITY" in blob:
-        raise ExportguardError(f"{what}: a document type declaration is not allowed here")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=True)
-    try:
-        return etree.fromstring(blob, parser)
-    except etree.XMLSyntaxError as e:
-        raise ExportguardError(f"{what}: not well-formed XML: {e}") from None
