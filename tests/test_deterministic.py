@@ -38,7 +38,7 @@ from tests.golden_files import EPOCH, SMALL_SPEC, assert_golden
 
 pytestmark = pytest.mark.real_data
 GOLDEN = Path(__file__).resolve().parent / "golden"
-FORMATS = ("pptx", "xlsx", "pdf", "csv", "md")
+FORMATS = ("pptx", "xlsx", "pdf", "docx", "csv", "md")
 
 
 def _digests(files) -> dict[str, str]:
@@ -78,7 +78,7 @@ def test_the_clock_is_what_every_format_states(deck_report, tmp_path, monkeypatc
     for ext in FORMATS:
         manifest = read_manifest(by_ext[ext])
         assert manifest["generated_at"] == "2025-09-09T01:00:01+00:00" and verify(manifest) == []
-    for ext in ("pptx", "xlsx"):
+    for ext in ("pptx", "xlsx", "docx"):
         assert is_normalised(by_ext[ext], clock)
         with zipfile.ZipFile(by_ext[ext]) as z:
             assert z.namelist()[0] == "[Content_Types].xml"
@@ -150,7 +150,7 @@ def _significant_xml(blob: bytes) -> str:
 @pytest.fixture(scope="module")
 def golden_export(small_report, tmp_path_factory):
     folder = tmp_path_factory.mktemp("golden")
-    files = export(small_report, [folder / f"golden.{ext}" for ext in ("csv", "md", "pptx", "xlsx")],
+    files = export(small_report, [folder / f"golden.{ext}" for ext in ("csv", "md", "pptx", "xlsx", "docx")],
                    clock=Clock.from_epoch(EPOCH))
     return {f.name: f for f in files}
 
@@ -163,12 +163,16 @@ def _golden_texts(files) -> dict[str, str]:
             out["golden.pptx." + part.replace("/", "_")] = _significant_xml(z.read(part))
     with zipfile.ZipFile(files["golden.xlsx"]) as z:
         out["golden.xlsx.xl_worksheets_sheet1.xml"] = _significant_xml(z.read("xl/worksheets/sheet1.xml"))
+    with zipfile.ZipFile(files["golden.docx"]) as z:
+        for part in ("word/document.xml", "word/footnotes.xml"):
+            out["golden.docx." + part.replace("/", "_")] = _significant_xml(z.read(part))
     return out
 
 
 @pytest.mark.parametrize("name", ["golden.csv", "golden.md", "golden.pptx.ppt_slides_slide1.xml",
                                   "golden.pptx.ppt_slides_slide2.xml", "golden.pptx.ppt_slides_slide3.xml",
-                                  "golden.xlsx.xl_worksheets_sheet1.xml"])
+                                  "golden.xlsx.xl_worksheets_sheet1.xml", "golden.docx.word_document.xml",
+                                  "golden.docx.word_footnotes.xml"])
 def test_golden_file(name, golden_export, request):
     assert_golden(_golden_texts(golden_export)[name], GOLDEN / name, request, name, measured=name.startswith("golden.pptx"))
 

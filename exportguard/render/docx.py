@@ -35,7 +35,7 @@ from .walk import FigureCell, Lettering, TablePart, Walk, walk
 
 MARGIN = 54.0  # points (3/4 inch) on every side
 TABLE_PT = 8.5  # a table's text
-SMALL_PT = 7.5  # header, footer, legend
+SMALL_PT = 8.0  # header, footer, legend, the Sources table
 CELL_PAD = 2 * 2.85 + 1.0  # a cell's left and right margins (57 twips each) and a little air
 MIN_COLUMN = 24.0  # points: no column narrower
 LONG_WORD = 16  # characters (at half an em each): a longer word in a text column may break inside
@@ -343,7 +343,7 @@ def render(report: Report, path, page_size: str | None = None, orientation: str 
     word.page(width, height, MARGIN)
     word.header_footer([Run(word_text(report.caveat_short), size=SMALL_PT, color="44546A")],
                        [Run(word_text(report.title), size=SMALL_PT, bold=True)],
-                       [Run(word_text(report.legend), size=SMALL_PT - 1, color="595959")])
+                       [Run(word_text(report.legend), size=SMALL_PT - 0.5, color="595959")])
     renderer = DocxRenderer(word, width - 2 * MARGIN)
     manifest = walk(report, renderer, clock)
     keywords = ["MLPerf", "MLPerf Inference", "LLM", "throughput", "exportguard"]

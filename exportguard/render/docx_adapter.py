@@ -281,8 +281,9 @@ class WordFile:
             for k, runs in enumerate(lines):
                 items: list = list(runs)
                 if part is section.footer and k == 0:
-                    items += [Run("   Page ", size=7.5), _field("PAGE", "1", 7.5), Run(" of ", size=7.5),
-                              _field("NUMPAGES", "1", 7.5)]
+                    size = next((r.size for r in runs if r.size), 8.0)  # the footer's own size
+                    items += [Run("   Page ", size=size), _field("PAGE", "1", size), Run(" of ", size=size),
+                              _field("NUMPAGES", "1", size)]
                 el.append(paragraph_el(items, self.style("Footer" if part is section.footer else "Header"),
                                        Look(space_after=2)))
 
