@@ -333,6 +333,9 @@ CASES = {c.name: c for c in (
          1.0),
     Case("pdf", "a table of bound figures to a PDF briefing vs one reportlab LongTable of the same cells",
          (5_000, 20_000), (200, 800), _pdf_input, _pdf, _pdf_longtable, 0.2),
+    Case("docx", "a table of bound figures to a Word file (a footnote after each figure) vs python-docx writing the "
+         "same table, footnotes and manifest by hand", (2_000, 8_000), (200, 800), _rows, _export(".docx"),
+         _plain("docx_plain", ".docx"), 2.0),
     Case("check-deck", "`exportguard check` on a deck of n slides vs python-pptx reading all its text (processes)",
          (50, 200), (10, 40), _check_document("deck"), _check, _bare_read, 1.5, subprocess=True),
     Case("check-workbook", "`exportguard check` on a workbook of n rows x 5 columns vs openpyxl read-only reading "
