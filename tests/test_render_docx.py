@@ -165,17 +165,33 @@ def test_a_template_gives_its_styles_and_a_template_of_another_kind_is_refused(s
 
 @pytest.mark.real_data
 @pytest.mark.slow
-def test_libreoffice_lays_out_every_footnote_on_its_figures_page(v51_store, tmp_path):
-    report = build_report(v51_store, load_spec(REPO / "examples" / "briefing.toml"))
-    [path] = export(report, [tmp_path / "briefing.docx"], clock=_clock())
+@pytest.mark.parametrize("spec", ["briefing", "executive-deck", "vendor-comparison"])
+def test_libreoffice_lays_out_every_footnote_on_its_figures_page(v51_store, tmp_path, spec):
+    """Through LibreOffice's PDF export: every figure in a table (text on the page; a chart's bars are
+    in its picture) has the note of its first mark, its row's footnote, on its own page.
+
+    LibreOffice 7.4 keeps a footnote with its table row by moving the row to the next page, except,
+    once in the 114 rows of the twelve-column vendor comparison, for a row that fills a page under a
+    repeated header row: its footnote is carried to the top of the next page's notes (without the
+    repeated header it never happens, on 7 more pages). Word moves the row. That one case is allowed
+    there; the briefings keep every footnote on its figure's page."""
+    report = build_report(v51_store, load_spec(REPO / "examples" / f"{spec}.toml"))
+    [path] = export(report, [tmp_path / f"{spec}.docx"], clock=_clock())
     [pdf] = convert([path], artifacts("docx", tmp_path))
+    checked, carried = 0, []
     pages = pdf_text(pdf, layout=True).split("\f")
-    checked = 0
-    for text in pages:
+    for n, text in enumerate(pages, 1):
         lines = text.splitlines()
-        notes = {m.group(1) for line in lines if (m := re.match(r"\s*\[([a-z]+)\] Result ", line))}
+        notes = {m.group(1) for line in lines if (m := re.match(r"\s*\[([a-z]+)\] \S", line))}
         for line in lines:
-            for mark in re.findall(r"tok/s[^\[]*\[([a-z]+)\]", line):
-                assert mark in notes, (mark, text)
+            # a figure's band (or why it has none) and its first mark: a wrapped figure's second line
+            for mark in re.findall(r"(?:±[\d.]+%|not estimable\))\s*\[([a-z]+)\]", line):
                 checked += 1
-    assert checked == sum(1 for _, f in report.figures())
+                if mark not in notes:
+                    carried.append((n, mark))
+                    following = pages[n] if n < len(pages) else ""
+                    assert re.search(rf"^\s*\[{mark}\] \S", following, re.M), (spec, n, mark, "nowhere near")
+    assert carried == [] if spec != "vendor-comparison" else len(carried) <= 1, carried
+    if spec == "briefing":
+        assert checked == sum(1 for s in report.sections if hasattr(s, "table") for _ in s.table.figures())
+    assert checked > 0
