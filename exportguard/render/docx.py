@@ -30,7 +30,6 @@ from ..layout import compose, paper
 from ..report import BesideSection, BoundFigure, BoundTable, ChartSection, KpiSection, Report, TableSection, TextSection
 from ..wording import BESIDE_RULE, TIE_RULE, both_shapes_title, note_line, shape_line
 from .docx_adapter import CellText, Look, Run, WordFile
-from .panels import beside_parts
 from .walk import FigureCell, Lettering, TablePart, Walk, walk
 
 MARGIN = 54.0  # points (3/4 inch) on every side
@@ -151,6 +150,15 @@ class DocxRenderer:
         self.word = word
         self.room = room  # the text's width on the page, points
         self.shown_on: dict[tuple, list[str]] = defaultdict(list)  # result -> the sections that show it
+        # One lettering for the whole document: Word lays out the pages, so two tables' footnotes may
+        # stand at the foot of one page, where a mark must name one note (an identical note, one mark).
+        self.lettering = Lettering()
+
+    def _part(self, n: int, table: BoundTable) -> TablePart:
+        """A whole table, its figures lettered in the document's one lettering."""
+        for _, _, fig in table.figures():
+            self.lettering.add(fig)
+        return TablePart(n, table.title, table, 0, len(table.rows), self.lettering)
 
     # -- pieces -------------------------------------------------------------------------------------
     def _heading(self, text: str, level: int = 1) -> None:
@@ -170,7 +178,7 @@ class DocxRenderer:
         lines = [note_line(m, word_text(n.text)) for m, n in zip(lettering.letters(fig), lettering.notes_of(fig))
                  if n not in skip]
         if lines:
-            runs.append(self.word.footnote(lines))
+            runs.append(self.word.footnote(lines, look.get("size")))
         return runs
 
     def _shown(self, n: int, table: BoundTable) -> None:
@@ -202,7 +210,8 @@ class DocxRenderer:
                 if isinstance(cell, FigureCell):
                     text = plain[k][c]
                     doc.place(docx_table_cell(number, r - part.start + 2, c + 1), cell.figure, part.lettering, text)
-                    out.append(CellText(tuple(self._figure_runs(cell.figure, part.lettering, text, frozenset(told))), True))
+                    out.append(CellText(tuple(self._figure_runs(cell.figure, part.lettering, text, frozenset(told),
+                                                                size=size)), True))
                     told.update(part.lettering.notes_of(cell.figure))
                 else:
                     out.append(CellText((Run(plain[k][c]),), right[c]))
@@ -227,24 +236,24 @@ class DocxRenderer:
             "brackets. The band is plus or minus half the shape slack of the figure's cohort (the spread of "
             "generation lengths among the results that may be compared with it). "
             f"{TIE_RULE} Each mark is a footnote on the figure's page, with the result's MLCommons citation, its "
-            "configuration, shape and load; marks are lettered afresh in every table, and a figure copied within "
+            "configuration, shape and load; each mark names one note throughout the document, and a figure copied within "
             "Word, or into another Word document, takes its footnote with it. Each table's caption states what all "
             "its rows share. Figures from different cohorts are never compared. This document carries its "
             "machine-readable manifest as a custom XML part."))], None, Look(space_after=10))
 
     def table(self, doc: Walk, n: int, section: TableSection | ChartSection) -> None:
         self._heading(f"{n}. {section.title}")
-        part = doc.part(n, section.title, section.table)
+        part = self._part(n, section.table)
         self._table(doc, n, part, f"Table {self.word.tables + 1}. {compose.shared_conditions(section.table)}")
 
     def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
         """A picture of the bars of each figure column (render/chart_picture.py), then the table of the
-        figures, whose footnotes and notes the bars' marks share (one lettering for the section)."""
+        figures, whose footnotes and notes the bars' marks share (the document's one lettering)."""
         from .chart_picture import PictureBar, alt_text, draw
 
         self._heading(f"{n}. {section.title}")
         table = section.table
-        part = doc.part(n, section.title, table)
+        part = self._part(n, table)
         who_cols = [k for k, col in enumerate(table.columns) if col.key in ("submitter", "system")] or \
                    [k for k, col in enumerate(table.columns) if col.kind == "text"][:2]
         for c in [c for c, col in enumerate(table.columns) if col.holds_figures]:
@@ -274,7 +283,8 @@ class DocxRenderer:
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self._heading(f"{n}. {section.title}")
-        lettering = doc.kpi_part(section)
+        lettering = self.lettering
+        lettering.add(section.figure)
         text = word_text(lettering.text(section.figure), figure=True)
         runs = self._figure_runs(section.figure, lettering, text, bold=True, size=22)
         at = self.word.paragraph(runs, None, Look(keep_next=True, space_after=2))
@@ -295,7 +305,7 @@ class DocxRenderer:
         """Two panels, each its own table with its own caption (marks lettered across both), never one
         comparison; then both shapes in numbers."""
         self._heading(f"{n}. {section.title}")
-        mlperf, own, _ = beside_parts(n, section)
+        mlperf, *own = (self._part(n, t) for t in section.tables())
         for part in (mlperf, *own):
             self._heading(part.title, 2)
             self._table(doc, n, part, f"Table {self.word.tables + 1}. {compose.shared_conditions(part.table)}")

@@ -298,16 +298,20 @@ class WordFile:
         self.add(paragraph_el(runs, self.style(style) if style else None, look))
         return self.paragraphs
 
-    def footnote(self, lines: Sequence[str]):
-        """A footnote holding ``lines`` (each its own paragraph); returns the reference run that goes
-        right after the figure's run (a custom mark of one hair space: see the module's docstring)."""
+    def footnote(self, lines: Sequence[str], size: float | None = None):
+        """A footnote holding ``lines`` (each its own paragraph); returns the reference run (``size``: the
+        figure's, in points) that goes right after the figure's run (a custom mark of one hair space: see the module's docstring)."""
         number = len(self.footnotes) + 1
         note = _el("footnote", id=str(number))
         for line in lines:
             note.append(paragraph_el([Run(line)], self.style("Footnote Text"), Look(space_after=0)))
         self.footnotes.append(note)
         ref = _el("r")
-        _sub(_sub(ref, "rPr"), "rStyle", val=self.style("Footnote Reference"))
+        pr = _sub(ref, "rPr")
+        _sub(pr, "rStyle", val=self.style("Footnote Reference"))
+        if size:  # the figure's size: a reference at the style's own size would lower the cell's line
+            _sub(pr, "sz", val=str(round(size * 2)))
+            _sub(pr, "szCs", val=str(round(size * 2)))
         _sub(ref, "footnoteReference", customMarkFollows="1", id=str(number))
         t = _sub(ref, "t")
         t.text = FOOTNOTE_MARK
