@@ -11,7 +11,7 @@ import click
 # commands.py; tests/test_cli.py keeps the two lists of names equal).
 COMMANDS = {
     "audit": "The corrections made to the store (remove, redescribe).",
-    "check": "Check decks, workbooks, PDFs, CSV and Markdown for bare figures.",
+    "check": "Check decks, workbooks, PDFs, Word files, CSV and Markdown for bare figures.",
     "cohorts": "Per cohort: count, shape range, shape slack and band.",
     "demo": "Ingest the shipped MLPerf v5.1 data and export a bound report.",
     "export": "Export bound figures to XLSX, PPTX, PDF, Word, CSV or Markdown.",

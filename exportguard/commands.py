@@ -743,7 +743,7 @@ def _upgrade_store(ctx, wait_s: float, always_say: bool = False) -> None:
                    "(default 2048).")
 @click.option("--quiet", "-q", is_flag=True, help="Text: list only files with findings or that could not be inspected.")
 def check(paths, out_format, output, ignore, list_rules, timeout, max_memory, quiet):
-    """Check PPTX, XLSX, PDF, CSV and Markdown files (or folders of them) for throughput figures
+    """Check PPTX, XLSX, PDF, Word, CSV and Markdown files (or folders of them) for throughput figures
     without their binding, citation gaps and, in exportguard artifacts, edits since export.
 
     Exit status: 0 clean, 1 findings, 2 a file could not be inspected."""
