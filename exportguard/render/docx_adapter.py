@@ -225,6 +225,25 @@ class WordFile:
     def style(self, name: str) -> str:
         return self.styles[name]
 
+    def table_text_style(self, size: float) -> str:
+        """The paragraph style of a table's body cells at ``size`` points ("Table Text", or "Table Text
+        7.5 pt" for a wide table's smaller text), added on first use; a template's own is kept."""
+        from docx.enum.style import WD_STYLE_TYPE
+        from docx.shared import Pt
+
+        name = "Table Text" if size == 8.5 else f"Table Text {size:g} pt"
+        if name not in self.styles:
+            try:
+                style = self.doc.styles[name]
+            except KeyError:
+                style = self.doc.styles.add_style(name, WD_STYLE_TYPE.PARAGRAPH)
+                style.base_style = self.doc.styles["Normal"]
+                style.font.size = Pt(size)
+                style.paragraph_format.space_before = Pt(0)
+                style.paragraph_format.space_after = Pt(0)
+            self.styles[name] = style.style_id
+        return self.styles[name]
+
     def _drop_template_parts(self) -> None:
         """The default document's thumbnail (a picture of another document) and any exportguard
         manifest a template carries (a Word file exported before, used as a template): the export
@@ -351,15 +370,15 @@ class WordFile:
             _sub(tcpr, "shd", val="clear", color="auto", fill="E8ECF1")
             tc.append(paragraph_el([Run(text, bold=True, size=size)], None,
                                    Look(align="right" if right[c] else None, space_after=0, keep_next=True)))
+        # A body cell is as lean as Word allows (a long table is tens of thousands of cells): its width
+        # from the grid, its text size and spacing from a paragraph style (table_text_style).
+        style = self.table_text_style(size)
+        plain, right_look = Look(), Look(align="right")
         for cells in rows:
             tr = _sub(tbl, "tr")
             _sub(_sub(tr, "trPr"), "cantSplit")
-            for c, cell in enumerate(cells):
-                tc = _sub(tr, "tc")
-                _sub(_sub(tc, "tcPr"), "tcW", w=twips[c], type="dxa")
-                runs = [Run(r.text, r.bold, r.italic, r.size or size, r.color) if isinstance(r, Run) else r
-                        for r in cell.runs]
-                tc.append(paragraph_el(runs, None, Look(align="right" if cell.right else None, space_after=0)))
+            for cell in cells:
+                _sub(tr, "tc").append(paragraph_el(cell.runs, style, right_look if cell.right else plain))
         self.add(tbl)
         self.tables += 1
         return self.tables
