@@ -151,6 +151,18 @@ def test_a_template_gives_its_styles_and_a_template_of_another_kind_is_refused(s
     h1 = next(s for s in styles.iter(f"{W}style") if s.get(f"{W}styleId") == "Heading1")
     assert h1.find(f"{W}rPr/{W}color").get(f"{W}val") == "C01010"
     assert "Draft text in the template" not in _text(_part(out, "word/document.xml"))
+    # a .dotx (its main part declared a template) gives the same styles
+    dotx = tmp_path / "company.dotx"
+    with zipfile.ZipFile(template) as zin, zipfile.ZipFile(dotx, "w") as zout:
+        for info in zin.infolist():
+            blob = zin.read(info)
+            if info.filename == "[Content_Types].xml":
+                blob = blob.replace(b"wordprocessingml.document.main+xml", b"wordprocessingml.template.main+xml")
+            zout.writestr(info, blob)
+    [from_dotx] = export(report, [tmp_path / "styled-from-dotx.docx"], template=dotx, clock=_clock())
+    with zipfile.ZipFile(out) as a, zipfile.ZipFile(from_dotx) as b:
+        assert a.read("word/styles.xml") == b.read("word/styles.xml")
+        assert b"wordprocessingml.document.main+xml" in b.read("[Content_Types].xml")
     # a .pptx template goes to the deck only: with a .docx target alone, nothing takes it
     deck = tmp_path / "deck.pptx"
     deck.write_bytes(b"not read")
