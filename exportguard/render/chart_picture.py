@@ -6,7 +6,7 @@ bare scale numbers: every number drawn is a bound figure. The same bars as the P
 (render/pdf_chart.py draws them with reportlab); the picture's alt text lists them (``alt_text``).
 
 The picture is the same bytes for the same bars (no timestamps; Pillow's PNG writer is
-deterministic), drawn in DejaVu Sans (pdf_text.font_file) at 150 dots per inch.
+deterministic), drawn in DejaVu Sans (fonts.face_file, the briefing's face) at 150 dots per inch.
 """
 from __future__ import annotations
 
@@ -42,10 +42,10 @@ def draw(bars: Sequence[PictureBar], width_pt: float, axis_words: str) -> bytes:
     """The chart ``width_pt`` points wide, as PNG bytes."""
     from PIL import Image, ImageDraw, ImageFont
 
-    from .pdf_text import font_file
+    from .fonts import face_file
 
-    font = ImageFont.truetype(str(font_file("EG-Sans")), round(FONT_PT * _PX))
-    small = ImageFont.truetype(str(font_file("EG-Sans")), round((FONT_PT - 1) * _PX))
+    font = ImageFont.truetype(str(face_file("EG-Sans")), round(FONT_PT * _PX))
+    small = ImageFont.truetype(str(face_file("EG-Sans")), round((FONT_PT - 1) * _PX))
     w, h = round(width_pt * _PX), round(height_pt(bars) * _PX)
     img = Image.new("RGB", (w, h), "white")
     pen = ImageDraw.Draw(img)

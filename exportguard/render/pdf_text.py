@@ -16,7 +16,6 @@ layout wraps lines itself and draws exactly the lines it measured.
 """
 from __future__ import annotations
 
-import os
 import re
 import threading
 import unicodedata
@@ -24,7 +23,6 @@ import weakref
 from bisect import bisect_right
 from itertools import accumulate
 from dataclasses import dataclass
-from pathlib import Path
 
 from reportlab.lib.fonts import addMapping
 from reportlab.pdfbase import pdfmetrics
@@ -33,40 +31,15 @@ from reportlab.pdfbase.ttfonts import TTFont
 
 from ..detect import defuse, reads_like_a_figure
 from ..sanitize import shorten, visible
+from .fonts import BRIEFING_FACES as _FACES, face_file as font_file
 from .reportlab_adapter import document_of
 
 # -- fonts ----------------------------------------------------------------------------------------
 
-DEJAVU_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/local/share/fonts/dejavu")
-# (registered name, DejaVu file, reportlab's own Vera file as the fallback)
-_FACES = {
-    "EG-Sans": ("DejaVuSans.ttf", "Vera.ttf"),
-    "EG-Sans-Bold": ("DejaVuSans-Bold.ttf", "VeraBd.ttf"),
-    "EG-Sans-Oblique": ("DejaVuSans-Oblique.ttf", "VeraIt.ttf"),
-    "EG-Sans-BoldOblique": ("DejaVuSans-BoldOblique.ttf", "VeraBI.ttf"),
-    "EG-Narrow": ("DejaVuSansCondensed.ttf", "Vera.ttf"),
-    "EG-Narrow-Bold": ("DejaVuSansCondensed-Bold.ttf", "VeraBd.ttf"),
-    "EG-Narrow-Oblique": ("DejaVuSansCondensed-Oblique.ttf", "VeraIt.ttf"),
-    "EG-Narrow-BoldOblique": ("DejaVuSansCondensed-BoldOblique.ttf", "VeraBI.ttf"),
-}
 SANS, SANS_BOLD, SANS_OBLIQUE = "EG-Sans", "EG-Sans-Bold", "EG-Sans-Oblique"
 NARROW, NARROW_BOLD, NARROW_OBLIQUE = "EG-Narrow", "EG-Narrow-Bold", "EG-Narrow-Oblique"
 _registered: dict[str, str] = {}
 _registering = threading.Lock()  # exports in several threads: one registers, the others wait for all faces
-
-
-def font_file(name: str) -> Path:
-    """The TrueType file behind a registered name: DejaVu as Debian ships it (fonts-dejavu-core),
-    else the Bitstream Vera faces reportlab ships (DejaVu's ancestor: ±, ® and ≈ included)."""
-    dejavu, vera = _FACES[name]
-    folders = [os.environ["EXPORTGUARD_PDF_FONT_DIR"]] if os.environ.get("EXPORTGUARD_PDF_FONT_DIR") else []
-    for folder in folders + list(DEJAVU_DIRS):
-        path = Path(folder) / dejavu
-        if path.is_file():
-            return path
-    import reportlab
-
-    return Path(reportlab.__file__).parent / "fonts" / vera
 
 
 def register_fonts() -> dict[str, str]:

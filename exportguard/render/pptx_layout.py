@@ -12,18 +12,15 @@ wider than its box breaks anywhere.
 """
 from __future__ import annotations
 
-import functools
 import math
-import os
 import re
-import shutil
-import subprocess
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..layout.document import Frame
+from .fonts import installed as font_file  # a module global, so that tests can measure without fonts
 
 EMU_PER_PT = 12_700
 SAFETY = 1.03  # measured widths are stretched by this much: kerning, hinting and renderers differ (LibreOffice
@@ -36,14 +33,7 @@ ROW_PAD_Y = 2.0  # top and bottom insets of a table's header and body cells: hal
 # slide holds more rows at the same type size (the alternating fills keep the rows apart)
 FOOTER_PAD_Y = 1.5  # top and bottom insets of a table's footer (notes) rows
 FALLBACK_FAMILY = "DejaVu Sans"
-ALIASES = {  # metric-compatible twins, tried when a font itself is not installed
-    "calibri": ("Carlito",), "cambria": ("Caladea",),
-    "arial": ("Liberation Sans", "Arimo"), "helvetica": ("Liberation Sans", "Arimo"),
-    "times new roman": ("Liberation Serif", "Tinos"), "courier new": ("Liberation Mono", "Cousine"),
-    "arial narrow": ("Liberation Sans Narrow",),
-}
-FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.fonts", "~/.local/share/fonts",
-             "/Library/Fonts", "/System/Library/Fonts", "~/Library/Fonts", "C:/Windows/Fonts")
+
 
 # (body, notes) sizes tried for a table, largest first; the step needing the fewest slides wins. Never under 11 pt
 # text and 9 pt notes: rows that do not fit move to a continuation slide instead.
@@ -67,67 +57,7 @@ NOTE_PREFIX = "[zz] "  # notes are measured with the widest mark a slide can hav
 RUN_IN_WASTE = 1.08  # run-on notes: the share of a line lost where a word does not fit the line's end
 
 
-# -- fonts -------------------------------------------------------------------------------------
-
-@functools.lru_cache(maxsize=64)
-def font_file(family: str, bold: bool = False) -> str | None:
-    """The installed TrueType/OpenType file of ``family`` (or of its metric-compatible twin)."""
-    for name in (family, *ALIASES.get(family.strip().lower(), ())):
-        path = _fc_match(name, bold) or _scan(name, bold)
-        if path:
-            return path
-    return None
-
-
-def _fc_match(family: str, bold: bool) -> str | None:
-    exe = shutil.which("fc-match")
-    if not exe:
-        return None
-    pattern = f"{family}:weight=bold" if bold else f"{family}:weight=regular:slant=roman"
-    try:
-        done = subprocess.run([exe, "-f", "%{family}\n%{style}\n%{file}", pattern], capture_output=True,
-                              text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = done.stdout.split("\n")
-    if done.returncode or len(lines) < 3:
-        return None
-    families = {f.strip().lower() for f in lines[0].split(",")}
-    if family.strip().lower() not in families:
-        return None  # fontconfig answers every question; only an exact family is this font
-    if bold and "bold" not in lines[1].lower():
-        return None
-    return lines[2].strip() or None
-
-
-@functools.lru_cache(maxsize=1)
-def _font_index() -> dict[tuple[str, bool], str]:
-    """(family, bold) -> file for fonts in the usual folders: only where fontconfig is missing."""
-    from PIL import ImageFont
-
-    index: dict[tuple[str, bool], str] = {}
-    for folder in FONT_DIRS:
-        root = Path(os.path.expanduser(folder))
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("*")):
-            if path.suffix.lower() not in (".ttf", ".otf"):
-                continue
-            try:
-                family, style = ImageFont.truetype(str(path), 10).getname()
-            except OSError:
-                continue
-            style = (style or "").lower()
-            if "italic" in style or "oblique" in style:
-                continue
-            index.setdefault(((family or "").lower(), "bold" in style), str(path))
-    return index
-
-
-def _scan(family: str, bold: bool) -> str | None:
-    if shutil.which("fc-match"):
-        return None  # fontconfig already said no
-    return _font_index().get((family.strip().lower(), bold))
+# -- fonts: found by render/fonts.py (the one font finder); measured here ----------------------------
 
 
 class _Face:
