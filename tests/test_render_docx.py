@@ -74,7 +74,7 @@ def test_every_figure_is_one_run_followed_by_a_footnote_reference_whose_footnote
         assert f"[{first}]" in shown
     # every table's header row repeats on each page, and no row splits across pages
     tables = list(body.iter(f"{W}tbl"))
-    assert len(tables) >= 4  # the chart's figures, the table, two beside panels (and the Sources)
+    assert len(tables) == 4  # the table, two beside panels and the Sources (a chart is its picture)
     for tbl in tables:
         first = tbl.find(f"{W}tr")
         assert first.find(f"{W}trPr/{W}tblHeader") is not None
@@ -185,8 +185,9 @@ def test_libreoffice_lays_out_every_footnote_on_its_figures_page(v51_store, tmp_
     Word keeps a footnote on its reference's page, moving the line (the table row) that holds it.
     LibreOffice 7.4 does too for body text, but a table row that fits on a page whose notes area
     cannot take its footnote stays, and the footnote opens the next page's footnotes (tested: with and
-    without a repeated header row, fixed or autofit columns, rows that split or not). So a footnote is
-    on its figure's page, or opens the next page's footnotes; at most one a document here."""
+    without a repeated header row, fixed or autofit columns, rows that split or not). A table of up to
+    15 rows is kept on one page, so it moves whole: the briefings keep every footnote on its figure's
+    page. A longer table (the vendor comparison's) may carry one footnote to the next page."""
     report = build_report(v51_store, load_spec(REPO / "examples" / f"{spec}.toml"))
     [path] = export(report, [tmp_path / f"{spec}.docx"], clock=_clock())
     [pdf] = convert([path], artifacts("docx", tmp_path))
@@ -203,7 +204,7 @@ def test_libreoffice_lays_out_every_footnote_on_its_figures_page(v51_store, tmp_
                     carried.append((n, mark))
                     after = note_line.findall(pages[n]) if n < len(pages) else []
                     assert mark in after, (spec, n, mark, "not on the next page either")
-    assert len(carried) <= 1, carried
+    assert carried == [] if spec != "vendor-comparison" else len(carried) <= 1, carried
     if spec == "briefing":
         assert checked == sum(1 for s in report.sections if hasattr(s, "table") for _ in s.table.figures())
     assert checked > 0

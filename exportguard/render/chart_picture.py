@@ -51,7 +51,7 @@ def draw(bars: Sequence[PictureBar], width_pt: float, axis_words: str) -> bytes:
     pen = ImageDraw.Draw(img)
     gap = 6 * _PX
     rank_w = max([pen.textlength(b.rank, font=font) for b in bars] + [0.0]) + (gap if any(b.rank for b in bars) else 0)
-    who_w = min(0.34 * w, max([pen.textlength(b.who, font=font) for b in bars] + [0.0]) + gap)
+    who_w = min(0.42 * w, max([pen.textlength(b.who, font=font) for b in bars] + [0.0]) + gap)
     text_w = max([pen.textlength(b.text, font=font) for b in bars] + [40.0]) + gap
     plot_x = rank_w + who_w
     plot_w = max(60 * _PX, w - plot_x - text_w)

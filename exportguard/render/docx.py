@@ -36,6 +36,7 @@ MARGIN = 54.0  # points (3/4 inch) on every side
 TABLE_PT = 8.5  # a table's text
 SMALL_PT = 8.0  # header, footer, legend, the Sources table
 CELL_PAD = 2 * 2.85 + 1.0  # a cell's left and right margins (57 twips each) and a little air
+KEEP_TOGETHER = 15  # rows: a table this short is kept on one page
 MIN_COLUMN = 24.0  # points: no column narrower
 LONG_WORD = 16  # characters (at half an em each): a longer word in a text column may break inside
 
@@ -161,8 +162,8 @@ class DocxRenderer:
         return TablePart(n, table.title, table, 0, len(table.rows), self.lettering)
 
     # -- pieces -------------------------------------------------------------------------------------
-    def _heading(self, text: str, level: int = 1) -> None:
-        self.word.paragraph([Run(word_text(text))], f"Heading {level}", Look(keep_next=True))
+    def _heading(self, text: str, level: int = 1, new_page: bool = False) -> None:
+        self.word.paragraph([Run(word_text(text))], f"Heading {level}", Look(keep_next=True, new_page=new_page))
 
     def _caption(self, text: str) -> None:
         self.word.paragraph([Run(word_text(text))], "Caption", Look(keep_next=True))
@@ -216,7 +217,10 @@ class DocxRenderer:
                 else:
                     out.append(CellText((Run(plain[k][c]),), right[c]))
             rows.append(out)
-        self.word.table(header, rows, widths, size, right, caption=word_text(part.title))
+        # a short table stays on one page: LibreOffice 7.4 leaves a row whose footnote does not fit below
+        # it where it is, carrying the footnote over (docs/docx.md); a table kept whole moves instead
+        self.word.table(header, rows, widths, size, right, caption=word_text(part.title),
+                        together=len(rows) <= KEEP_TOGETHER)
         for m, note in part.lettering.notes():
             if note in shared:
                 self.word.paragraph([Run(note_line(m, word_text(note.text)))], "Footnote Text", Look(space_after=2))
@@ -247,15 +251,20 @@ class DocxRenderer:
         self._table(doc, n, part, f"Table {self.word.tables + 1}. {compose.shared_conditions(section.table)}")
 
     def chart(self, doc: Walk, n: int, section: ChartSection) -> None:
-        """A picture of the bars of each figure column (render/chart_picture.py), then the table of the
-        figures, whose footnotes and notes the bars' marks share (the document's one lettering)."""
+        """A picture of the bars of each figure column (render/chart_picture.py), as the PDF draws a chart,
+        under its caption and what every bar shares, then the notes its bars' marks resolve to (a bar is
+        no run of text that a footnote reference could follow; the picture's alt text names every bar's
+        figure with its marks)."""
         from .chart_picture import PictureBar, alt_text, draw
 
-        self._heading(f"{n}. {section.title}")
+        # a chart's section starts a page, as a slide would: LibreOffice 7.4 leaves a heading and caption at
+        # a page's foot when the picture after them moves to the next page (keep-with-next notwithstanding)
+        self._heading(f"{n}. {section.title}", new_page=True)
         table = section.table
         part = self._part(n, table)
         who_cols = [k for k, col in enumerate(table.columns) if col.key in ("submitter", "system")] or \
                    [k for k, col in enumerate(table.columns) if col.kind == "text"][:2]
+        self._caption(compose.shared_conditions(table, table.ranked, "Every bar"))
         for c in [c for c, col in enumerate(table.columns) if col.holds_figures]:
             rows = sorted(range(len(table.rows)), key=lambda r: (not isinstance(table.rows[r][c], BoundFigure),
                           -table.rows[r][c].magnitude if isinstance(table.rows[r][c], BoundFigure) else 0.0))
@@ -279,7 +288,11 @@ class DocxRenderer:
             self.word.picture(png, self.room, word_text(title), alt_text(word_text(title), bars))
             for k, (fig, text) in enumerate(figures, 1):
                 doc.place(docx_chart_bar(number, k), fig, part.lettering, text)
-        self._table(doc, n, part, f"Table {self.word.tables + 1}. {compose.shared_conditions(table)}")
+        used = {note for _, _, fig in table.figures() for note in part.lettering.notes_of(fig)}
+        for m, note in part.lettering.notes():
+            if note in used:
+                self.word.paragraph([Run(note_line(m, word_text(note.text)))], "Footnote Text", Look(space_after=2))
+        self._shown(n, table)
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self._heading(f"{n}. {section.title}")

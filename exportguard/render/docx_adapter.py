@@ -117,6 +117,7 @@ class Look:
 
     align: str | None = None  # "left", "right", "center"
     keep_next: bool = False  # on the page of the paragraph after it (a heading, a caption)
+    new_page: bool = False  # at the top of a page (a chart's section)
     space_after: float | None = None  # points
     space_before: float | None = None
     boxed: bool = False  # a thin border and a light fill: the caveat
@@ -132,6 +133,8 @@ def paragraph_el(runs: Iterable, style_id: str | None = None, look: Look = Look(
             _sub(pr, "pStyle", val=style_id)
         if look.keep_next:
             _sub(pr, "keepNext")
+        if look.new_page:
+            _sub(pr, "pageBreakBefore")
         if look.boxed:
             borders = _sub(pr, "pBdr")
             for side in ("top", "left", "bottom", "right"):
@@ -337,10 +340,11 @@ class WordFile:
         return ref
 
     def table(self, header: Sequence[str], rows: Iterable[Sequence[CellText]], widths_pt: Sequence[float],
-              size: float, right: Sequence[bool], caption: str = "") -> int:
+              size: float, right: Sequence[bool], caption: str = "", together: bool = False) -> int:
         """A native table: the header row repeated on every page it spans, rows that do not split across
-        pages, columns ``widths_pt`` wide (fixed, so Word and LibreOffice lay it out alike). Returns
-        its number among the body's tables (from 1)."""
+        pages, columns ``widths_pt`` wide (fixed, so Word and LibreOffice lay it out alike); with
+        ``together``, on one page (each row kept with the next). Returns its number among the body's
+        tables (from 1)."""
         tbl = _el("tbl")
         pr = _sub(tbl, "tblPr")
         _sub(pr, "tblW", w=str(round(sum(widths_pt) * TWIPS)), type="dxa")
@@ -373,12 +377,16 @@ class WordFile:
         # A body cell is as lean as Word allows (a long table is tens of thousands of cells): its width
         # from the grid, its text size and spacing from a paragraph style (table_text_style).
         style = self.table_text_style(size)
-        plain, right_look = Look(), Look(align="right")
-        for cells in rows:
+        looks = {(right, keep): Look(align="right" if right else None, keep_next=keep)
+                 for right in (False, True) for keep in (False, True)}
+        rows = list(rows) if together else rows
+        last = len(rows) - 1 if together else -1
+        for k, cells in enumerate(rows):
             tr = _sub(tbl, "tr")
             _sub(_sub(tr, "trPr"), "cantSplit")
             for cell in cells:
-                _sub(tr, "tc").append(paragraph_el(cell.runs, style, right_look if cell.right else plain))
+                look = looks[cell.right, together and k < last]
+                _sub(tr, "tc").append(paragraph_el(cell.runs, style, look))
         self.add(tbl)
         self.tables += 1
         return self.tables
