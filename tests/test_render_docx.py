@@ -208,3 +208,17 @@ def test_libreoffice_lays_out_every_footnote_on_its_figures_page(v51_store, tmp_
     if spec == "briefing":
         assert checked == sum(1 for s in report.sections if hasattr(s, "table") for _ in s.table.figures())
     assert checked > 0
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("suffix", [".docx", ".pptx"])
+def test_a_template_that_is_a_zip_bomb_is_refused_before_its_library_opens_it(synthetic, tmp_path, suffix):
+    report, _ = synthetic
+    bomb = tmp_path / f"bomb{suffix}"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("word/zeros.bin", b"\0" * (64 << 20))  # 64 MB of zeros in about 64 kB
+    assert bomb.stat().st_size < 1 << 20
+    with pytest.raises(ExportguardError, match=rf"bomb\{suffix}: the template's part word/zeros.bin inflates"):
+        export(report, [tmp_path / f"out{suffix}"], template=bomb)
+    assert not (tmp_path / f"out{suffix}").exists()

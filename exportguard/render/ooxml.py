@@ -94,6 +94,7 @@ def as_document(data: bytes, template_type: str, document_type: str) -> bytes:
     """A template package (.potx, .dotx) as the document its library opens (.pptx, .docx): the main
     part's content type rewritten in memory (the file itself is not touched)."""
     with zipfile.ZipFile(io.BytesIO(data)) as z:
+        _within_bounds(z)
         try:
             types = z.read("[Content_Types].xml")
         except KeyError:
@@ -108,3 +109,24 @@ def as_document(data: bytes, template_type: str, document_type: str) -> bytes:
                     blob = blob.replace(template_type.encode(), document_type.encode())
                 dst.writestr(info, blob)
         return out.getvalue()
+
+
+TEMPLATE_MAX_INFLATED = 1 << 30  # bytes a template's parts may inflate to, together
+TEMPLATE_MAX_PARTS = 20_000
+TEMPLATE_MAX_RATIO = 200  # inflated / stored, per part over a megabyte
+
+
+def _within_bounds(z: zipfile.ZipFile) -> None:
+    """A template is opened whole by its library (python-pptx, python-docx): a zip bomb is refused
+    from its directory first (a part's declared size bounds what zipfile inflates: more is an error)."""
+    infos = z.infolist()
+    if len(infos) > TEMPLATE_MAX_PARTS:
+        raise ExportguardError(f"the template has {len(infos):,} parts, more than {TEMPLATE_MAX_PARTS:,}")
+    total = sum(i.file_size for i in infos)
+    if total > TEMPLATE_MAX_INFLATED:
+        raise ExportguardError(f"the template's parts inflate to {total >> 20:,} MB, more than "
+                               f"{TEMPLATE_MAX_INFLATED >> 20:,} MB: not opened")
+    for i in infos:
+        if i.file_size > 1 << 20 and i.file_size > TEMPLATE_MAX_RATIO * max(i.compress_size, 1):
+            raise ExportguardError(f"the template's part {i.filename} inflates {i.file_size // max(i.compress_size, 1):,} "
+                                   f"times (a zip bomb?): not opened")

@@ -170,8 +170,8 @@ def open_template(path: str | Path | None = None) -> Template:
     try:
         data = as_document(data, TEMPLATE_CT, PRESENTATION_CT)
         prs = Presentation(io.BytesIO(data))
-    except ExportguardError:
-        raise
+    except ExportguardError as e:  # not a package, or a zip bomb (ooxml.as_document)
+        raise ExportguardError(f"{name}: {e}") from None
     except Exception as e:  # BadZipFile, KeyError, XML errors, python-pptx's ValueError
         raise ExportguardError(f"{name}: cannot open as a PowerPoint presentation or template (.pptx, .potx): "
                                f"{type(e).__name__}: {e}") from None
