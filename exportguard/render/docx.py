@@ -127,7 +127,8 @@ def needs_landscape(report: Report, page_size: str) -> bool:
             header = [word_text(c.header) for c in table.columns]
             rows = [[_plain(cell) for cell in row] for row in table.rows[:200]]
             figures = [c.holds_figures for c in table.columns]
-            if sum(column_widths(header, rows, figures, 1e9, TABLE_PT)) > room * 1.15:  # noqa: natural widths
+            # the natural widths (unbounded room): more than a portrait page holds, with a little to spare
+            if sum(column_widths(header, rows, figures, 1e9, TABLE_PT)) > room * 1.15:
                 return True
     return False
 
@@ -182,8 +183,9 @@ class DocxRenderer:
             runs.append(self.word.footnote(lines, look.get("size")))
         return runs
 
-    def _shown(self, n: int, table: BoundTable) -> None:
-        for _, _, fig in table.figures():
+    def _shown(self, n: int, figures) -> None:
+        """Record that section ``n`` shows the results of these figures (the Sources table says where)."""
+        for fig in figures:
             on = self.shown_on[fig.result.natural_key]
             if str(n) not in on:
                 on.append(str(n))
@@ -225,7 +227,7 @@ class DocxRenderer:
             if note in shared:
                 self.word.paragraph([Run(note_line(m, word_text(note.text)))], "Footnote Text", Look(space_after=2))
         self.word.paragraph([], None, Look(space_after=4))
-        self._shown(n, table)
+        self._shown(n, (fig for _, _, fig in table.figures()))
 
     # -- the walk -----------------------------------------------------------------------------------
     def front(self, doc: Walk) -> None:
@@ -292,7 +294,7 @@ class DocxRenderer:
         for m, note in part.lettering.notes():
             if note in used:
                 self.word.paragraph([Run(note_line(m, word_text(note.text)))], "Footnote Text", Look(space_after=2))
-        self._shown(n, table)
+        self._shown(n, (fig for _, _, fig in table.figures()))
 
     def kpi(self, doc: Walk, n: int, section: KpiSection) -> None:
         self._heading(f"{n}. {section.title}")
@@ -305,9 +307,7 @@ class DocxRenderer:
         self.word.paragraph([Run(word_text(section.inline_conditions))], None, Look(keep_next=True))
         self._caption(f"Every figure here: {section.table_note.text}")
         self._notices(section.notices)
-        on = self.shown_on[section.figure.result.natural_key]
-        if str(n) not in on:
-            on.append(str(n))
+        self._shown(n, [section.figure])
 
     def text(self, doc: Walk, n: int, section: TextSection) -> None:
         self._heading(f"{n}. {section.title}")
