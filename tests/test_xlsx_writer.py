@@ -184,8 +184,8 @@ def test_the_pager_keeps_a_tables_tail_with_its_last_row():
     from exportguard.render import xlsx_layout as lay
 
     plan = lay.print_plan([20] * 5, 11, lay.Paper("letter"))
-    assert plan.scale == 100 and round(plan.page_height) == 526
-    assert lay.page_breaks(plan, [100], [20] * 20, [60]) == [19]  # 100 + 400 + 60 > 526: row 20 goes on
+    assert plan.scale == 100 and round(plan.page_height) == 537
+    assert lay.page_breaks(plan, [100], [20] * 20, [60]) == [19]  # 100 + 400 + 60 > 537: row 20 goes on
     assert lay.page_breaks(plan, [100], [20] * 10, [60]) == []  # it all fits one page
     assert lay.page_breaks(plan, [100], [20] * 30, [None]) == []  # 15 pt fit under the last page's rows
     assert lay.page_breaks(plan, [100], [20] * 20, [600]) == []  # taller than a page: it flows on

@@ -30,6 +30,7 @@ a numeric sort column, and the sheet says which.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
@@ -394,7 +395,7 @@ class XlsxRenderer:
         mode, lettering = self.plan.mode(key), self.plan.lettering(key)
         part = TablePart(n, title, table, 0, len(table.rows), lettering)
         text_cells = mode == fmts.TEXT
-        figure_chars, band_chars, sort_chars = self._measure(part)
+        figure_widths, band_chars, sort_chars = self._measure(part)
         cols = lay.table_columns(table, lettering, text_cells)
         wanted = {note for _, _, f in table.figures() for note in lettering.notes_of(f)}
         notes = [(m, note) for m, note in lettering.notes() if note in wanted]  # this panel's, in mark order
@@ -440,7 +441,7 @@ class XlsxRenderer:
             return bool(plan.key), marked, noted_, below, above_, heights
 
         title_pt = (lambda cols: sum(top(cols)[-1]) + (lay.header_height(cols) or lay.DEFAULT_ROW_PT)) if notes_on_top else None
-        lay.size_columns(cols, table, figure_chars, band_chars, sort_chars, paper_=self.wide, title_pt=title_pt)
+        lay.size_columns(cols, table, figure_widths, band_chars, sort_chars, paper_=self.wide, title_pt=title_pt)
         split, marked, block = False, (), 0
         if notes_on_top:
             split, marked, noted, note_lines, above, heights = top(cols)
@@ -479,9 +480,11 @@ class XlsxRenderer:
                     rows.wide_text(text, total, style)
         return rows
 
-    def _measure(self, part: TablePart) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
-        """A table's figure, band and sort-value columns' widest texts."""
-        figure_chars: dict[int, int] = {}
+    def _measure(self, part: TablePart) -> tuple[dict[int, float], dict[int, int], dict[int, int]]:
+        """A table's figure columns' widths (in units: the widest figure's text, measured), and its band
+        and sort-value columns' widest texts (in characters)."""
+        figure_widths: dict[int, float] = {}
+        bindings: dict[str, float] = {}  # a number format -> its literal text's width in points
         band_chars: dict[int, int] = {}
         sort_chars: dict[int, int] = {}
         lettering = part.lettering
@@ -489,19 +492,24 @@ class XlsxRenderer:
             # a text is its number, a space and its binding: the binding's length is its number format's
             # (worked out once per table's handful) less the digits and the two quotes
             decimals = fig.decimals
-            figure_fmt, _, high_fmt = fmts.formats(fig, lettering.marks(fig))
+            marks = lettering.marks(fig)
+            figure_fmt, _, high_fmt = fmts.formats(fig, marks)
             beyond = len(fmts.DIGITS[decimals]) + 2
-            digits = len(number(fig.magnitude, decimals))
-            figure_chars[c] = max(figure_chars.get(c, 0), digits + len(figure_fmt) - beyond)
+            shown = number(fig.magnitude, decimals)
+            digits = len(shown)
+            binding = bindings.get(figure_fmt)
+            if binding is None:
+                binding = bindings[figure_fmt] = lay.text_pt(fig.binding(marks))
+            figure_widths[c] = max(figure_widths.get(c, 0), lay.figure_width(lay.text_pt(shown) + binding))
             sort_chars[c] = max(sort_chars.get(c, 0), digits + len(fmts.SORT_LITERAL))
             band = (len(number(fig.band_edges()[1], decimals)) + len(high_fmt) - beyond if fig.slack.estimable else
                     min(len(band_words(fig.slack)), lay.BAND_TEXT_CAP))
             band_chars[c] = max(band_chars.get(c, 0), band)
         for row in part.rows:  # "not derivable: ..." words in a derived column
-            for c in figure_chars:
+            for c in figure_widths:
                 if isinstance(row[c], str):
-                    figure_chars[c] = max(figure_chars[c], min(len(row[c]), lay.TEXT_WIDTH_CAP))
-        return figure_chars, band_chars, sort_chars
+                    figure_widths[c] = max(figure_widths[c], lay.chars_width(min(len(row[c]), lay.TEXT_WIDTH_CAP)))
+        return figure_widths, band_chars, sort_chars
 
     def _table_row(self, doc: Walk, sheet_title: str, rows: "_Rows", panel: "_Panel", r: int) -> None:
         cells: list[_Cell | None] = []
@@ -746,14 +754,29 @@ def _stacked(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]], 
     row, last row, first column, end column, text, style), rows from 0, columns 0-based, end exclusive."""
     key = plan.key
     own = [s for k, s in enumerate(plan.own_columns()) if strips is None or k in strips]
+
+    def tall(text: str, style: str, places) -> tuple[float, str]:
+        style = "aside" if style == "note" and places is own else style  # set off from the key's texts
+        inset = ASIDE_INDENT if style == "aside" else 0.0
+        return (max((lay.height(worksheet_text(text), sum(widths[a:b]) - inset, _FONT_PT[style], _BOLD[style])
+                     for a, b in places), default=0.0) if text else lay.DEFAULT_ROW_PT), style
+
+    left, right = list(left), list(right)
+    if left and len(right) > 1:
+        # the block is as tall as its taller stack: the notes after the first may go, in their order,
+        # under the key's texts where that makes it shorter (the key's columns print on every strip)
+        lefts = [sum(tall(t, st, [(0, key)])[0] for t, st in left)]
+        for t, st in reversed(right[1:]):
+            lefts.append(lefts[-1] + tall(t, st, [(0, key)])[0])
+        rights = list(itertools.accumulate(tall(t, st, own)[0] for t, st in right))
+        # k notes stay beside: the block's height with the rest under the key's texts
+        k = min(range(1, len(right) + 1), key=lambda k: (max(lefts[len(right) - k], rights[k - 1]), -k))
+        left, right = left + right[k:], right[:k]
     stacks = []  # (top, bottom, places, text, style), in points from the block's top
     for texts, places in ((left, [(0, key)]), (right, own)):
         top = 0.0
         for text, style in texts:
-            style = "aside" if style == "note" and places is own else style  # set off from the key's texts
-            inset = ASIDE_INDENT if style == "aside" else 0.0
-            h = max((lay.height(worksheet_text(text), sum(widths[a:b]) - inset, _FONT_PT[style], _BOLD[style])
-                     for a, b in places), default=0.0) if text else lay.DEFAULT_ROW_PT
+            h, style = tall(text, style, places)
             stacks.append((round(top, 1), round(top + h, 1), places, text, style))
             top += h
     edges = sorted({y for t, b, *_ in stacks for y in (t, b)})
@@ -787,7 +810,7 @@ def _units(report: Report) -> list[fmts.Unit]:
         if isinstance(s, (TableSection, ChartSection)):
             units.append(fmts.unit(n, s.table, lambda t=s.table: Lettering([f for _, _, f in t.figures()])))
         elif isinstance(s, KpiSection):
-            marks = fmts.headline_marks(s.table_note.text, s.figure) if s.figure.result.conditions.identity.mlperf else None
+            marks = fmts.headline_marks(s.table_note, s.figure) if s.figure.result.conditions.identity.mlperf else None
             units.append(fmts.unit(n, None, Lettering([s.figure]), [s.figure], kpi=True, marks=marks))
         elif isinstance(s, BesideSection):  # one unit: the panels share one lettering, so one mode
             _, _, lettering = beside_parts(n, s)

@@ -33,7 +33,7 @@ from .. import escaping
 from ..caveat import UNVERIFIED_SENTENCE
 from ..escaping import DIGITS
 from ..embedding import CUSTOM_FORMAT_BUDGET
-from ..citation import Note
+from ..citation import Note, TableNote
 from ..model import RESULT_ID_PENDING
 from ..report import BoundFigure, BoundTable, RankSpan
 from .walk import Lettering
@@ -149,12 +149,12 @@ class TableMarks(Lettering):
     the note for unverified rows, then each derived column's basis, in order of reading. A headline
     is a table of one figure (``of_headline``): its [a] means what a table's does."""
 
-    def __init__(self, table: BoundTable | None, note: str | None = None, figures: Sequence[BoundFigure] = ()):
+    def __init__(self, table: BoundTable | None, note: TableNote | None = None, figures: Sequence[BoundFigure] = ()):
         super().__init__()
         self._letters_of: dict[tuple, tuple[str, ...]] = {}
         self._marks_of: dict[tuple, str] = {}
         figures = [f for _, _, f in table.figures()] if table is not None else list(figures)
-        self.table_note = Note(mark_text(table.table_note.text if table is not None else note, figures))
+        self.table_note = Note(mark_text(table.table_note if table is not None else note, figures))
         self.unverified = Note(f"Rows labelled unverified: {UNVERIFIED_SENTENCE}") if any(
             not f.verified for f in figures) else None
         for fig in figures:
@@ -194,14 +194,15 @@ class BesideMarks(TableMarks):
                 self.add(fig)
 
 
-def headline_marks(note: str, figure: BoundFigure) -> TableMarks:
+def headline_marks(note: TableNote, figure: BoundFigure) -> TableMarks:
     """A headline's marks in TABLE mode: [a] its conditions, source and retrieval, as a table's."""
     return TableMarks(None, note, [figure])
 
 
-def mark_text(table_note: str, figures: Sequence[BoundFigure]) -> str:
+def mark_text(table_note: TableNote, figures: Sequence[BoundFigure]) -> str:
     """The note of a table's one mark: the conditions its rows share, where their sources are and
-    when they were retrieved, and where each row's own note stands."""
+    when they were retrieved (unless the table note says it already: one repository, one date), and
+    where each row's own note stands."""
     results = {f.result.natural_key: f.result for f in figures}.values()
     urls = sorted({r.conditions.provenance.source_url for r in results})
     dates = sorted({r.conditions.provenance.retrieved_on for r in results})
@@ -211,7 +212,8 @@ def mark_text(table_note: str, figures: Sequence[BoundFigure]) -> str:
              urls[0] if len(urls) == 1 else "each row's own")
     when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
     pending = any(r.conditions.identity.result_id_state == RESULT_ID_PENDING for r in results)
-    return (f"{table_note} Source: {where}, retrieved {when}. Each row's result ID and verified status "
+    source = "" if table_note.shared.retrieved_on else f" Source: {where}, retrieved {when}."
+    return (f"{table_note.text}{source} Each row's result ID and verified status "
             f"stand in its row{' (a result ID pending where it reads (pending))' if pending else ''}; its own note "
             "(system, configuration, tokens per sample, source folder) is in the figure's cell comment and on the "
             "Sources sheet.")

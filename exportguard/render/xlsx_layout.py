@@ -120,8 +120,12 @@ def height(text: str, width_chars: float, font_pt: float = 11, bold: bool = Fals
     return round(lines(text, width_chars, font_pt, bold) * LINE_PT * font_pt / 11 + 3, 1)
 
 
+ROW_LINE_PT = 15.0  # a line of a table row's 11 pt text, as Excel fits a row to it (20 pixels: 15 pt for 1, 30 for 2)
+
+
 def row_height(n_lines: int) -> float | None:
-    return n_lines * LINE_PT + 3 if n_lines > 1 else None
+    """A table row's height for text of ``n_lines`` lines (None: one line, the sheet's default row)."""
+    return n_lines * ROW_LINE_PT if n_lines > 1 else None
 
 
 def display_len(text: str) -> int:
@@ -235,6 +239,7 @@ def table_columns(table: BoundTable, lettering: Lettering, text_cells: bool) -> 
                 header += " (derived)"
             if derived and i in basis_marks:
                 header += f"; basis in note [{basis_marks[i]}]"
+            unit = header_unit(c.header, unit)
             if add_verified:
                 cols.append(Col("verified", "Verified", -1))
                 add_verified = False
@@ -305,6 +310,21 @@ def _basis_marks(table: BoundTable, lettering: Lettering) -> dict[int, str]:
     return {c: next(iter(m)) for c, m in found.items() if len(m) == 1}
 
 
+def header_unit(name: str, unit: str) -> str:
+    """A column's unit as its header states it after the column's name, without the words the name
+    ends with: 'tok/s per accelerator' under 'Per accelerator (derived)' is 'tok/s', 'USD per 1M
+    tokens' under 'Cost per 1M tokens (derived)' is 'USD' (a header on one line leaves the table's
+    rows more of the printed page)."""
+    said = re.sub(r"\s*\(derived\)$", "", name, flags=re.IGNORECASE).lower().split()
+    words = unit.split()
+    k = 0
+    while k < min(len(said), len(words) - 1) and said[-1 - k] == words[-1 - k].lower():
+        k += 1
+    while k and words[len(words) - k].lower() != "per":  # only a whole "per ..." phrase goes
+        k -= 1
+    return " ".join(words[:len(words) - k]) if k else unit
+
+
 def column_unit(table: BoundTable, i: int) -> str:
     for row in table.rows:
         if not isinstance(row[i], str):
@@ -312,7 +332,23 @@ def column_unit(table: BoundTable, i: int) -> str:
     return ""
 
 
-def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int], band_chars: dict[int, int],
+HEADER_STRETCH = 3.0  # units a figure column widens by to keep its header on one line
+
+
+def chars_width(chars: int) -> float:
+    """A column's width (units) for numbers of ``chars`` characters, counted rather than measured: a
+    digit is one unit wide, and a cell of numbers cannot wrap, so the estimate is generous."""
+    return chars * 1.05 + 2.5
+
+
+def figure_width(text_pt_: float) -> float:
+    """A figure column's width (units) for its widest text, measured in Calibri 11 (``text_pt``): with
+    room for the cell's padding and for how Excel rounds each glyph to whole pixels on screen (a
+    number wider than its cell shows as ###), about a fifth more than the text."""
+    return text_pt_ / TEXT_PT_PER_UNIT * 1.06 + 2.5
+
+
+def size_columns(cols: list[Col], table: BoundTable, figure_widths: dict[int, float], band_chars: dict[int, int],
                  sort_chars: dict[int, int] | None = None, smallest_pt: float = TABLE_SMALLEST_PT,
                  paper_: "Paper | None" = None, title_pt=None) -> None:
     """Widths: a figure or band column as wide as its widest text (numbers cannot wrap), a text
@@ -322,11 +358,14 @@ def size_columns(cols: list[Col], table: BoundTable, figure_chars: dict[int, int
     for col in cols:
         head = longest_word(col.header) + 2
         if col.kind == "figure":
-            col.width = min(FIGURE_WIDTH_CAP, max(head, figure_chars.get(col.src, 10) * 1.05 + 2.5))
+            col.width = min(FIGURE_WIDTH_CAP, max(head, figure_widths.get(col.src, chars_width(10))))
+            one_line = one_line_width(col.header, bold=True)
+            if one_line <= col.width + HEADER_STRETCH:  # a header row of one line, where a little width buys it
+                col.width = max(col.width, one_line)
         elif col.kind == "sort":
-            col.width = min(FIGURE_WIDTH_CAP, max(head, (sort_chars or figure_chars).get(col.src, 10) * 1.05 + 2.5))
+            col.width = min(FIGURE_WIDTH_CAP, max(head, chars_width((sort_chars or {}).get(col.src, 10))))
         elif col.kind in ("band_low", "band_high"):
-            col.width = min(FIGURE_WIDTH_CAP, max(head, band_chars.get(col.src, 10) * 1.05 + 2.5))
+            col.width = min(FIGURE_WIDTH_CAP, max(head, chars_width(band_chars.get(col.src, 10))))
         elif col.kind == "verified":
             col.width = max(head, 11)
         else:
@@ -412,19 +451,51 @@ def _widen_key(cols: list[Col], table: BoundTable, smallest_pt: float, paper_: P
         for i, w in (roomy.items() if detail else ()):
             trial[i].width = w
         _fit_first_page(trial, smallest_pt, paper_)
+        order = decisions_first(trial, smallest_pt, paper_)
+        trial = [trial[i] for i in order]
         _widen_into_pages(trial, table, smallest_pt, paper_)
         score = _pages_estimate(trial, rows, len(table.rows), smallest_pt, paper_,
                                 title_pt(trial) if title_pt else TITLE_ROWS_PT)
         if best is None or score < best[0]:
-            best = (score, trial)
+            best = (score, trial, order)
+    cols[:] = [cols[i] for i in best[2]]
     for c, t in zip(cols, best[1]):
         c.width = t.width
+
+
+def decisions_first(cols: Sequence[Col], smallest_pt: float, paper_: Paper) -> list[int]:
+    """The columns' printing order (indices into ``cols``): where a sheet prints in strips, the room its
+    first strip leaves takes the decision columns that would print on a later strip (each figure with
+    its sort value, then the result ID and verified status, in reading order, each where it fits), so
+    that a reader finds on one page what they decide by; every other column keeps its place."""
+    order = list(range(len(cols)))
+    plan = sheet_plan(cols, smallest_pt, paper_)
+    if not plan.col_breaks:
+        return order
+    end = plan.col_breaks[0]
+    spare = plan.room - columns_pt([c.width for c in cols[:end]])
+    runs, k = [], end
+    while k < plan.printed_cols:
+        stop = k + 1
+        while stop < len(cols) and cols[k].kind == "figure" and cols[stop].kind == "sort" and cols[stop].src == cols[k].src:
+            stop += 1
+        if cols[k].kind == "figure" or cols[k].key in DECISION_KEYS or cols[k].kind == "verified":
+            runs.append(range(k, stop))
+        k = stop
+    moved: list[int] = []
+    for run in sorted(runs, key=lambda r: cols[r[0]].kind != "figure"):
+        need = columns_pt([cols[i].width for i in run])
+        if need <= spare:
+            moved += run
+            spare -= need
+    return order[:end] + moved + [i for i in order[end:] if i not in moved]
 
 
 def _pages_estimate(cols: Sequence[Col], rows: Sequence, nrows: int, smallest_pt: float,
                     paper_: Paper, title: float = 0.0) -> tuple[int, int, int]:
     """(strips that would print without the row's key, printed pages, lines) of a table at these
-    widths, about: pages are strips times row blocks, a row as tall as its tallest wrapped text."""
+    widths, about: pages are strips times row blocks, a row as tall as its tallest wrapped text, every
+    page repeating ``title`` points of rows."""
     plan = sheet_plan(cols, smallest_pt, paper_)
     tall = [1] * len(rows)
     for c in cols:
@@ -632,11 +703,14 @@ PRINT_MIN_PT = 8  # the smallest text size on paper (issue 16)
 KEY_SHARE = 0.6  # the most of a page's width the repeated key may take (a strip needs room for its own columns)
 # inches: left, right, top, bottom, page header, page footer; the header's one line and the footer's two
 # (the one-line caveat) at 8 pt fit between the edge and the sheet's rows
-MARGINS = (0.4, 0.4, 0.5, 0.7, 0.25, 0.3)
+MARGINS = (0.3, 0.3, 0.42, 0.62, 0.25, 0.3)
 # A column of width w (in widths of Calibri 11's "0") is 5.55 w points wide in LibreOffice with
 # Carlito, Calibri's metric twin (measured: 10 -> 55.5, 40 -> 222.0), and 7 w + 5 pixels in Excel; the
 # plan takes the larger of the two, so that no strip spills onto a page of its own in either.
 PT_PER_UNIT = 5.55
+# points of paper a page's columns leave unplanned: LibreOffice rounds each column's width to its own grid,
+# and a strip planned to the last point spilled a column onto a blank page of its own
+WIDTH_SAFETY_PT = 8.0
 PT_PER_COL = 3.75
 DEFAULT_ROW_PT = 15.0  # a row without a height of its own
 
@@ -651,7 +725,7 @@ class Paper:
 
     @property
     def width(self) -> float:
-        return paper.size(self.size, self.orientation)[0] - (MARGINS[0] + MARGINS[1]) * 72
+        return paper.size(self.size, self.orientation)[0] - (MARGINS[0] + MARGINS[1]) * 72 - WIDTH_SAFETY_PT
 
     @property
     def height(self) -> float:
