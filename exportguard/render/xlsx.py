@@ -489,8 +489,8 @@ class XlsxRenderer:
         sort_chars: dict[int, int] = {}
         lettering = part.lettering
         for _, c, fig in part.figures():
-            # a text is its number, a space and its binding: the binding's length is its number format's
-            # (worked out once per table's handful) less the digits and the two quotes
+            # a figure's text is its number and its binding, measured (the binding once per number format);
+            # a band edge's length is its number format's less the digits pattern and the two quotes
             decimals = fig.decimals
             marks = lettering.marks(fig)
             figure_fmt, _, high_fmt = fmts.formats(fig, marks)
@@ -765,9 +765,9 @@ def _stacked(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]], 
     if left and len(right) > 1:
         # the block is as tall as its taller stack: the notes after the first may go, in their order,
         # under the key's texts where that makes it shorter (the key's columns print on every strip)
-        lefts = [sum(tall(t, st, [(0, key)])[0] for t, st in left)]
-        for t, st in reversed(right[1:]):
-            lefts.append(lefts[-1] + tall(t, st, [(0, key)])[0])
+        under = [(0, key)]
+        lefts = list(itertools.accumulate((tall(t, st, under)[0] for t, st in reversed(right[1:])),
+                                          initial=sum(tall(t, st, under)[0] for t, st in left)))
         rights = list(itertools.accumulate(tall(t, st, own)[0] for t, st in right))
         # k notes stay beside: the block's height with the rest under the key's texts
         k = min(range(1, len(right) + 1), key=lambda k: (max(lefts[len(right) - k], rights[k - 1]), -k))

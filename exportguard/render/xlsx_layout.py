@@ -708,8 +708,8 @@ MARGINS = (0.3, 0.3, 0.42, 0.62, 0.25, 0.3)
 # Carlito, Calibri's metric twin (measured: 10 -> 55.5, 40 -> 222.0), and 7 w + 5 pixels in Excel; the
 # plan takes the larger of the two, so that no strip spills onto a page of its own in either.
 PT_PER_UNIT = 5.55
-# points of paper a page's columns leave unplanned: LibreOffice rounds each column's width to its own grid,
-# and a strip planned to the last point spilled a column onto a blank page of its own
+# points of paper a page's columns leave unplanned: a strip is packed to the page's edge, and the
+# applications round each column's width (to pixels in Excel, to their own grid in LibreOffice)
 WIDTH_SAFETY_PT = 8.0
 PT_PER_COL = 3.75
 DEFAULT_ROW_PT = 15.0  # a row without a height of its own
@@ -863,8 +863,8 @@ def page_breaks(plan: PrintPlan, title_rows: Sequence[float | None], body_rows: 
     repeating ``title_rows`` (the notes stand there). What follows the rows (notes that did not fit
     above, the legend) stays on the last row's page, the last row going on with it where both do not fit
     (never a page without a figure); that is the one break set in the workbook, the others are left to
-    the application, which cuts its pages by the rows' heights as it draws them (LibreOffice's rows of
-    one line are shorter than Excel's, and fill its pages further). A tail taller than a page flows on."""
+    the application, which cuts its pages by the rows' heights as it draws them. A tail taller than a
+    page flows on."""
     from ..layout.pager import NoteBook, NotesStyle, Pager
 
     title = sum(h or DEFAULT_ROW_PT for h in title_rows)
